@@ -1,0 +1,86 @@
+"""Where the workbench keeps its files.
+
+Default locations come from platformdirs (XDG on Linux, ~/Library on macOS,
+%APPDATA% on Windows).  ``WORKBENCH_HOME`` puts everything under one folder
+instead (tests, portable installs): ``$WORKBENCH_HOME/{config,data,logs}``.
+Directories are created on first use; an unwritable location raises
+ConfigError naming the folder and how to fix it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .errors import ConfigError
+
+APP_NAME = "cloud-gpu-workbench"
+ENV_HOME = "WORKBENCH_HOME"
+
+_LAUNCH_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def _root(kind: str) -> Path:
+    home = os.environ.get(ENV_HOME)
+    if home:
+        return Path(home).expanduser().resolve() / kind
+    import platformdirs
+
+    if kind == "config":
+        return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    if kind == "data":
+        return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
+def _ensure(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write to {path}: {exc.strerror or exc}",
+            hint=f"make the folder writable, or set {ENV_HOME} to a folder you own",
+        ) from exc
+    return path
+
+
+def config_dir() -> Path:
+    return _ensure(_root("config"))
+
+
+def data_dir() -> Path:
+    return _ensure(_root("data"))
+
+
+def log_dir() -> Path:
+    return _ensure(_root("logs"))
+
+
+def store_path() -> Path:
+    return data_dir() / "state.sqlite3"
+
+
+def check_launch_id(launch_id: str) -> str:
+    """Reject ids that could escape a folder; launch ids become file names."""
+    if not _LAUNCH_ID.match(launch_id):
+        raise ConfigError(f"not a valid launch id: {launch_id!r}")
+    return launch_id
+
+
+def job_dir(launch_id: str) -> Path:
+    """Per-launch folder kept after the machine is gone (logs, results)."""
+    return _ensure(data_dir() / "jobs" / check_launch_id(launch_id))
+
+
+def job_log(launch_id: str) -> Path:
+    """The job's combined stdout/stderr, written locally or streamed back from a cloud."""
+    return job_dir(launch_id) / "output.log"
+
+
+def describe() -> dict[str, str]:
+    """Folder locations for README/doctor output (without creating them)."""
+    return {k: str(_root(k)) for k in ("config", "data", "logs")}
