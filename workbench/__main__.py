@@ -1,0 +1,7 @@
+"""`python -m workbench` → the CLI (the desktop app when no command is given)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

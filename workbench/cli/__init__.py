@@ -1,0 +1,171 @@
+"""The headless face of the workbench: the same core services as the GUI, with --json output.
+
+Exit codes are a public contract (scripts rely on them):
+  0 ok · 1 user/input error · 2 usage error · 3 cloud/provider error · 4 something is still billing
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Sequence
+
+from .. import __version__
+from ..core.errors import WorkbenchError
+from .output import emit_json, err
+
+EPILOG = """\
+exit codes:
+  0  ok
+  1  user or input error (bad spec, unknown profile/launch id, invalid credentials JSON, cancelled)
+  2  usage error (unknown command or flag)
+  3  cloud or provider error (authentication, quota, capacity, throttling, unavailable plugin)
+  4  something is still billing after `down` (listed on stderr / in "remaining")
+
+examples:
+  workbench launch resources/examples/local-smoke.yaml --provider local --yes
+  workbench status
+  workbench logs LAUNCH_ID --follow
+  workbench down --all --yes
+"""
+
+log = logging.getLogger("workbench.cli")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="machine-readable output (stable shape)")
+    common.add_argument("-v", "--verbose", action="store_true", help="also log to stderr")
+
+    p = argparse.ArgumentParser(prog="workbench", description="Cloud GPU Workbench: rent GPUs, watch them "
+                                "train, stop the bill.", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"workbench {__version__}")
+    p.add_argument("--self-test", action="store_true",
+                   help="smoke test of this install: plugins, store, an offscreen window, keyring")
+    p.add_argument("--json", action="store_true", dest="top_json", help=argparse.SUPPRESS)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    sub.add_parser("gui", parents=[common], help="open the desktop app (the default)")
+    sub.add_parser("providers", parents=[common], help="list provider plugins and whether they are usable")
+
+    o = sub.add_parser("offers", parents=[common], help="GPU offers, cheapest first")
+    o.add_argument("--gpu", metavar="MODEL[:COUNT]", help="e.g. V100, A100:8, any:2")
+    o.add_argument("--provider", metavar="P")
+    o.add_argument("--region", metavar="R")
+    o.add_argument("--spot", action="store_true", help="rank by spot price")
+    o.add_argument("--max-price", type=float, metavar="X", help="per hour")
+
+    la = sub.add_parser("launch", parents=[common], help="launch a job spec (YAML)")
+    la.add_argument("spec", metavar="SPEC.yaml")
+    la.add_argument("--provider", metavar="P")
+    la.add_argument("--profile", metavar="NAME")
+    la.add_argument("--region", metavar="R")
+    la.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+    sub.add_parser("status", parents=[common], help="reconcile with every provider and list launches")
+
+    d = sub.add_parser("down", parents=[common], help="terminate, sweep leftovers, verify")
+    d.add_argument("launch_ids", nargs="*", metavar="LAUNCH_ID")
+    d.add_argument("--all", action="store_true", help="everything this app launched")
+    d.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    d.add_argument("--timeout", type=_positive_float, default=600.0, metavar="SECONDS",
+                   help="how long to wait for the providers to confirm (default 600)")
+
+    pr = sub.add_parser("profiles", parents=[common], help="list, add or remove provider profiles")
+    prs = pr.add_subparsers(dest="action", metavar="ACTION")
+    prs.add_parser("list", parents=[common])
+    add = prs.add_parser("add", parents=[common])
+    add.add_argument("provider", metavar="PROVIDER")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--region", metavar="R")
+    add.add_argument("--endpoint-url", metavar="URL")
+    add.add_argument("--set", action="append", metavar="KEY=VALUE", help="provider setting (repeatable)")
+    rm = prs.add_parser("remove", parents=[common])
+    rm.add_argument("name", metavar="NAME")
+
+    cr = sub.add_parser("credentials", parents=[common], help="store, check or delete credentials (keyring)")
+    crs = cr.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for action in ("set", "check", "delete"):
+        c = crs.add_parser(action, parents=[common])
+        c.add_argument("provider", metavar="PROVIDER")
+        c.add_argument("profile", metavar="PROFILE")
+        if action == "set":
+            c.add_argument("--stdin", action="store_true", help="read a JSON object of the fields from stdin")
+
+    lg = sub.add_parser("logs", parents=[common], help="print a launch's job output")
+    lg.add_argument("launch_id", metavar="LAUNCH_ID")
+    lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
+    lg.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
+
+    sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    as_json = bool(getattr(args, "json", False) or args.top_json)
+    args.json = as_json
+    if args.self_test:
+        from .checks import self_test
+
+        return self_test(as_json)
+    command = args.command or "gui"
+    if command == "gui":
+        from ..app import main as gui_main
+
+        return gui_main([])
+    if command == "doctor":  # must work even when the data folder or store is broken
+        from .checks import cmd_doctor
+
+        return cmd_doctor(None, args)
+    from .context import CliContext
+
+    ctx = None
+    try:
+        ctx = CliContext(json_output=as_json, verbose=getattr(args, "verbose", False))
+        return _dispatch(command, ctx, args)
+    except WorkbenchError as exc:
+        log.info("%s failed: %s", command, exc.message)
+        if as_json:
+            emit_json({"error": exc.to_json()})
+        err(f"error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err("interrupted")
+        return 130
+    except Exception as exc:  # keep tracebacks out of users' faces; the log has them
+        log.exception("internal error in %s", command)
+        if as_json:
+            emit_json({"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "hint": None}})
+        err(f"internal error: {type(exc).__name__}: {exc} (details in the log file)")
+        return 1
+    finally:
+        if ctx is not None:
+            ctx.close()
+
+
+def _dispatch(command: str, ctx, args: argparse.Namespace) -> int:
+    from . import admin, cloud
+
+    handlers = {
+        "providers": admin.cmd_providers, "profiles": admin.cmd_profiles,
+        "credentials": admin.cmd_credentials, "offers": cloud.cmd_offers, "launch": cloud.cmd_launch,
+        "status": cloud.cmd_status, "down": cloud.cmd_down, "logs": cloud.cmd_logs,
+    }
+    return handlers[command](ctx, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""`workbench doctor` and `workbench --self-test`: health checks with fix hints."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ..core import paths
+from ..core.credentials import CredentialStore
+from ..core.errors import WorkbenchError
+from ..core.registry import discover
+from .output import emit_json
+
+QT_DEBIAN_PACKAGES = ("libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libglib2.0-0 libfreetype6 "
+                      "libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 "
+                      "libxcb-render-util0 libxcb-shape0 libxcb-xkb1")
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # ok | warn | fail
+    detail: str
+    hint: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "hint": self.hint}
+
+
+def _qt_check() -> Check:
+    platform_name = os.environ.get("QT_QPA_PLATFORM") or ("xcb" if sys.platform.startswith("linux") else "")
+    if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM") \
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        platform_name = "offscreen"
+    code = "from PySide6.QtGui import QGuiApplication; a = QGuiApplication([]); print(a.platformName())"
+    env = dict(os.environ, QT_QPA_PLATFORM=platform_name) if platform_name else dict(os.environ)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    except subprocess.TimeoutExpired:
+        return Check("Qt platform", "fail", f"starting Qt ({platform_name}) timed out")
+    if proc.returncode == 0:
+        import PySide6
+        return Check("Qt platform", "ok", f"PySide6 {PySide6.__version__}, platform {proc.stdout.strip()}")
+    last = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
+    return Check("Qt platform", "fail", f"Qt cannot start the {platform_name or 'default'} platform: {last}",
+                 f"Debian/Ubuntu: apt-get install {QT_DEBIAN_PACKAGES}; "
+                 "set QT_DEBUG_PLUGINS=1 to see the missing library")
+
+
+def _keyring_check() -> Check:
+    creds = CredentialStore()
+    try:
+        creds.check_backend()
+        return Check("keyring", "ok", creds.backend_name())
+    except WorkbenchError as exc:
+        return Check("keyring", "warn", exc.message, exc.hint or "")
+
+
+def _plugin_checks(require_all: bool) -> list[Check]:
+    out = []
+    for e in discover().values():
+        if e.available:
+            out.append(Check(f"provider {e.id}", "ok", f"{e.display_name} ({e.distribution} {e.version})"))
+        else:
+            out.append(Check(f"provider {e.id}", "fail" if require_all else "warn", e.reason or "unavailable",
+                             "reinstall the plugin or the extra it names"))
+    for sdk in ("boto3", "azure-mgmt-compute", "azure-identity", "nvidia-ml-py"):
+        try:
+            out.append(Check(f"sdk {sdk}", "ok", metadata.version(sdk)))
+        except metadata.PackageNotFoundError:
+            out.append(Check(f"sdk {sdk}", "ok", "not installed (optional)"))
+    return out
+
+
+def _store_check() -> Check:
+    from ..core.store import Store
+
+    try:
+        store = Store.open()
+    except WorkbenchError as exc:
+        return Check("store", "fail", exc.message, exc.hint or "")
+    try:
+        result = store.integrity()
+        moved = f"; a damaged database was moved to {store.recovered_from}" if store.recovered_from else ""
+        status = "ok" if result == "ok" else "fail"
+        return Check("store", status, f"{store.path} schema v{store.schema_version}: {result}{moved}",
+                     "" if status == "ok" else "move the file aside; the app rebuilds it from the providers")
+    finally:
+        store.close()
+
+
+def cmd_doctor(ctx, args: argparse.Namespace) -> int:
+    checks = [Check("python", "ok", f"{platform.python_version()} on {platform.platform()}")]
+    try:
+        dirs = {k: str(p) for k, p in (("config", paths.config_dir()), ("data", paths.data_dir()),
+                                        ("logs", paths.log_dir()))}
+        checks.append(Check("folders", "ok", ", ".join(f"{k} {v}" for k, v in dirs.items())))
+        checks.append(_store_check())
+    except WorkbenchError as exc:
+        checks.append(Check("folders", "fail", exc.message, exc.hint or ""))
+    checks.append(_qt_check())
+    checks.append(_keyring_check())
+    checks.extend(_plugin_checks(require_all=False))
+    return _report(checks, args.json)
+
+
+def _report(checks: list[Check], as_json: bool) -> int:
+    failed = [c for c in checks if c.status == "fail"]
+    if as_json:
+        emit_json({"ok": not failed, "checks": [c.to_json() for c in checks]})
+    else:
+        for c in checks:
+            mark = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}[c.status]
+            print(f"[{mark}] {c.name}: {c.detail}")
+            if c.hint and c.status != "ok":
+                print(f"       fix: {c.hint}")
+    return 1 if failed else 0
+
+
+def _window_check() -> Check:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from ..ui.smoke import open_and_close_main_window
+
+        title = open_and_close_main_window()
+        return Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")
+    except Exception as exc:
+        return Check("window", "fail", f"{type(exc).__name__}: {exc}", "run `workbench doctor`")
+
+
+def _roundtrip_check() -> Check:
+    from ..core.models import Profile
+    from ..core.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="workbench-selftest-") as tmp:
+        try:
+            with Store.open(Path(tmp) / "state.sqlite3") as store:
+                store.save_profile(Profile("selftest", "local", "local", settings={"k": "v"}))
+                back = store.get_profile("selftest")
+                ok = back.settings.get("k") == "v" and store.integrity() == "ok"
+            return Check("store", "ok" if ok else "fail", "SQLite round trip" + ("" if ok else " mismatch"))
+        except Exception as exc:
+            return Check("store", "fail", f"{type(exc).__name__}: {exc}")
+
+
+def self_test(as_json: bool) -> int:
+    checks = []
+    for e in discover().values():
+        if e.available:
+            importlib.import_module(e.target.partition(":")[0])
+            checks.append(Check(f"plugin {e.id}", "ok", f"imported {e.target}"))
+        else:
+            checks.append(Check(f"plugin {e.id}", "fail", e.reason or "unavailable"))
+    if not any(c.name == "plugin local" and c.status == "ok" for c in checks):
+        checks.append(Check("plugin local", "fail", "the built-in Local provider was not found",
+                            "the package metadata (entry points) is missing from this install"))
+    checks.append(_roundtrip_check())
+    checks.append(_window_check())
+    kr = _keyring_check()
+    checks.append(Check("keyring", "ok", kr.detail if kr.status == "ok" else f"not usable, explained: {kr.detail}",
+                        kr.hint))
+    return _report(checks, as_json)

@@ -1,0 +1,264 @@
+"""Commands that act on providers: offers, launch, status, down, logs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from ..core import paths
+from ..core.catalog import OfferQuery, collect
+from ..core.errors import ConfigError, NotFoundError, WorkbenchError
+from ..core.gpus import canonical_gpu, suggest_gpu
+from ..core.jobspec import load_spec
+from ..core.launcher import execute, plan
+from ..core.models import Instance, Resource
+from ..core.reconcile import reconcile
+from ..core.spend import accrued, burn_rate
+from ..core.teardown import teardown
+from .context import CliContext
+from .output import duration, emit_json, err, money, table
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
+
+
+def _errors_json(errors: list[tuple[str, WorkbenchError]]) -> list[dict[str, Any]]:
+    return [{"profile": name, **exc.to_json()} for name, exc in errors]
+
+
+def _print_errors(errors: list[tuple[str, WorkbenchError]]) -> None:
+    for name, exc in errors:
+        err(f"warning: profile {name}: {exc}")
+
+
+def _confirm(question: str, assume_yes: bool) -> bool:
+    if assume_yes:
+        return True
+    if not sys.stdin or not sys.stdin.isatty():
+        raise ConfigError("confirmation needed but standard input is not a terminal",
+                          hint="pass --yes to confirm non-interactively")
+    try:
+        answer = input(f"{question} [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+# -- offers -------------------------------------------------------------------
+def parse_gpu_arg(value: str) -> tuple[str | None, int | None]:
+    model, _, count = value.partition(":")
+    canon = None
+    if model and model.lower() != "any":
+        canon = canonical_gpu(model)
+        if canon is None:
+            guess = suggest_gpu(model)
+            raise ConfigError(f"unknown GPU model {model!r}" + (f" — did you mean {guess}?" if guess else ""))
+    n = None
+    if count:
+        if not count.isdigit() or int(count) < 1:
+            raise ConfigError(f"GPU count must be a positive whole number, not {count!r}")
+        n = int(count)
+    return canon, n if n is not None else (1 if canon else None)
+
+
+def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
+    model, count = parse_gpu_arg(args.gpu) if args.gpu else (None, None)
+    if args.max_price is not None and args.max_price <= 0:
+        raise ConfigError("--max-price must be greater than 0")
+    if args.provider:
+        ctx.accounts.resolve(args.provider, None)
+    q = OfferQuery(gpu_model=model, gpu_count=count, provider=args.provider, region=args.region,
+                   spot=args.spot, max_price=args.max_price)
+    ranked, errors = collect(ctx.accounts, q)
+    if ctx.json:
+        emit_json({
+            "offers": [{"profile": r.profile, "price_per_hour": r.price, "spot": args.spot,
+                        **r.offer.to_json()} for r in ranked],
+            "errors": _errors_json(errors),
+        })
+    else:
+        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "$/H", "SOURCE", "NOTE"],
+              [(r.offer.provider, r.profile, r.offer.region, r.offer.instance_type,
+                f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
+                f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
+                f"{r.offer.memory_gb:.0f} GB", money(r.price, r.offer.prices.currency),
+                f"{r.offer.prices.source} ({r.offer.prices.as_of})", r.offer.availability_note or "")
+               for r in ranked])
+        if not ranked:
+            err("no offers match")
+        _print_errors(errors)
+    return EXIT_PROVIDER if errors and not ranked else EXIT_OK
+
+
+# -- launch -------------------------------------------------------------------
+def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    o = lp.choice.offer
+    cur = o.prices.currency
+    if not ctx.json or not args.yes:
+        out = sys.stderr if ctx.json else sys.stdout
+        gpu = f"{o.gpu_count}× {o.gpu_model}" if o.gpu_count else "no GPU"
+        runtime = spec.guards.max_runtime_minutes
+        out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
+                  f"{o.region} {o.instance_type} ({gpu})\n"
+                  f"  price {money(lp.price_per_hour, cur)}/h ({o.prices.source}, {o.prices.as_of})"
+                  f"{' spot' if spec.resources.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
+                  f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n")
+        out.flush()
+    if not _confirm("Launch?", args.yes):
+        err("cancelled: nothing was launched")
+        return EXIT_INPUT
+    instances = execute(ctx.accounts, lp)
+    if ctx.json:
+        emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances]})
+    else:
+        print(f"launch id: {lp.launch_id}")
+        _instance_table(instances, {})
+        print(f"follow the log: workbench logs {lp.launch_id} --follow")
+    return EXIT_OK
+
+
+# -- status -------------------------------------------------------------------
+def _instance_table(instances: list[Instance], spend: dict[tuple[str, str, str], float]) -> None:
+    now = time.time()
+    table(["INSTANCE", "PROVIDER/PROFILE", "REGION", "TYPE", "GPU", "STATE", "UPTIME", "$/H", "SPEND"],
+          [(i.instance_id, f"{i.provider}/{i.profile}", i.region, i.instance_type,
+            f"{i.gpu_count}× {i.gpu_model}" if i.gpu_count else "-",
+            i.state.value + (f" (exit {i.exit_code})" if i.exit_code is not None else ""),
+            duration(now - i.launched_at) if i.launched_at and i.state.active else "-",
+            money(i.price_per_hour, i.currency),
+            money(spend.get((i.provider, i.profile, i.instance_id), 0.0), i.currency))
+           for i in instances])
+
+
+def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
+    result = reconcile(ctx.accounts)
+    store = ctx.store
+    spend = _spend(ctx)
+    launches = store.list_launches()
+    everything = store.list_instances()
+    if ctx.json:
+        out = []
+        for rec in launches:
+            insts = [i for i in everything if i.launch_id == rec.launch_id]
+            out.append({
+                "launch_id": rec.launch_id, "name": rec.name, "provider": rec.provider,
+                "profile": rec.profile, "region": rec.region, "status": rec.status,
+                "created_at": rec.created_at, "error": rec.error, "currency": rec.currency,
+                "projected_cost": rec.projected_cost,
+                "spend": round(sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts), 6),
+                "instances": [dict(i.to_json(), spend=round(spend.get((i.provider, i.profile, i.instance_id), 0.0), 6))
+                              for i in insts],
+            })
+        emit_json({"launches": out, "burn_rate": burn_rate(everything),
+                   "total_spend": round(sum(spend.values()), 6),
+                   "billable": sum(1 for i in everything if i.state.billable),
+                   "recovered": result.recovered, "errors": _errors_json(result.errors)})
+    else:
+        if not launches:
+            print("no launches yet — try: workbench launch resources/examples/local-smoke.yaml --yes")
+        for rec in launches:
+            insts = [i for i in everything if i.launch_id == rec.launch_id]
+            total = sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts)
+            print(f"{rec.launch_id}  {rec.name}  [{rec.status}]  {rec.provider}/{rec.profile}  "
+                  f"spend {money(total, rec.currency)}" + (f"  error: {rec.error}" if rec.error else ""))
+        billable = [i for i in everything if i.state.billable]
+        if everything:
+            print()
+            _instance_table(everything, spend)
+        print(f"\n{len(billable)} billable, burn rate {money(burn_rate(everything))}/h, "
+              f"total spend {money(sum(spend.values()))}")
+        for lid in result.recovered:
+            err(f"note: launch {lid} was recovered from the provider's tags")
+        _print_errors(result.errors)
+    return EXIT_PROVIDER if result.errors else EXIT_OK
+
+
+def _spend(ctx: CliContext) -> dict[tuple[str, str, str], float]:
+    grouped: dict[tuple[str, str, str], list] = {}
+    for e in ctx.store.ledger():
+        grouped.setdefault((e.provider, e.profile, e.instance_id), []).append(e)
+    return {k: accrued(v) for k, v in grouped.items()}
+
+
+# -- down ---------------------------------------------------------------------
+def _thing_json(x: Instance | Resource) -> dict[str, Any]:
+    d = x.to_json()
+    d["type"] = "instance" if isinstance(x, Instance) else "resource"
+    return d
+
+
+def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
+    if not args.all and not args.launch_ids:
+        raise ConfigError("name the launch ids to tear down, or pass --all")
+    if args.all and args.launch_ids:
+        raise ConfigError("give launch ids or --all, not both")
+    ids = None
+    if not args.all:
+        reconcile(ctx.accounts)  # a launch only the cloud knows (lost store) becomes known here
+        for lid in args.launch_ids:
+            paths.check_launch_id(lid)
+            if ctx.store.find_launch(lid) is None:
+                raise NotFoundError(f"unknown launch id {lid!r}",
+                                    hint="`workbench status` lists the launches")
+        ids = list(args.launch_ids)
+    what = "everything this app launched" if ids is None else ", ".join(ids)
+    billable = [i for i in ctx.store.list_instances() if i.state.billable and (ids is None or i.launch_id in ids)]
+    rate = burn_rate(billable)
+    if not _confirm(f"Tear down {what} ({len(billable)} billable instance(s), {money(rate)}/h)?", args.yes):
+        err("cancelled: nothing was changed")
+        return EXIT_INPUT
+    report = teardown(ctx.accounts, ids, timeout=args.timeout, poll=min(2.0, max(0.05, args.timeout / 20)))
+    if ctx.json:
+        emit_json({"terminated": [i.to_json() for i in report.terminated],
+                   "deleted": [r.to_json() for r in report.deleted],
+                   "remaining": [_thing_json(x) for x in report.remaining],
+                   "errors": _errors_json(report.errors), "clean": report.clean})
+    else:
+        for i in report.terminated:
+            print(f"terminated {i.provider}/{i.profile} {i.instance_id} ({i.name})")
+        for r in report.deleted:
+            print(f"deleted leftover {r.kind} {r.resource_id} ({r.provider}/{r.profile} {r.region})")
+        for x in report.remaining:
+            ident = x.instance_id if isinstance(x, Instance) else f"{x.kind} {x.resource_id}"
+            err(f"STILL BILLING: {x.provider}/{x.profile} {x.region} {ident}")
+        _print_errors(report.errors)
+        if report.clean:
+            print("verified: nothing of it is billing any more" if report.terminated or report.deleted
+                  else "nothing was billing")
+    if report.remaining:
+        return EXIT_BILLING
+    return EXIT_PROVIDER if report.errors else EXIT_OK
+
+
+# -- logs ---------------------------------------------------------------------
+def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
+    lid = paths.check_launch_id(args.launch_id)
+    if ctx.store.find_launch(lid) is None:
+        raise NotFoundError(f"unknown launch id {lid!r}", hint="`workbench status` lists the launches")
+    log_file = paths.job_log(lid)
+    pos = 0
+    out = sys.stdout.buffer
+    while True:
+        if log_file.exists():
+            with open(log_file, "rb") as fh:
+                fh.seek(pos)
+                chunk = fh.read()
+            if chunk:
+                out.write(chunk)
+                out.flush()
+                pos += len(chunk)
+        if not args.follow:
+            if pos == 0:
+                err(f"no output yet ({log_file})")
+            return EXIT_OK
+        lp = ctx.store.get_launch(lid)
+        profile = ctx.accounts.profile(lp.profile)
+        reconcile(ctx.accounts, [profile])
+        if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
+            if log_file.exists() and log_file.stat().st_size > pos:
+                continue  # drain what the job wrote just before it ended
+            return EXIT_OK
+        time.sleep(args.interval)

@@ -1,0 +1,69 @@
+"""Application logging: one rotating file in the user log folder, secrets scrubbed.
+
+Loggers are named per area (``workbench.store``, ``workbench.launch`` …).
+Any secret value the app handles is registered with :func:`register_secret`
+and replaced by ``****`` in every record before it is formatted, as a second
+line of defence behind "never pass a secret to a logger".
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import threading
+from pathlib import Path
+
+_secrets: set[str] = set()
+_lock = threading.Lock()
+_configured: list[logging.Handler] = []
+
+LOG_FILE = "workbench.log"
+
+
+def register_secret(value: str) -> None:
+    """Never let ``value`` reach a log file (short values are ignored: too many false hits)."""
+    if value and len(value) >= 4:
+        with _lock:
+            _secrets.add(value)
+
+
+def scrub(text: str) -> str:
+    with _lock:
+        values = sorted(_secrets, key=len, reverse=True)
+    for v in values:
+        text = text.replace(v, "****")
+    return text
+
+
+class _ScrubFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _secrets:
+            record.msg = scrub(record.getMessage())
+            record.args = None
+            if record.exc_info and not record.exc_text:
+                record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+                record.exc_info = None
+        return True
+
+
+def setup(log_dir: Path, level: int = logging.INFO, verbose: bool = False) -> Path:
+    """Attach the rotating file handler (idempotent); ``verbose`` also logs to stderr."""
+    root = logging.getLogger("workbench")
+    for h in _configured:
+        root.removeHandler(h)
+    _configured.clear()
+    path = log_dir / LOG_FILE
+    fh = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=5, encoding="utf-8")
+    fh.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    fh.addFilter(_ScrubFilter())
+    handlers: list[logging.Handler] = [fh]
+    if verbose:
+        sh = logging.StreamHandler()
+        sh.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        sh.addFilter(_ScrubFilter())
+        handlers.append(sh)
+    for h in handlers:
+        root.addHandler(h)
+        _configured.append(h)
+    root.setLevel(logging.DEBUG if verbose else level)
+    return path
