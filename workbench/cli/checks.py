@@ -40,15 +40,16 @@ def _qt_check() -> Check:
     if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM") \
             and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         platform_name = "offscreen"
-    code = "from PySide6.QtGui import QGuiApplication; a = QGuiApplication([]); print(a.platformName())"
+    # In a child process: a Qt platform that cannot load aborts the process, and the CLI stays Qt-free.
+    code = ("import PySide6; from PySide6.QtGui import QGuiApplication; a = QGuiApplication([]); "
+            "print('PySide6', PySide6.__version__, 'platform', a.platformName())")
     env = dict(os.environ, QT_QPA_PLATFORM=platform_name) if platform_name else dict(os.environ)
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     except subprocess.TimeoutExpired:
         return Check("Qt platform", "fail", f"starting Qt ({platform_name}) timed out")
     if proc.returncode == 0:
-        import PySide6
-        return Check("Qt platform", "ok", f"PySide6 {PySide6.__version__}, platform {proc.stdout.strip()}")
+        return Check("Qt platform", "ok", proc.stdout.strip())
     last = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
     return Check("Qt platform", "fail", f"Qt cannot start the {platform_name or 'default'} platform: {last}",
                  f"Debian/Ubuntu: apt-get install {QT_DEBIAN_PACKAGES}; "

@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Mapping
 
+from . import paths
 from .credentials import CredentialStore
 from .errors import AuthError, NotFoundError
 from .models import Profile
@@ -54,7 +55,7 @@ class Accounts:
 
     @property
     def context(self) -> ProviderContext:
-        return ProviderContext(install_id=self.store.install_id, data_dir=self.store.path.parent)
+        return ProviderContext(install_id=paths.install_id(), data_dir=self.store.path.parent)
 
     # -- profiles ---------------------------------------------------------
     def profiles(self) -> list[Profile]:

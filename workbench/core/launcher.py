@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .accounts import Accounts
 from .catalog import OfferQuery, RankedOffer, collect
+from .faults import crash_point
 from .errors import CapacityError, NotFoundError, WorkbenchError
 from .jobspec import spec_to_dict
 from .models import Instance, JobSpec, LaunchRequest, Profile
@@ -107,8 +108,9 @@ def execute(accounts: Accounts, lp: LaunchPlan) -> list[Instance]:
         region=offer.region, created_at=time.time(), status="launching", spec=spec_to_dict(lp.spec),
         projected_cost=lp.projected_cost, currency=offer.prices.currency,
     ))
+    crash_point("launch:recorded")
     req = LaunchRequest(launch_id=lp.launch_id, spec=lp.spec, offer=offer, profile=lp.profile.name,
-                        tags=launch_tags(lp.launch_id, store.install_id), spot=lp.spec.resources.spot)
+                        tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spec.resources.spot)
     try:
         instances = accounts.provider(lp.profile).launch(req)
     except WorkbenchError as exc:
@@ -118,8 +120,10 @@ def execute(accounts: Accounts, lp: LaunchPlan) -> list[Instance]:
         log.exception("provider %s crashed during launch", lp.profile.provider)
         store.update_launch(lp.launch_id, status="failed", error=f"{type(exc).__name__}: {exc}")
         raise WorkbenchError(f"launch failed: {type(exc).__name__}: {exc}") from exc
+    crash_point("launch:provider-returned")
     for inst in instances:
         store.upsert_instance(inst)
+    crash_point("launch:instances-stored")
     store.update_launch(lp.launch_id, status="running")
     log.info("launched %s on %s/%s: %d instance(s)", lp.launch_id, lp.profile.provider,
              lp.profile.name, len(instances))

@@ -84,3 +84,31 @@ def job_log(launch_id: str) -> Path:
 def describe() -> dict[str, str]:
     """Folder locations for README/doctor output (without creating them)."""
     return {k: str(_root(k)) for k in ("config", "data", "logs")}
+
+
+def install_id() -> str:
+    """This installation's id: the ``workbench:owner`` tag on everything it creates.
+
+    Kept in the config folder, apart from the state database, so that losing
+    or moving aside a damaged database never orphans running machines: the
+    fresh store finds them again by this owner tag.
+    """
+    import uuid
+
+    path = config_dir() / "install-id"
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+        if re.fullmatch(r"[0-9a-f]{12}", value):
+            return value
+    except FileNotFoundError:
+        pass
+    value = uuid.uuid4().hex[:12]
+    tmp = path.with_name(f"install-id.{os.getpid()}.{uuid.uuid4().hex[:6]}.tmp")
+    tmp.write_text(value + "\n", encoding="utf-8")
+    try:
+        os.link(tmp, path)  # atomic create-if-absent: two first starts agree on one id
+    except FileExistsError:
+        value = path.read_text(encoding="utf-8").strip()
+    finally:
+        tmp.unlink(missing_ok=True)
+    return value

@@ -1,0 +1,55 @@
+# Cloud GPU Workbench — the README's commands.  Each target is self-sufficient on a
+# fresh Debian machine as root: it installs the Debian packages it needs (only the
+# missing ones), creates .venv, installs the project, then runs.  A second run on a
+# warm machine downloads nothing (pip runs only when pyproject.toml changed).
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+# Qt (xcb + offscreen platforms) runtime libraries, a CJK font for the Chinese UI.
+DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb1 libglib2.0-0 \
+             libfreetype6 libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
+             libxcb-keysyms1 libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 \
+             libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-glx0 fonts-wqy-microhei
+# Tests also need a private D-Bus session with a real Secret Service, and Xvfb for screenshots.
+DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth
+
+.PHONY: run test bench doctor clean debs-run debs-test
+
+run: debs-run $(VENV)/.stamp-run
+	@if [ "$$(uname)" = Linux ] && [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ] && [ -z "$${QT_QPA_PLATFORM:-}" ]; then \
+	    echo "No display found (DISPLAY/WAYLAND_DISPLAY unset). On a headless machine use: xvfb-run -a make run" >&2; exit 1; fi
+	$(VENV)/bin/workbench gui
+
+test: debs-test $(VENV)/.stamp-test
+	QT_QPA_PLATFORM=offscreen WORKBENCH_SECRET_SERVICE=1 \
+	    scripts/with-secret-service.sh $(PY) -m pytest -n 2 $(PYTEST_ARGS)
+
+bench: $(VENV)/.stamp-test
+	$(PY) -m benchmarks
+
+doctor: $(VENV)/.stamp-run
+	$(VENV)/bin/workbench doctor
+
+debs-run:
+	@scripts/ensure-debs.sh $(DEBS_RUN) $$($(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv)
+
+debs-test:
+	@scripts/ensure-debs.sh $(DEBS_TEST) $$($(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv)
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+# The stamps make a warm `make test` skip pip entirely.
+$(VENV)/.stamp-run: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.stamp-run
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

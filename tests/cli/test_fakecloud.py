@@ -1,0 +1,109 @@
+"""A cloud plugin from outside the tree, driven through the CLI: offers, launch, leftovers, still-billing."""
+
+from __future__ import annotations
+
+import json
+
+from wbcli import EXAMPLES, needs_secret_service
+
+CREDS = json.dumps({"account": "acct-1", "token": "tok-3f9a8b7c-do-not-print"})
+
+
+def _profile(wb, name, *settings):
+    args = ["profiles", "add", "fakecloud", name]
+    for s in settings:
+        args += ["--set", s]
+    assert wb(*args).rc == 0
+    r = wb("credentials", "set", "fakecloud", name, "--stdin", stdin=CREDS)
+    assert r.rc == 0, r.err
+
+
+def test_offers_cheapest_first_with_source(wb):
+    r = wb("offers", "--json")
+    assert r.rc == 0
+    offers = r.json["offers"]
+    assert any(o["provider"] == "local" for o in offers)
+    for o in offers:
+        assert {"profile", "provider", "region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb",
+                "vcpus", "memory_gb", "network_gbps", "rdma", "prices", "price_per_hour", "available"} <= set(o)
+        assert o["prices"]["source"] and o["prices"]["as_of"]
+    prices = [o["price_per_hour"] for o in offers]
+    assert prices == sorted(prices)
+
+
+@needs_secret_service
+def test_offer_filters(wb):
+    _profile(wb, "fc-offers")
+    r = wb("offers", "--gpu", "V100", "--provider", "fakecloud", "--json")
+    got = r.json["offers"]
+    assert got and all(o["gpu_model"] == "V100" for o in got)
+    assert got[0]["instance_type"] == "fk.v100x1"
+    r = wb("offers", "--gpu", "A100:8", "--spot", "--max-price", "10", "--json")
+    assert [o["price_per_hour"] for o in r.json["offers"]] == [9.83, 9.83]
+    r = wb("offers", "--gpu", "A100:8", "--region", "fake-west")
+    assert "fake-west" in r.out and "fake-east" not in r.out and "fake price list" in r.out
+
+
+@needs_secret_service
+def test_credentials_round_trip_and_check(wb):
+    _profile(wb, "fc-creds")
+    r = wb("credentials", "check", "fakecloud", "fc-creds", "--json")
+    assert r.rc == 0 and r.json == {"ok": True, "account": "acct-1", "principal": "user@fc-creds"}
+    bad = wb("credentials", "set", "fakecloud", "fc-creds", "--stdin", stdin='{"account": "a", "token": "bad"}')
+    assert bad.rc == 0
+    r = wb("credentials", "check", "fakecloud", "fc-creds")
+    assert r.rc == 3 and "rejected the token" in r.err
+    r = wb("credentials", "delete", "fakecloud", "fc-creds", "--json")
+    assert r.json == {"deleted": True}
+    r = wb("credentials", "check", "fakecloud", "fc-creds")
+    assert r.rc == 3 and "no credentials stored" in r.err and "credentials set" in r.err
+
+
+@needs_secret_service
+def test_leaked_disk_is_swept_and_verified(wb):
+    _profile(wb, "fc-leaky", "leak_disk=true")
+    r = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-leaky", "--yes", "--json")
+    assert r.rc == 0, r.err
+    lid = r.json["launch"]["launch_id"]
+    assert r.json["launch"]["instance_type"] == "fk.v100x1" and r.json["launch"]["price_per_hour"] == 3.06
+    assert r.json["launch"]["projected_cost"] == 3.06 * 2  # 2 h max runtime
+    r = wb("down", lid, "--yes", "--json")
+    assert r.rc == 0, r.out + r.err
+    assert [d["kind"] for d in r.json["deleted"]] == ["disk"] and r.json["clean"]
+    st = wb("status", "--json").json
+    assert st["billable"] == 0 and st["launches"][0]["status"] == "terminated"
+
+
+@needs_secret_service
+def test_something_still_billing_exits_4(wb):
+    _profile(wb, "fc-stuck", "stuck=true")
+    r = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-stuck", "--yes", "--json")
+    lid = r.json["launch"]["launch_id"]
+    r = wb("down", "--all", "--yes", "--json", "--timeout", "1")
+    assert r.rc == 4
+    assert [x["instance_id"] for x in r.json["remaining"]] == [f"fk-{lid}-0"] and not r.json["clean"]
+    human = wb("down", "--all", "--yes", "--timeout", "0.5")
+    assert human.rc == 4 and "STILL BILLING" in human.err
+    # unstick it so the fixture's teardown can clean up
+    wb("profiles", "add", "fakecloud", "fc-stuck")
+    assert wb("down", "--all", "--yes").rc == 0
+
+
+@needs_secret_service
+def test_capacity_failure_leaves_nothing(wb):
+    _profile(wb, "fc-full", "fail_launch=capacity")
+    r = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-full", "--yes", "--json")
+    assert r.rc == 3 and r.json["error"]["kind"] == "capacity"
+    st = wb("status", "--json").json
+    assert st["launches"][0]["status"] == "failed" and st["billable"] == 0
+    down = wb("down", "--all", "--yes", "--json").json
+    assert down["deleted"] == [] and down["clean"]
+
+
+@needs_secret_service
+def test_secret_never_in_logs_or_files(wb):
+    _profile(wb, "fc-secret")
+    wb("credentials", "check", "fakecloud", "fc-secret", "-v")
+    for f in wb.home.rglob("*"):
+        if f.is_file():
+            assert b"tok-3f9a8b7c-do-not-print" not in f.read_bytes(), f
