@@ -13,7 +13,7 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 log = logging.getLogger("workbench.ui.tasks")
 
@@ -29,7 +29,9 @@ class Task(QObject):
         self._err: list[Callable[[BaseException], None]] = []
         self._always: list[Callable[[], None]] = []
         self.finished = False
-        self._done.connect(self._deliver)
+        # Always queued: a future that is already done runs its callback in the calling (main)
+        # thread, and a direct call would fire before then()/fail() were attached.
+        self._done.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     def then(self, cb: Callable[[Any], None]) -> "Task":
         self._ok.append(cb)
