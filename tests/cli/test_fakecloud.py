@@ -107,3 +107,19 @@ def test_secret_never_in_logs_or_files(wb):
     for f in wb.home.rglob("*"):
         if f.is_file():
             assert b"tok-3f9a8b7c-do-not-print" not in f.read_bytes(), f
+
+
+@needs_secret_service
+def test_corrupt_store_keeps_cloud_profiles_and_finds_machines(wb):
+    _profile(wb, "fc-survivor")
+    r = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-survivor", "--yes", "--json")
+    lid = r.json["launch"]["launch_id"]
+    db = wb.home / "data" / "state.sqlite3"
+    for suffix in ("-wal", "-shm"):
+        (wb.home / "data" / f"state.sqlite3{suffix}").unlink(missing_ok=True)
+    db.write_bytes(b"garbage" * 1000)
+    st = wb("status", "--json")
+    assert st.rc == 0 and "moved aside" in st.err
+    assert st.json["recovered"] == [lid] and st.json["billable"] == 1
+    assert "fc-survivor" in wb("profiles").out
+    assert wb("down", lid, "--yes").rc == 0

@@ -59,8 +59,7 @@ def cmd_profiles(ctx: CliContext, args: argparse.Namespace) -> int:
         profile = Profile(name=args.name, provider=args.provider,
                           region=args.region or cls.default_region(), endpoint_url=args.endpoint_url,
                           settings=settings)
-        ctx.store.save_profile(profile)
-        accounts.forget(args.name)
+        accounts.save_profile(profile)
         if ctx.json:
             emit_json({"profile": _profile_json(profile, False)})
         else:
@@ -71,8 +70,7 @@ def cmd_profiles(ctx: CliContext, args: argparse.Namespace) -> int:
     # remove
     if args.name == BUILTIN_LOCAL.name and args.name not in {p.name for p in ctx.store.list_profiles()}:
         raise ConfigError("the built-in local profile cannot be removed")
-    ctx.store.delete_profile(args.name)
-    accounts.forget(args.name)
+    accounts.delete_profile(args.name)
     if not ctx.json:
         print(f"removed profile {args.name} (its credentials stay in the keyring until "
               f"`workbench credentials delete`)")

@@ -11,7 +11,9 @@ user can run jobs on this computer before configuring any cloud.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 from typing import Mapping
 
@@ -38,6 +40,8 @@ class Accounts:
         self._credentials = credentials
         self._providers: dict[str, Provider] = {}
         self._lock = threading.RLock()
+        if not store.list_profiles():
+            self.restore_profiles()
 
     @property
     def entries(self) -> dict[str, ProviderEntry]:
@@ -58,6 +62,51 @@ class Accounts:
         return ProviderContext(install_id=paths.install_id(), data_dir=self.store.path.parent)
 
     # -- profiles ---------------------------------------------------------
+    # Profiles are settings, not state: each change is mirrored (without secrets) to
+    # config/profiles.json, so a store that is lost or moved aside as corrupt gets them
+    # back — without them, a cloud's tagged machines could not be found again.
+    def _mirror_path(self):
+        return paths.config_dir() / "profiles.json"
+
+    def _write_mirror(self) -> None:
+        data = [{"name": p.name, "provider": p.provider, "region": p.region, "endpoint_url": p.endpoint_url,
+                 "settings": dict(p.settings)} for p in self.store.list_profiles()]
+        target = self._mirror_path()
+        tmp = target.with_name(f"profiles.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        os.replace(tmp, target)
+
+    def restore_profiles(self) -> list[str]:
+        """Re-import mirrored profiles missing from the store; returns their names."""
+        try:
+            data = json.loads(self._mirror_path().read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return []
+        have = {p.name for p in self.store.list_profiles()}
+        restored = []
+        for d in data if isinstance(data, list) else []:
+            try:
+                prof = Profile(name=str(d["name"]), provider=str(d["provider"]), region=d.get("region"),
+                               endpoint_url=d.get("endpoint_url"), settings=dict(d.get("settings") or {}))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if prof.name not in have:
+                self.store.save_profile(prof)
+                restored.append(prof.name)
+        if restored:
+            log.warning("restored profiles %s from %s", restored, self._mirror_path())
+        return restored
+
+    def save_profile(self, profile: Profile) -> None:
+        self.store.save_profile(profile)
+        self._write_mirror()
+        self.forget(profile.name)
+
+    def delete_profile(self, name: str) -> None:
+        self.store.delete_profile(name)
+        self._write_mirror()
+        self.forget(name)
+
     def profiles(self) -> list[Profile]:
         """Stored profiles plus the built-in ``local`` one unless a stored profile shadows it."""
         stored = self.store.list_profiles()

@@ -348,12 +348,20 @@ class Store:
     @staticmethod
     def _check(conn: sqlite3.Connection, path: Path) -> str | None:
         try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            has_schema = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
-            if app_id != APPLICATION_ID and (has_schema or version):
-                return f"belongs to another application (application_id {app_id})"
-            check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            # One read transaction = one snapshot: read separately, another process's
+            # first migration could commit in between and make our own new store look
+            # foreign (tables present, application_id still 0).
+            conn.execute("BEGIN")
+            try:
+                app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                has_schema = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+                if app_id != APPLICATION_ID and (has_schema or version):
+                    return f"belongs to another application (application_id {app_id})"
+                check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
         except sqlite3.Error as exc:
             if _is_corruption(exc):
                 return f"is not a readable database ({exc})"
