@@ -132,3 +132,17 @@ def test_usage_errors_exit_2_and_help_documents_exit_codes(wb):
     assert h.rc == 0
     for line in ("0  ok", "2  usage error", "3  cloud or provider error", "4  something is still billing"):
         assert line in h.out
+
+
+def test_doctor_reports_each_part(wb):
+    r = wb("doctor", "--json")
+    checks = {c["name"]: c for c in r.json["checks"]}
+    assert {"python", "folders", "store", "Qt platform", "keyring", "provider local"} <= set(checks)
+    assert checks["Qt platform"]["status"] == "ok" and "offscreen" in checks["Qt platform"]["detail"]
+    assert checks["store"]["status"] == "ok" and "schema v" in checks["store"]["detail"]
+    assert checks["provider broken"]["status"] == "warn" and checks["provider broken"]["hint"]
+    assert r.rc == 0 and r.json["ok"]
+    env = dict(wb.env, QT_QPA_PLATFORM="nosuchplatform")
+    r = wb("doctor", "--json", env=env)
+    qt = {c["name"]: c for c in r.json["checks"]}["Qt platform"]
+    assert r.rc == 1 and qt["status"] == "fail" and "apt-get install" in qt["hint"]

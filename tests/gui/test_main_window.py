@@ -114,3 +114,24 @@ def test_self_test_passes(tmp_path):
     assert proc.returncode == 0 and result["ok"], proc.stdout + proc.stderr
     names = {c["name"] for c in result["checks"]}
     assert {"plugin local", "store", "window", "keyring"} <= names
+
+
+def test_gui_command_opens_the_window(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, WORKBENCH_HOME=str(tmp_path), QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "gui"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    log = tmp_path / "logs" / "workbench.log"
+    try:
+        deadline = time.monotonic() + 30
+        while not (log.exists() and "main window shown" in log.read_text()):
+            assert proc.poll() is None, "the app exited early"
+            assert time.monotonic() < deadline, "the window never appeared"
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(10)
