@@ -249,7 +249,10 @@ class LocalProvider(Provider, SupportsTelemetry):
         if not leader_alive and not procs.group_is_marked(rec.pgid, rec.launch_id):
             return
         if leader_alive and not rec.terminated_by_user:
-            self._store.write(dataclasses.replace(rec, terminated_by_user=True, terminated_at=time.time()))
+            try:
+                self._store.write(dataclasses.replace(rec, terminated_by_user=True, terminated_at=time.time()))
+            except OSError:  # the bill matters more than the label: end the job anyway
+                log.warning("could not mark local job %s as terminated by user", rec.launch_id, exc_info=True)
         procs.end_group(rec.pgid, grace, f"local job {rec.name} ({rec.launch_id})")
 
     def leftovers(self) -> list[Resource]:

@@ -221,16 +221,23 @@ def _move_aside(path: Path, expected: tuple[int, int] | None) -> Path | None:
         dest = base.with_name(f"{base.name}-{n}")
     if _file_key(path) != expected or expected is None:
         return None
+    moved: list[str] = []
     try:
         # Siblings first: a stale -wal left beside a fresh main file would be
         # replayed into it by SQLite, corrupting the new store.
         for s in _SIBLINGS:
             if Path(f"{path}{s}").exists():
                 os.rename(f"{path}{s}", f"{dest}{s}")
+                moved.append(s)
         os.rename(path, dest)
-    except FileNotFoundError:
-        return None
     except OSError as exc:
+        for s in moved:  # keep the bad file and its WAL together
+            try:
+                os.rename(f"{dest}{s}", f"{path}{s}")
+            except OSError:
+                pass
+        if isinstance(exc, FileNotFoundError):
+            return None
         raise StoreError(
             f"the state store {path} is damaged and could not be moved aside: {exc.strerror or exc}",
             hint=f"close other workbench windows, then move {path} away by hand",
@@ -301,7 +308,8 @@ class Store:
         recovered: Path | None = None
         for _ in range(5):  # more than one round only if other processes race us
             expected = _file_key(path)
-            problem = cls._inspect(path) if expected is not None and path.stat().st_size else None
+            # Probe even an empty main file: in WAL mode all content may still sit in -wal.
+            problem = cls._inspect(path) if expected is not None else None
             if problem is None:
                 conn = cls._connect(path)
                 try:
@@ -384,6 +392,9 @@ class Store:
             # NORMAL is safe with WAL: a power loss may drop the last commits, never corrupt.
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # A long-lived GUI keeps the WAL file; trim it after checkpoints instead of
+            # leaving it at its high-water mark.
+            conn.execute(f"PRAGMA journal_size_limit = {16 * 1024 * 1024}")
             _enable_wal(conn, path)
             if conn.execute("PRAGMA user_version").fetchone()[0] == latest_version():
                 return

@@ -1,0 +1,1 @@
+"""The provider contract suite: generic tests every provider plugin must pass."""

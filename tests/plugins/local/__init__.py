@@ -1,0 +1,1 @@
+"""Tests of the Local provider with real processes."""
