@@ -96,7 +96,9 @@ def test_leftovers_are_marked_processes_without_a_live_job(local: LocalSetup) ->
 
     shutil.rmtree(local.state_dir(inst.launch_id))  # the record is lost; the processes live on
     assert provider.instances() == []
-    found = provider.leftovers()
+    # Polled: once in ~25 loaded CI runs a single scan missed the process (cause not yet found;
+    # teardown's verify loop re-scans the same way).
+    found = wait_for(lambda: provider.leftovers() or None, "the orphaned processes as leftovers")
     assert {r.kind for r in found} == {"process"}
     assert {r.launch_id for r in found} == {inst.launch_id}
     assert str(inst.extra["pid"]) in {r.resource_id for r in found}
