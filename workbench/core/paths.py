@@ -112,3 +112,24 @@ def install_id() -> str:
     finally:
         tmp.unlink(missing_ok=True)
     return value
+
+
+def resources_dir() -> Path:
+    """The app's read-only resources (icons, examples, catalog snapshots, guard scripts).
+
+    A source checkout or editable install uses the repository's ``resources/``;
+    a frozen app (PyInstaller) its bundled copy; an installed wheel the copy under
+    ``<prefix>/share/cloud-gpu-workbench/resources``.
+    """
+    import sys
+
+    candidates = []
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        candidates.append(Path(frozen) / "resources")
+    candidates.append(Path(__file__).resolve().parents[2] / "resources")
+    candidates.append(Path(sys.prefix) / "share" / APP_NAME / "resources")
+    for c in candidates:
+        if c.is_dir():
+            return c
+    return candidates[0]

@@ -1,161 +1,387 @@
-"""The main window (foundation version): instances table, refresh, Stop all billing.
+"""The main window: toolbar with Stop all billing and the burn badge, five views, tray, quit guard.
 
-The full desktop app (launch wizard, monitor, spend, accounts) grows from
-here.  The UI thread only draws: reconcile and teardown run on the
-TaskRunner, and the refresh timer skips a tick while a refresh is running.
+Views (sidebar + stack, Ctrl+1…5): Instances, Launch, Monitor, Spend, Accounts.
+The window owns nothing that touches a provider: the Session refreshes on the
+TaskRunner and every view listens to its snapshot.  Geometry, toolbar/dock
+state, the last view and the instances table's column layout persist in
+QSettings.  Quitting while something bills asks: keep running (the
+instance-side guards still hold), tear everything down, or cancel.
 """
 
 from __future__ import annotations
 
-import time
+import logging
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
-from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTableView, QToolBar
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QIcon, QKeySequence
+from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
+                               QHBoxLayout, QSizePolicy, QStackedWidget, QSystemTrayIcon, QToolBar, QWidget)
 
 from ..core.accounts import Accounts
 from ..core.models import Instance
-from ..core.reconcile import reconcile
-from ..core.spend import burn_rate
-from ..core.teardown import teardown
-from .tasks import TaskRunner
+from .accounts_view import AccountsView
+from .dialogs import log_file_url, show_error
+from .format import money
+from .i18n import LANGUAGES, N_, tr
+from .icons import icon
+from .instances_view import InstancesView
+from .launch_view import LaunchView
+from .logs_dialog import LogsDialog
+from .monitor import MonitorView
+from .session import Session, Snapshot
+from .settings import UiSettings
+from .spend_view import SpendView
+from .stop_all import StopAllDialog
+from .tray import Tray
 
-COLUMNS = ("Name", "Provider/profile", "Region", "Type", "GPUs", "State", "Uptime", "$/h")
+log = logging.getLogger("workbench.ui")
 
+VIEWS = (("instances", N_("Instances"), "instances"), ("launch", N_("Launch"), "launch"),
+         ("monitor", N_("Monitor"), "monitor"), ("spend", N_("Spend"), "spend"),
+         ("accounts", N_("Accounts"), "accounts"))
 
-def tr(text: str) -> str:
-    """Marks user-visible strings for translation (Qt linguist hook comes with the GUI issue)."""
-    return text
-
-
-class InstancesModel(QAbstractTableModel):
-    """Thin Qt adapter over a list of core Instance values."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._rows: list[Instance] = []
-
-    def set_instances(self, rows: list[Instance]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
-            return tr(COLUMNS[section])
-        return None
-
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        inst = self._rows[index.row()]
-        if role == Qt.DisplayRole:
-            up = time.time() - inst.launched_at if inst.launched_at and inst.state.active else None
-            return (inst.name or inst.instance_id, f"{inst.provider}/{inst.profile}", inst.region,
-                    inst.instance_type, f"{inst.gpu_count}× {inst.gpu_model}" if inst.gpu_count else "-",
-                    inst.state.value + (f" (exit {inst.exit_code})" if inst.exit_code is not None else ""),
-                    f"{int(up // 60)} min" if up is not None else "-",
-                    f"{inst.price_per_hour:.2f}")[index.column()]
-        if role == Qt.ForegroundRole and index.column() == 5 and inst.state.billable:
-            return QBrush(QColor("#c62828"))
-        return None
+BADGE_STYLE = ("QLabel#burn-badge {{ border-radius: 10px; padding: 3px 10px; font-weight: bold; "
+               "color: {fg}; background: {bg}; }}")
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, accounts: Accounts | None = None, refresh_ms: int = 10_000) -> None:
-        super().__init__()
-        self.setWindowTitle(tr("Cloud GPU Workbench"))
-        self.resize(1000, 600)
-        self.accounts = accounts
-        self.runner = TaskRunner(self)
-        self.model = InstancesModel()
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSortingEnabled(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.setCentralWidget(self.table)
-        self.badge = QLabel(tr("no machines"))
-        self.statusBar().addPermanentWidget(self.badge)
+    """The app's main face; ``accounts=None`` builds an offline window (self-test)."""
 
-        bar = QToolBar(tr("Main"))
+    def __init__(self, accounts: Accounts | None = None, refresh_ms: int | None = None,
+                 settings: UiSettings | None = None, session: Session | None = None) -> None:
+        super().__init__()
+        self.setObjectName("main-window")
+        self.setWindowTitle(tr("Cloud GPU Workbench"))
+        self.setWindowIcon(icon("app"))
+        self.settings = settings or UiSettings()
+        self.session = session or Session(accounts, self.settings, parent=self)
+        self.accounts = accounts
+        self._quitting = False
+        self._logs: dict[str, LogsDialog] = {}
+
+        self.instances_view = InstancesView(self.session)
+        self.launch_view = LaunchView(self.session)
+        self.monitor_view = MonitorView(self.session)
+        self.spend_view = SpendView(self.session)
+        self.accounts_view = AccountsView(self.session)
+        self.views: dict[str, QWidget] = {"instances": self.instances_view, "launch": self.launch_view,
+                                          "monitor": self.monitor_view, "spend": self.spend_view,
+                                          "accounts": self.accounts_view}
+        self.model = self.instances_view.model  # the instances table model (tests, benchmarks)
+
+        self.stack = QStackedWidget()
+        self.nav = QListWidget()
+        self.nav.setObjectName("nav")
+        self.nav.setIconSize(QSize(22, 22))
+        self.nav.setSpacing(2)
+        for key, label, icon_name in VIEWS:
+            item = QListWidgetItem(icon(icon_name), tr(label))
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            self.nav.addItem(item)
+            self.stack.addWidget(self.views[key])
+        self.nav.setFixedWidth(max(150, self.nav.sizeHintForColumn(0) + 28))
+        self.nav.currentRowChanged.connect(self._view_changed)
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(6, 6, 6, 0)
+        row.addWidget(self.nav)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self._make_actions()
+        self._make_toolbar()
+        self._make_menus()
+        self.tray: Tray | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = Tray(self, self.stop_all_action, self.quit_action)
+            self.tray.show()
+
+        self.instances_view.monitor_requested.connect(self.show_monitor)
+        self.instances_view.logs_requested.connect(self.show_logs)
+        self.session.snapshot_changed.connect(self._snapshot)
+        self.session.refresh_started.connect(lambda: self.statusBar().showMessage(tr("Refreshing…")))
+        self.session.refresh_failed.connect(self._refresh_failed)
+        self.session.notify.connect(self._notify)
+        self._restore_layout()
+        self._snapshot(self.session.snapshot)
+        if accounts is not None:
+            self.session.start(refresh_ms if refresh_ms is not None else self.settings.refresh_seconds * 1000)
+
+    # -- actions / bars -----------------------------------------------------------
+    def _action(self, text: str, icon_name: str | None, shortcut: Any, slot, tip: str = "") -> QAction:
+        a = QAction(icon(icon_name) if icon_name else QIcon(), text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _make_actions(self) -> None:
+        self.new_launch_action = self._action(tr("&New launch…"), "launch", "Ctrl+N", self.new_launch,
+                                              tr("Start a job on this computer or a cloud GPU"))
+        self.open_spec_action = self._action(tr("&Open job spec…"), "open", "Ctrl+O", self.open_spec,
+                                             tr("Launch a job from a YAML spec"))
+        self.refresh_action = self._action(tr("&Refresh"), "refresh", QKeySequence.StandardKey.Refresh,
+                                           self.refresh, tr("Ask every provider what is running"))
+        self.stop_all_action = self._action(tr("Stop all billing"), None, "Ctrl+Shift+K", self.stop_all,
+                                            tr("Terminate every machine and delete every leftover, then verify"))
+        self.stop_all_action.setIcon(icon("stop-billing", "#ffffff"))
+        self.stop_all_action.setObjectName("stop-all-billing")
+        self.quit_action = self._action(tr("&Quit"), "quit", QKeySequence.StandardKey.Quit, self.quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.log_action = self._action(tr("Open &log file"), "logs", None,
+                                       lambda: QDesktopServices.openUrl(log_file_url()))
+        self.view_actions: list[QAction] = []
+        for n, (key, label, icon_name) in enumerate(VIEWS, start=1):
+            a = self._action(tr(label), icon_name, f"Ctrl+{n}", lambda _=False, k=key: self.show_view(k))
+            self.view_actions.append(a)
+
+    def _make_toolbar(self) -> None:
+        bar = QToolBar(tr("Main toolbar"))
         bar.setObjectName("main-toolbar")
+        bar.setIconSize(QSize(20, 20))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.setMovable(False)
         self.addToolBar(bar)
-        self.refresh_action = QAction(tr("Refresh"), self, shortcut=QKeySequence.Refresh,
-                                      triggered=self.refresh)
-        self.stop_all_action = QAction(tr("Stop all billing"), self, shortcut=QKeySequence("Ctrl+Shift+K"),
-                                       triggered=self.stop_all)
+        bar.addAction(self.new_launch_action)
         bar.addAction(self.refresh_action)
+        bar.addSeparator()
+        v = self.instances_view
+        for a in (v.monitor_action, v.logs_action, v.copy_ssh_action, v.terminal_action, v.terminate_action):
+            bar.addAction(a)
+            btn = bar.widgetForAction(a)
+            if btn is not None and a is not v.terminate_action:
+                btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        self.badge = QLabel()
+        self.badge.setObjectName("burn-badge")
+        self.badge.setToolTip(tr("What everything billing costs now, and what today cost so far"))
+        bar.addWidget(self.badge)
         bar.addAction(self.stop_all_action)
         btn = bar.widgetForAction(self.stop_all_action)
         if btn is not None:
+            btn.setObjectName("stop-all-button")
             btn.setStyleSheet("QToolButton { color: white; background: #c62828; font-weight: bold; "
-                              "padding: 4px 10px; border-radius: 3px; }")
-        self._refreshing = False
-        self.timer = QTimer(self, interval=refresh_ms, timeout=self.refresh)
-        if accounts is not None:
-            self.timer.start()
-            QTimer.singleShot(0, self.refresh)
+                              "padding: 5px 12px; border-radius: 4px; margin-left: 6px; }"
+                              "QToolButton:hover { background: #b71c1c; }"
+                              "QToolButton:disabled { background: #9e6b6b; }")
+        self.toolbar = bar
 
+    def _make_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu(tr("&File"))
+        m.addAction(self.new_launch_action)
+        m.addAction(self.open_spec_action)
+        m.addSeparator()
+        m.addAction(self.quit_action)
+        m = mb.addMenu(tr("&View"))
+        for a in self.view_actions:
+            m.addAction(a)
+        m.addSeparator()
+        m.addAction(self.refresh_action)
+        m = mb.addMenu(tr("&Machines"))
+        for a in self.instances_view.row_actions:
+            m.addAction(a)
+        m.addSeparator()
+        m.addAction(self.stop_all_action)
+        m = mb.addMenu(tr("&Settings"))
+        lang = m.addMenu(tr("&Language (after restart)"))
+        group = QActionGroup(self)
+        for code, name in [("system", tr("System default")), *LANGUAGES.items()]:
+            a = lang.addAction(name)
+            a.setCheckable(True)
+            a.setChecked(self.settings.language == code)
+            a.triggered.connect(lambda _=False, c=code: self._set_language(c))
+            group.addAction(a)
+        theme = m.addMenu(tr("&Appearance"))
+        tgroup = QActionGroup(self)
+        for code, name in (("system", tr("Follow the system")), ("light", tr("Light")), ("dark", tr("Dark"))):
+            a = theme.addAction(name)
+            a.setCheckable(True)
+            a.setChecked(self.settings.theme == code)
+            a.triggered.connect(lambda _=False, c=code: self._set_theme(c))
+            tgroup.addAction(a)
+        m = mb.addMenu(tr("&Help"))
+        m.addAction(self.log_action)
+        about = m.addAction(tr("&About"))
+        about.triggered.connect(self._about)
+
+    # -- views ------------------------------------------------------------------
+    def show_view(self, key: str) -> None:
+        keys = [k for k, _, _ in VIEWS]
+        self.nav.setCurrentRow(keys.index(key) if key in keys else 0)
+
+    def current_view(self) -> str:
+        item = self.nav.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item else "instances"
+
+    def _view_changed(self, row: int) -> None:
+        self.stack.setCurrentIndex(max(0, row))
+        self.settings.last_view = self.current_view()
+
+    def show_monitor(self, inst: Instance) -> None:
+        self.show_view("monitor")
+        self.monitor_view.show_instance(inst)
+
+    def show_logs(self, inst: Instance) -> LogsDialog:
+        dlg = self._logs.get(inst.launch_id)
+        if dlg is None or not dlg.isVisible():
+            dlg = LogsDialog(self.session, inst, self)
+            dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dlg.destroyed.connect(lambda *_a, k=inst.launch_id: self._logs.pop(k, None))
+            self._logs[inst.launch_id] = dlg
+        dlg.show()
+        dlg.raise_()
+        return dlg
+
+    def new_launch(self) -> None:
+        self.show_view("launch")
+        self.launch_view.start_wizard()
+
+    def open_spec(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open job spec"), "", tr("Job specs (*.yaml *.yml)"))
+        if path:
+            self.show_view("launch")
+            self.launch_view.start_wizard(path)
+
+    # -- refresh / badge ----------------------------------------------------------
     def refresh(self) -> None:
-        if self.accounts is None or self._refreshing:
-            return  # skip this tick: the previous refresh is still running
-        self._refreshing = True
-        self.statusBar().showMessage(tr("Refreshing…"))
-        accounts = self.accounts
+        self.session.refresh()
 
-        def work() -> tuple[list[Instance], list[str]]:
-            result = reconcile(accounts)
-            return accounts.store.list_instances(), [f"{n}: {e.message}" for n, e in result.errors]
+    def _snapshot(self, snap: Snapshot) -> None:
+        billable = snap.billable
+        self.badge.setText(tr("{count} billable · {rate}/h · {today} today").format(
+            count=len(billable), rate=money(snap.burn_rate), today=money(snap.spend_today)))
+        bg, fg = ("#c62828", "#ffffff") if billable else ("#2e7d32", "#ffffff")
+        self.badge.setStyleSheet(BADGE_STYLE.format(bg=bg, fg=fg))
+        if self.tray is not None:
+            self.tray.update_snapshot(snap)
+        if snap.taken_at:
+            if snap.errors:
+                self.statusBar().showMessage("; ".join(f"{name}: {e.message}" for name, e in snap.errors), 15_000)
+            else:
+                self.statusBar().showMessage(tr("Up to date"), 5000)
 
-        self.runner.run(work).then(self._show).fail(self._error).finally_(self._refresh_done)
+    def _refresh_failed(self, exc: BaseException) -> None:
+        msg = getattr(exc, "message", str(exc))
+        retry = self.session.backoff_ms // 1000
+        text = tr("Refresh failed: {error}").format(error=msg)
+        if retry:
+            text += " — " + tr("retrying in {seconds} s").format(seconds=retry)
+        self.statusBar().showMessage(text, 30_000)
 
-    def _refresh_done(self) -> None:
-        self._refreshing = False
+    def _notify(self, title: str, message: str, level: str) -> None:
+        self.statusBar().showMessage(f"{title}: {message}", 10_000)
+        if self.tray is not None and self.settings.notifications:
+            self.tray.notify(title, message, level)
 
-    def _show(self, result: tuple[list[Instance], list[str]]) -> None:
-        instances, errors = result
-        self.model.set_instances(instances)
-        billable = [i for i in instances if i.state.billable]
-        self.badge.setText(tr(f"{len(billable)} billable · ${burn_rate(instances):.2f}/h"))
-        self.statusBar().showMessage("; ".join(errors) if errors else tr("Up to date"), 10_000)
+    # -- stop all billing ---------------------------------------------------------
+    def stop_all(self) -> StopAllDialog | None:
+        if self.session.accounts is None:
+            return None
+        dlg = StopAllDialog(self.session, self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.show()
+        dlg.start()
+        return dlg
 
-    def _error(self, exc: BaseException) -> None:
-        self.statusBar().showMessage(tr(f"Refresh failed: {exc}"), 10_000)
+    # -- settings -----------------------------------------------------------------
+    def _set_language(self, code: str) -> None:
+        self.settings.language = code
+        self.statusBar().showMessage(tr("The language changes when the app is restarted."), 10_000)
 
-    def stop_all(self) -> None:
-        if self.accounts is None:
+    def _set_theme(self, code: str) -> None:
+        from . import theme
+
+        self.settings.theme = code
+        theme.apply(code)
+
+    def _about(self) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("cloud-gpu-workbench")
+        except metadata.PackageNotFoundError:
+            version = "dev"
+        QMessageBox.about(self, tr("About Cloud GPU Workbench"),
+                          tr("Cloud GPU Workbench {version}\nRent GPU machines, watch them train, "
+                             "stop the bill with one click.").format(version=version))
+
+    def _restore_layout(self) -> None:
+        s = self.settings
+        geo = s.bytes("window/geometry")
+        if geo is None or not self.restoreGeometry(geo):
+            self.resize(1180, 720)
+        state = s.bytes("window/state")
+        if state is not None:
+            self.restoreState(state)
+        header = s.bytes("instances/header")
+        if header is not None:
+            self.instances_view.table.horizontalHeader().restoreState(header)
+        self.show_view(s.last_view)
+
+    def save_layout(self) -> None:
+        s = self.settings
+        s.set_bytes("window/geometry", self.saveGeometry())
+        s.set_bytes("window/state", self.saveState())
+        s.set_bytes("instances/header", self.instances_view.table.horizontalHeader().saveState())
+        s.last_view = self.current_view()
+        s.sync()
+
+    # -- quitting -----------------------------------------------------------------
+    def quit(self) -> None:
+        self.close()
+
+    def quit_dialog(self) -> QMessageBox:
+        """Keep running / Tear everything down / Cancel, naming what bills and the guards that hold."""
+        billable = self.session.snapshot.billable
+        box = QMessageBox(QMessageBox.Icon.Warning, tr("Machines are still billing"),
+                          tr("{count} machine(s) are still billing {rate}/h.").format(
+                              count=len(billable), rate=money(self.session.snapshot.burn_rate)), parent=self)
+        box.setObjectName("quit-dialog")
+        box.setInformativeText(tr("If you keep them running, the guards installed on each machine still stop it "
+                                  "at its max runtime or when its GPUs sit idle. Local jobs on this computer "
+                                  "keep running too."))
+        keep = box.addButton(tr("&Keep running and quit"), QMessageBox.ButtonRole.AcceptRole)
+        down = box.addButton(tr("&Tear everything down"), QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        keep.setObjectName("quit-keep")
+        down.setObjectName("quit-teardown")
+        keep.clicked.connect(self._quit_now)
+        down.clicked.connect(self._quit_after_teardown)
+        box.open()
+        return box
+
+    def _quit_now(self) -> None:
+        self._quitting = True
+        self.close()
+
+    def _quit_after_teardown(self) -> None:
+        dlg = self.stop_all()
+        if dlg is not None:
+            dlg.finished_clean.connect(lambda: QTimer.singleShot(1500, self._quit_now))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self._quitting and self.session.accounts is not None and self.session.snapshot.billable:
+            event.ignore()
+            self.quit_dialog()
             return
-        billable = [i for i in self.model._rows if i.state.billable]
-        rate = burn_rate(billable)
-        answer = QMessageBox.warning(
-            self, tr("Stop all billing"),
-            tr(f"Terminate all {len(billable)} billable machine(s) (${rate:.2f}/h) and delete their leftovers?"),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        self.stop_all_action.setEnabled(False)
-        self.statusBar().showMessage(tr("Stopping all billing…"))
-        self.runner.run(teardown, self.accounts, None, lane="teardown").then(self._stopped).fail(
-            self._error).finally_(lambda: (self.stop_all_action.setEnabled(True), self.refresh()))
-
-    def _stopped(self, report: Any) -> None:
-        if report.remaining:
-            QMessageBox.critical(self, tr("Still billing"), tr(
-                "These are still billing:\n" + "\n".join(
-                    f"{x.provider}/{x.profile} {getattr(x, 'instance_id', getattr(x, 'resource_id', ''))}"
-                    for x in report.remaining)))
-        else:
-            self.statusBar().showMessage(tr(f"Verified: {len(report.terminated)} terminated, nothing billing"),
-                                         10_000)
-
-    def closeEvent(self, event: Any) -> None:  # noqa: N802
-        self.timer.stop()
-        self.runner.shutdown(wait=False)
+        self.save_layout()
+        self.session.shutdown()
+        if self.tray is not None:
+            self.tray.hide()
+        for dlg in list(self._logs.values()):
+            dlg.close()
         super().closeEvent(event)
+        app = QApplication.instance()
+        if app is not None and self._quitting:
+            app.quit()

@@ -21,7 +21,10 @@ log = logging.getLogger("workbench.ui.tasks")
 class Task(QObject):
     """One background call; attach callbacks with then()/fail()/finally_()."""
 
-    _done = Signal(object, object)  # (result, exception)
+    # One tuple argument, never a bare None: PySide6 (6.12, Python 3.11) loses a reference
+    # to None for each queued `object` argument that is None, and after enough
+    # deliveries the interpreter aborts with "deallocating None".
+    _done = Signal(object)  # (result, exception)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -45,8 +48,9 @@ class Task(QObject):
         self._always.append(cb)
         return self
 
-    @Slot(object, object)
-    def _deliver(self, result: Any, exc: BaseException | None) -> None:
+    # (no @Slot: PySide6 6.12 drops a reference to None on each queued call of a decorated slot)
+    def _deliver(self, payload: tuple[Any, BaseException | None]) -> None:
+        result, exc = payload
         self.finished = True
         try:
             if exc is None:
@@ -79,7 +83,7 @@ class TaskRunner(QObject):
         def done(fut: Future) -> None:
             exc = fut.exception()
             # emit from the worker: the connection is queued to the task's (main) thread
-            task._done.emit(None if exc else fut.result(), exc)
+            task._done.emit((None if exc else fut.result(), exc))
 
         pool.submit(fn, *args, **kwargs).add_done_callback(done)
         return task

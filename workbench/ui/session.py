@@ -1,0 +1,147 @@
+"""The GUI's shared state: one refresh loop, one snapshot, signals for every view.
+
+Views never call providers themselves for the instance list: they listen to
+``snapshot_changed`` and ask the session to ``refresh()``.  The refresh runs
+on the TaskRunner's read pool; the timer skips a tick while one is running and
+backs off (doubling up to 5 minutes) while providers answer with
+TransientError, returning to the normal interval after a success.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..core.accounts import Accounts
+from ..core.errors import TransientError, WorkbenchError
+from ..core.models import Instance
+from ..core.reconcile import reconcile
+from ..core.spend import burn_rate, spend_by_instance, start_of_today
+from ..core.store import LaunchRecord
+from .settings import UiSettings
+from .tasks import Task, TaskRunner
+
+log = logging.getLogger("workbench.ui.session")
+
+MAX_BACKOFF_MS = 5 * 60_000
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the app knows after one refresh (immutable; shared by all views)."""
+
+    instances: tuple[Instance, ...] = ()
+    launches: dict[str, LaunchRecord] = field(default_factory=dict)
+    spend: dict[tuple[str, str, str], float] = field(default_factory=dict)  # (provider, profile, id) → total
+    spend_today: float = 0.0
+    errors: tuple[tuple[str, WorkbenchError], ...] = ()
+    taken_at: float = 0.0
+
+    @property
+    def billable(self) -> list[Instance]:
+        return [i for i in self.instances if i.state.billable]
+
+    @property
+    def burn_rate(self) -> float:
+        return burn_rate(self.instances)
+
+    def spend_of(self, inst: Instance) -> float:
+        return self.spend.get((inst.provider, inst.profile, inst.instance_id), 0.0)
+
+
+def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
+    """Reconcile with the providers and read the store (runs on a worker thread)."""
+    result = reconcile(accounts, profiles)
+    store = accounts.store
+    now = time.time()
+    ledger = store.ledger()
+    return Snapshot(
+        instances=tuple(store.list_instances()),
+        launches={r.launch_id: r for r in store.list_launches()},
+        spend=spend_by_instance(ledger, now),
+        spend_today=sum(spend_by_instance(ledger, now, since=start_of_today(now)).values()),
+        errors=tuple(result.errors),
+        taken_at=now,
+    )
+
+
+class Session(QObject):
+    """Owns the accounts, the TaskRunner, the refresh loop and the latest snapshot."""
+
+    snapshot_changed = Signal(object)  # Snapshot
+    refresh_started = Signal()
+    refresh_failed = Signal(object)  # exception
+    #: (title, message, level) for the tray / notifications; level: "info", "warning", "error"
+    notify = Signal(str, str, str)
+
+    def __init__(self, accounts: Accounts | None, settings: UiSettings | None = None,
+                 runner: TaskRunner | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.accounts = accounts
+        self.settings = settings or UiSettings()
+        self.runner = runner or TaskRunner(self)
+        self.snapshot = Snapshot()
+        self.refreshing = False
+        self.interval_ms = self.settings.refresh_seconds * 1000
+        self.backoff_ms = 0
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(False)
+        self.timer.timeout.connect(self.refresh)
+        self._snapshot_fn: Callable[[Accounts], Snapshot] = take_snapshot
+
+    # -- refresh loop -------------------------------------------------------
+    def start(self, interval_ms: int | None = None) -> None:
+        if interval_ms is not None:
+            self.interval_ms = interval_ms
+        if self.accounts is None:
+            return
+        self.timer.start(self.interval_ms)
+        QTimer.singleShot(0, self.refresh)
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def refresh(self) -> Task | None:
+        """Start a refresh unless one is running (then this tick is skipped)."""
+        if self.accounts is None or self.refreshing:
+            return None
+        self.refreshing = True
+        self.refresh_started.emit()
+        return (self.runner.run(self._snapshot_fn, self.accounts)
+                .then(self._refreshed).fail(self._refresh_error).finally_(self._refresh_done))
+
+    def _refresh_done(self) -> None:
+        self.refreshing = False
+
+    def _refreshed(self, snap: Snapshot) -> None:
+        transient = [e for _, e in snap.errors if isinstance(e, TransientError)]
+        self._set_backoff(bool(transient) and len(transient) == len(snap.errors))
+        self.snapshot = snap
+        self.snapshot_changed.emit(snap)
+
+    def _refresh_error(self, exc: BaseException) -> None:
+        self._set_backoff(isinstance(exc, TransientError))
+        log.warning("refresh failed: %s", exc)
+        self.refresh_failed.emit(exc)
+
+    def _set_backoff(self, transient: bool) -> None:
+        if transient:
+            self.backoff_ms = min(MAX_BACKOFF_MS, max(self.interval_ms, self.backoff_ms * 2 or self.interval_ms * 2))
+        else:
+            self.backoff_ms = 0
+        interval = self.backoff_ms or self.interval_ms
+        if self.timer.isActive() and self.timer.interval() != interval:
+            self.timer.setInterval(interval)
+
+    # -- helpers for views --------------------------------------------------
+    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
+        """Run ``fn`` off the UI thread (see TaskRunner.run)."""
+        return self.runner.run(fn, *args, lane=lane, **kwargs)
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self.runner.shutdown(wait=False)
