@@ -1,8 +1,13 @@
-"""Desktop app bootstrap: logging, QApplication, store, main window."""
+"""Desktop app bootstrap: logging, QApplication, language, theme, store, main window.
+
+``WORKBENCH_LANG`` (``en``, ``zh_CN``, ``system``) overrides the language
+setting for one run (screenshots, support); the Settings menu changes it for good.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -12,12 +17,30 @@ from .core.errors import WorkbenchError
 log = logging.getLogger("workbench.app")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from PySide6.QtWidgets import QApplication, QMessageBox
+def make_application(argv: Sequence[str] | None = None):
+    """The QApplication with name, icon, language and theme applied (idempotent)."""
+    from PySide6.QtWidgets import QApplication
+
+    from .ui import i18n, theme
+    from .ui.icons import icon
+    from .ui.settings import UiSettings
 
     app = QApplication.instance() or QApplication([sys.argv[0], *(argv or [])])
     app.setApplicationName("Cloud GPU Workbench")
     app.setOrganizationName("cloud-gpu-workbench")
+    app.setDesktopFileName("cloud-gpu-workbench")
+    settings = UiSettings()
+    lang = i18n.install(os.environ.get("WORKBENCH_LANG") or settings.language)
+    log.info("language %s", lang)
+    theme.apply(settings.theme)
+    app.setWindowIcon(icon("app"))
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from PySide6.QtWidgets import QMessageBox
+
+    app = make_application(argv)
     try:
         applog.setup(paths.log_dir())
         from .core.accounts import Accounts
@@ -27,12 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkbenchError as exc:
         QMessageBox.critical(None, "Cloud GPU Workbench", str(exc))
         return exc.exit_code
+    from .ui.i18n import tr
     from .ui.main_window import MainWindow
 
     win = MainWindow(Accounts(store))
     if store.recovered_from is not None:
-        win.statusBar().showMessage(f"The state database was damaged and moved to {store.recovered_from}; "
-                                    "machines are being found again from the providers.")
+        win.statusBar().showMessage(tr("The state database was damaged and moved to {path}; machines are being "
+                                       "found again from the providers.").format(path=store.recovered_from))
     win.show()
     log.info("main window shown")
     try:

@@ -1,30 +1,37 @@
-"""The foundation window in a real QApplication (offscreen): refresh off the UI thread, Stop all billing."""
+"""The main window in a real QApplication (offscreen): views, badge, row actions, settings, quit guard."""
 
 from __future__ import annotations
 
 import threading
 
+import psutil
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton
 
-from workbench.core.accounts import Accounts
+from workbench.core.errors import AuthError, CapacityError, QuotaError, TransientError
 from workbench.core.jobspec import parse_spec
 from workbench.core.launcher import execute, plan
-from workbench.core.store import Store
-from workbench.ui.main_window import MainWindow
+from workbench.ui.main_window import VIEWS, MainWindow
+from workbench.ui.session import Session, Snapshot
 from workbench.ui.tasks import TaskRunner
 
+SLEEPER = "name: {name}\nrun: sleep 60\nguards:\n  max_runtime: 5m\n"
 
-@pytest.fixture
-def accounts(tmp_path, monkeypatch):
-    monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
-    store = Store.open()
-    acc = Accounts(store)
-    yield acc
-    from workbench.core.teardown import teardown
 
-    teardown(acc, None, timeout=10, poll=0.1)
-    store.close()
+def _launch(accounts, name="gui-job"):
+    return execute(accounts, plan(accounts, parse_spec(SLEEPER.format(name=name)), provider="local"))
+
+
+def _window(qtbot, accounts, **kw):
+    win = MainWindow(accounts, refresh_ms=60_000, **kw)
+    qtbot.addWidget(win)
+    win._quitting = True  # closing at teardown must not open the quit dialog
+    return win
+
+
+def _button(box: QMessageBox, name: str) -> QPushButton:
+    return next(b for b in box.buttons() if b.objectName() == name or b.text().replace("&", "") == name)
 
 
 def test_task_runner_delivers_on_main_thread(qtbot):
@@ -47,40 +54,156 @@ def test_task_runner_delivers_on_main_thread(qtbot):
     runner.shutdown()
 
 
-def test_window_lists_a_running_job_and_stop_all_billing_ends_it(qtbot, accounts, monkeypatch):
-    spec = parse_spec("name: gui-job\nrun: sleep 60\nguards:\n  max_runtime: 5m\n")
-    execute(accounts, plan(accounts, spec, provider="local"))
-    win = MainWindow(accounts, refresh_ms=60_000)
-    qtbot.addWidget(win)
+def test_task_runner_survives_thousands_of_deliveries(qtbot):
+    """PySide6 6.12.0 aborted after a few thousand slot calls ("deallocating None"); we pin below it."""
+    runner = TaskRunner()
+    got = []
+    for _ in range(3000):
+        runner.run(lambda: None).then(got.append)
+    qtbot.waitUntil(lambda: len(got) == 3000, timeout=20_000)
+    runner.shutdown()
+
+
+def test_window_lists_a_running_job_with_badge_and_guards(qtbot, accounts):
+    _launch(accounts)
+    win = _window(qtbot, accounts)
     win.show()
     qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
     assert win.model.index(0, 5).data() == "running"
-    assert "1 billable" in win.badge.text()
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    win.stop_all_action.trigger()
-    qtbot.waitUntil(lambda: win.model.rowCount() == 1 and win.model.index(0, 5).data() == "terminated",
-                    timeout=20_000)
-    qtbot.waitUntil(lambda: "0 billable" in win.badge.text(), timeout=10_000)
-    assert not any(i.state.billable for i in accounts.store.list_instances())
+    assert win.model.index(0, 9).data().startswith("stops in")  # 5 min max runtime counts down
+    assert "1 billable" in win.badge.text() and "today" in win.badge.text()
+    assert win.instances_view.table.isVisible() and not win.instances_view.empty.isVisible()
 
 
-def test_stop_all_billing_cancel_changes_nothing(qtbot, accounts, monkeypatch):
-    spec = parse_spec("name: keep-me\nrun: sleep 60\nguards:\n  max_runtime: 5m\n")
-    execute(accounts, plan(accounts, spec, provider="local"))
-    win = MainWindow(accounts, refresh_ms=60_000)
-    qtbot.addWidget(win)
+def test_every_action_has_a_shortcut_and_views_switch_by_keyboard(qtbot, accounts):
+    win = _window(qtbot, accounts)
+    win.show()
+    v = win.instances_view
+    for a in (win.new_launch_action, win.open_spec_action, win.refresh_action, win.stop_all_action,
+              win.quit_action, *win.view_actions, *v.row_actions):
+        assert not a.shortcut().isEmpty(), a.text()
+    shortcuts = [a.shortcut().toString() for a in win.findChildren(type(win.quit_action)) if not a.shortcut().isEmpty()]
+    assert len(shortcuts) == len(set(shortcuts)), "two actions share a shortcut"
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=5000)
+    for n, (key, _label, _icon) in enumerate(VIEWS, start=1):
+        qtbot.keyClick(win.nav, str(n), Qt.KeyboardModifier.ControlModifier)
+        assert win.current_view() == key
+
+
+def test_layout_and_last_view_persist(qtbot, accounts):
+    win = _window(qtbot, accounts)
+    win.show()
+    win.resize(700, 500)
+    win.show_view("spend")
+    header = win.instances_view.table.horizontalHeader()
+    header.resizeSection(0, 321)
+    header.moveSection(2, 0)
+    win.close()
+    again = _window(qtbot, accounts)
+    again.show()
+    assert again.current_view() == "spend"
+    assert (again.width(), again.height()) == (700, 500)
+    h2 = again.instances_view.table.horizontalHeader()
+    assert h2.sectionSize(0) == 321 and h2.logicalIndex(0) == 2
+
+
+def test_filter_and_sort(qtbot, accounts):
+    _launch(accounts, "alpha-job")
+    _launch(accounts, "beta-job")
+    win = _window(qtbot, accounts)
+    qtbot.waitUntil(lambda: win.model.rowCount() == 2, timeout=10_000)
+    view = win.instances_view
+    view.filter.setText("beta")
+    assert view.proxy.rowCount() == 1 and view.proxy.index(0, 0).data() == "beta-job"
+    view.filter.setText("")
+    view.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+    assert [view.proxy.index(r, 0).data() for r in range(2)] == ["beta-job", "alpha-job"]
+    view.billable_only.setChecked(True)
+    assert view.proxy.rowCount() == 2
+
+
+def test_terminate_names_the_machine_and_its_price_then_ends_it(qtbot, accounts):
+    [inst] = _launch(accounts, "doomed")
+    pid = int(inst.instance_id.split("-")[0]) if inst.instance_id.split("-")[0].isdigit() else None
+    win = _window(qtbot, accounts)
     qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Cancel)
-    win.stop_all_action.trigger()
-    qtbot.wait(200)
-    assert win.stop_all_action.isEnabled()
+    view = win.instances_view
+    view.table.selectRow(0)
+    assert view.terminate_action.isEnabled()
+    box = view.terminate_selected()
+    assert "doomed" in box.informativeText() and "$0.00/h" in box.informativeText()
+    _button(box, "Terminate").click()
+    qtbot.waitUntil(lambda: not any(i.state.billable for i in accounts.store.list_instances()), timeout=20_000)
+    if pid is not None:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_terminate_cancel_keeps_it(qtbot, accounts):
+    _launch(accounts, "keep-me")
+    win = _window(qtbot, accounts)
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    win.instances_view.table.selectRow(0)
+    box = win.instances_view.terminate_selected()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.wait(300)
     assert all(i.state.billable for i in accounts.store.list_instances())
 
 
+def test_logs_dialog_shows_the_jobs_output(qtbot, accounts):
+    spec = parse_spec("name: talky\nrun: echo hello-from-the-job; sleep 30\nguards:\n  max_runtime: 5m\n")
+    [inst] = execute(accounts, plan(accounts, spec, provider="local"))
+    win = _window(qtbot, accounts)
+    dlg = win.show_logs(inst)
+    qtbot.waitUntil(lambda: "hello-from-the-job" in dlg.text.toPlainText(), timeout=10_000)
+    assert win.show_logs(inst) is dlg  # one dialog per launch
+
+
+@pytest.mark.parametrize("exc", [
+    AuthError("the access key id does not exist", hint="check the key in Accounts"),
+    QuotaError("quota for P instances is 0 vCPUs", hint="request a quota increase"),
+    CapacityError("no capacity for p3.2xlarge in us-east-1a", hint="try another region"),
+    TransientError("rate exceeded", hint="the app retries by itself"),
+])
+def test_errors_show_message_and_hint_never_a_traceback(qtbot, exc):
+    from workbench.ui.dialogs import show_error
+
+    box = show_error(None, exc)
+    qtbot.addWidget(box)
+    assert exc.message in box.informativeText() and exc.hint in box.informativeText()
+    assert "Traceback" not in box.detailedText() and "Traceback" not in box.informativeText()
+    assert any(b.text().replace("&", "") == "Open log file" for b in box.buttons())
+    box.close()
+
+
+def test_refresh_backs_off_on_transient_errors_and_recovers(qtbot, accounts):
+    s = Session(accounts)
+    outcomes = [TransientError("throttled"), TransientError("throttled"), None]
+
+    def fake(_acc):
+        o = outcomes.pop(0)
+        if o is not None:
+            raise o
+        return Snapshot(taken_at=1.0)
+
+    s._snapshot_fn = fake
+    s.interval_ms = 1000
+    s.timer.start(1000)
+    s.refresh()
+    qtbot.waitUntil(lambda: not s.refreshing, timeout=5000)
+    assert s.timer.interval() == 2000
+    s.refresh()
+    qtbot.waitUntil(lambda: not s.refreshing, timeout=5000)
+    assert s.timer.interval() == 4000
+    s.refresh()
+    qtbot.waitUntil(lambda: not s.refreshing, timeout=5000)
+    assert s.timer.interval() == 1000 and s.snapshot.taken_at == 1.0
+    s.shutdown()
+
+
 def test_refresh_skips_a_tick_while_running(qtbot, accounts):
-    win = MainWindow(accounts, refresh_ms=60_000)
-    qtbot.addWidget(win)
-    qtbot.waitUntil(lambda: not win._refreshing, timeout=10_000)
+    win = _window(qtbot, accounts)
+    qtbot.waitUntil(lambda: not win.session.refreshing, timeout=10_000)
     gate = threading.Event()
     calls = []
     original = accounts.profiles
@@ -96,8 +219,46 @@ def test_refresh_skips_a_tick_while_running(qtbot, accounts):
     win.refresh()
     qtbot.waitUntil(lambda: bool(calls), timeout=5000)
     gate.set()
-    qtbot.waitUntil(lambda: not win._refreshing, timeout=10_000)
+    qtbot.waitUntil(lambda: not win.session.refreshing, timeout=10_000)
     assert len(calls) == 1
+
+
+def test_quit_with_billable_machines_asks_cancel_and_keep(qtbot, accounts):
+    _launch(accounts, "still-running")
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    win.close()
+    box = win.findChild(QMessageBox, "quit-dialog")
+    assert box is not None and win.isVisible()
+    assert "guards" in box.informativeText()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.wait(100)
+    assert win.isVisible()
+    win.close()
+    box = [b for b in win.findChildren(QMessageBox, "quit-dialog") if b.isVisible()][0]
+    _button(box, "quit-keep").click()
+    qtbot.waitUntil(lambda: not win.isVisible(), timeout=5000)
+    assert any(i.state.billable for i in accounts.store.list_instances())  # kept running, as asked
+
+
+def test_quit_tear_everything_down_ends_the_machines_then_closes(qtbot, accounts):
+    _launch(accounts, "to-be-ended")
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    win.close()
+    box = win.findChild(QMessageBox, "quit-dialog")
+    _button(box, "quit-teardown").click()
+    from workbench.ui.stop_all import StopAllDialog
+
+    qtbot.waitUntil(lambda: win.findChild(StopAllDialog) is not None, timeout=5000)
+    dlg = win.findChild(StopAllDialog)
+    dlg.confirm()
+    qtbot.waitUntil(lambda: not win.isVisible(), timeout=30_000)
+    assert not any(i.state.billable for i in accounts.store.list_instances())
 
 
 def test_self_test_passes(tmp_path):

@@ -101,7 +101,7 @@ class InstancesView(QWidget):
         self.logs_action = act(tr("&Logs"), "logs", "Ctrl+L", self._logs)
         self.copy_ssh_action = act(tr("&Copy SSH command"), "copy", "Ctrl+Shift+C", self._copy_ssh)
         self.terminal_action = act(tr("Open &terminal"), "terminal", "Ctrl+T", self._terminal)
-        self.terminate_action = act(tr("Te&rminate…"), "terminate", QKeySequence.StandardKey.Delete,
+        self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
                             self.terminate_action]

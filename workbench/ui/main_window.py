@@ -125,15 +125,16 @@ class MainWindow(QMainWindow):
                                               tr("Start a job on this computer or a cloud GPU"))
         self.open_spec_action = self._action(tr("&Open job spec…"), "open", "Ctrl+O", self.open_spec,
                                              tr("Launch a job from a YAML spec"))
-        self.refresh_action = self._action(tr("&Refresh"), "refresh", QKeySequence.StandardKey.Refresh,
+        self.refresh_action = self._action(tr("&Refresh"), "refresh", "F5",
                                            self.refresh, tr("Ask every provider what is running"))
         self.stop_all_action = self._action(tr("Stop all billing"), None, "Ctrl+Shift+K", self.stop_all,
                                             tr("Terminate every machine and delete every leftover, then verify"))
         self.stop_all_action.setIcon(icon("stop-billing", "#ffffff"))
         self.stop_all_action.setObjectName("stop-all-billing")
-        self.quit_action = self._action(tr("&Quit"), "quit", QKeySequence.StandardKey.Quit, self.quit)
+        self.quit_action = self._action(tr("&Quit"), "quit", "Ctrl+Q", self.quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        self.log_action = self._action(tr("Open &log file"), "logs", None,
+        self.refresh_action.setShortcuts([QKeySequence("F5"), QKeySequence("Ctrl+R")])
+        self.log_action = self._action(tr("Open &log file"), "logs", "Ctrl+Shift+L",
                                        lambda: QDesktopServices.openUrl(log_file_url()))
         self.view_actions: list[QAction] = []
         for n, (key, label, icon_name) in enumerate(VIEWS, start=1):

@@ -57,7 +57,7 @@ def install(language_setting: str | None) -> str:
         app.removeTranslator(t)
     _installed.clear()
     if lang == "en":
-        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Territory.UnitedStates))
+        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
         return lang
     QLocale.setDefault(QLocale(lang))
     ours = QTranslator(app)
