@@ -16,7 +16,7 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
 # Tests also need a private D-Bus session with a real Secret Service, and Xvfb for screenshots.
 DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth
 
-.PHONY: run test bench doctor clean debs-run debs-test
+.PHONY: run test bench doctor screenshots i18n clean debs-run debs-test
 
 run: debs-run $(VENV)/.stamp-run
 	@if [ "$$(uname)" = Linux ] && [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ] && [ -z "$${QT_QPA_PLATFORM:-}" ]; then \
@@ -29,6 +29,14 @@ test: debs-test $(VENV)/.stamp-test
 
 bench: $(VENV)/.stamp-test
 	$(PY) -m benchmarks
+
+# Every main screen in English and Simplified Chinese, under a virtual X server.
+screenshots: debs-test $(VENV)/.stamp-test
+	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots.py docs/screenshots
+
+# Extract tr() strings into the .ts catalogues and compile the .qm files.
+i18n: $(VENV)/.stamp-run
+	$(PY) scripts/i18n.py
 
 doctor: $(VENV)/.stamp-run
 	$(VENV)/bin/workbench doctor

@@ -296,3 +296,39 @@ def test_gui_command_opens_the_window(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_event_loop_keeps_turning_while_a_slow_provider_refreshes(qtbot, fake_accounts, gaps):
+    """Every call of this provider sleeps 2 s; the 10 ms timer must keep ticking meanwhile."""
+    fake_accounts.add_fake("slow", delay="2")
+    win = MainWindow(fake_accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win._quitting = True
+    win.show()
+    gaps.start()
+    qtbot.waitUntil(lambda: win.session.snapshot.taken_at > 0, timeout=20_000)
+    win.refresh()
+    qtbot.waitUntil(lambda: not win.session.refreshing, timeout=20_000)
+    largest = gaps.stop()
+    print(f"largest event-loop gap during slow refreshes: {largest * 1000:.1f} ms")
+    assert largest < 0.25
+
+
+def test_a_finished_job_is_announced(qtbot, accounts):
+    spec = parse_spec("name: quick\nrun: sleep 1; exit 3\nguards:\n  max_runtime: 5m\n")
+    execute(accounts, plan(accounts, spec, provider="local"))
+    s = Session(accounts)
+    seen = []
+    s.notify.connect(lambda title, msg, level: seen.append((title, msg, level)))
+    s.refresh()
+    qtbot.waitUntil(lambda: s.snapshot.taken_at > 0, timeout=10_000)
+    assert s.snapshot.instances[0].state.active
+
+    def finished():
+        if not s.refreshing:
+            s.refresh()
+        return any(t == "Job finished" for t, _, _ in seen)
+
+    qtbot.waitUntil(finished, timeout=15_000)
+    assert ("Job finished", "quick exited with code 3.", "warning") in seen
+    s.shutdown()

@@ -18,10 +18,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.accounts import Accounts
 from ..core.errors import TransientError, WorkbenchError
-from ..core.models import Instance
+from ..core.models import Instance, InstanceState
 from ..core.reconcile import reconcile
 from ..core.spend import burn_rate, spend_by_instance, start_of_today
 from ..core.store import LaunchRecord
+from .i18n import tr
 from .settings import UiSettings
 from .tasks import Task, TaskRunner
 
@@ -120,8 +121,28 @@ class Session(QObject):
     def _refreshed(self, snap: Snapshot) -> None:
         transient = [e for _, e in snap.errors if isinstance(e, TransientError)]
         self._set_backoff(bool(transient) and len(transient) == len(snap.errors))
-        self.snapshot = snap
+        previous, self.snapshot = self.snapshot, snap
+        self._announce_changes(previous, snap)
         self.snapshot_changed.emit(snap)
+
+    def _announce_changes(self, old: Snapshot, new: Snapshot) -> None:
+        """Notify when a machine became ready or a job ended since the last refresh."""
+        if not old.taken_at:
+            return  # the first snapshot is the starting point, not news
+        before = {(i.provider, i.profile, i.instance_id): i for i in old.instances}
+        for inst in new.instances:
+            prev = before.get((inst.provider, inst.profile, inst.instance_id))
+            name = inst.name or inst.instance_id
+            if prev is not None and prev.state != InstanceState.RUNNING and inst.state == InstanceState.RUNNING:
+                self.notify.emit(tr("Machine ready"), tr("{name} is running.").format(name=name), "info")
+            if prev is not None and prev.state.active and not inst.state.active:
+                if inst.exit_code is not None:
+                    level = "info" if inst.exit_code == 0 else "warning"
+                    self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
+                        name=name, code=inst.exit_code), level)
+                elif inst.state.billable:
+                    self.notify.emit(tr("Machine stopped"), tr("{name} is {state} and may still bill.").format(
+                        name=name, state=inst.state.value), "warning")
 
     def _refresh_error(self, exc: BaseException) -> None:
         self._set_backoff(isinstance(exc, TransientError))
