@@ -72,6 +72,7 @@ class InstancesView(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
 
+        self.columns_sized = False  # set when the main window restored a saved column layout
         self._make_actions()
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
@@ -212,6 +213,11 @@ class InstancesView(QWidget):
                 if (inst.provider, inst.profile, inst.instance_id) in keys:
                     sm.select(self.proxy.index(row, 0), sm.SelectionFlag.Select | sm.SelectionFlag.Rows)
         has_rows = self.model.rowCount() > 0
+        if has_rows and not self.columns_sized:
+            self.columns_sized = True  # fit the first rows once; after that the user's widths rule
+            self.table.resizeColumnsToContents()
+            for col in range(self.model.columnCount() - 1):
+                self.table.setColumnWidth(col, min(260, self.table.columnWidth(col) + 12))
         self.empty.setVisible(not has_rows)
         self.table.setVisible(has_rows)
         billable = snap.billable

@@ -288,11 +288,8 @@ class MainWindow(QMainWindow):
     def stop_all(self) -> StopAllDialog | None:
         if self.session.accounts is None:
             return None
-        dlg = StopAllDialog(self.session, self)
-        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.show()
-        dlg.start()
-        return dlg
+        self.show()  # also reachable from the tray while the window is hidden
+        return StopAllDialog.open_for(self.session, self)
 
     # -- settings -----------------------------------------------------------------
     def _set_language(self, code: str) -> None:
@@ -325,8 +322,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         header = s.bytes("instances/header")
-        if header is not None:
-            self.instances_view.table.horizontalHeader().restoreState(header)
+        if header is not None and self.instances_view.table.horizontalHeader().restoreState(header):
+            self.instances_view.columns_sized = True
         self.show_view(s.last_view)
 
     def save_layout(self) -> None:
@@ -369,7 +366,11 @@ class MainWindow(QMainWindow):
     def _quit_after_teardown(self) -> None:
         dlg = self.stop_all()
         if dlg is not None:
-            dlg.finished_clean.connect(lambda: QTimer.singleShot(1500, self._quit_now))
+            def done(report) -> None:
+                if report.clean:  # verified: nothing bills; otherwise stay open showing what remains
+                    QTimer.singleShot(1500, self._quit_now)
+
+            dlg.teardown_finished.connect(done)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self._quitting and self.session.accounts is not None and self.session.snapshot.billable:

@@ -145,7 +145,8 @@ class SpendView(QWidget):
         self.plot.setObjectName("spend-plot")
         self.plot.setMinimumHeight(160)
         self.plot.showGrid(x=False, y=True, alpha=0.3)
-        self.plot.setLabel("left", tr("per day"))
+        self.plot.setLabel("left", tr("per day (USD)"))
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # "$0.07", not "70 (x0.001)"
         self.plot.setAxisItems({"bottom": pg.DateAxisItem(orientation="bottom")})
         self.bars = pg.BarGraphItem(x=[], height=[], width=80_000, brush="#42a5f5")
         self.plot.addItem(self.bars)
@@ -159,6 +160,7 @@ class SpendView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
 
@@ -188,7 +190,10 @@ class SpendView(QWidget):
         snap = self.session.snapshot
         self.totals.setText(tr("Now {rate}/h · today {today} · this month {month}").format(
             rate=money(snap.burn_rate), today=money(report.today), month=money(report.month)))
+        first = not self.model.rows
         self.model.set_rows(report.rows)
+        if first and report.rows:
+            self.table.resizeColumnsToContents()
         xs = [d + 43_200 for d, _ in report.days]
         self.bars.setOpts(x=xs, height=[v for _, v in report.days], width=70_000)
         self.export_btn.setEnabled(bool(report.rows))

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Screenshots of every main screen, in English and Simplified Chinese (run by `make screenshots`).
+
+    xvfb-run -a python scripts/screenshots.py docs/screenshots [--lang en zh_CN]
+
+Each language runs in its own process with a throwaway WORKBENCH_HOME.  The
+data is real, not staged: a Local job runs on this computer, and the "Fake
+Cloud (tests)" plugin from tests/fixtures/plugins provides cloud-like offers
+and machines (it is labelled as a test cloud in every screen it appears in).
+Credentials stay in memory (no keyring is touched).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (1240, 780)
+
+
+def _pump(app, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _wait(app, cond, timeout: float = 20.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        app.processEvents()
+        if cond():
+            return True
+        time.sleep(0.02)
+    print(f"  (timed out waiting: {getattr(cond, '__name__', cond)})", file=sys.stderr)
+    return False
+
+
+class _MemoryCredentials:
+    def __init__(self) -> None:
+        self.data: dict = {}
+
+    def set(self, provider, profile, values):
+        self.data[(provider, profile)] = dict(values)
+
+    def get(self, provider, profile):
+        return dict(self.data.get((provider, profile), {}))
+
+    def has(self, provider, profile):
+        return (provider, profile) in self.data
+
+    def delete(self, provider, profile):
+        return self.data.pop((provider, profile), None) is not None
+
+    def backend_name(self):
+        return "in-memory (screenshots)"
+
+    def check_backend(self):
+        return None
+
+
+def one(lang: str, out: Path) -> int:
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "plugins"))
+    os.environ["WORKBENCH_LANG"] = lang
+    from workbench.app import make_application
+
+    app = make_application()
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.accounts import Accounts
+    from workbench.core.jobspec import parse_spec
+    from workbench.core.launcher import execute, plan
+    from workbench.core.models import Profile
+    from workbench.core.registry import discover
+    from workbench.core.store import Store
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.stop_all import StopAllDialog
+
+    store = Store.open()
+    creds = _MemoryCredentials()
+    acc = Accounts(store, entries=discover(), credentials=creds)
+    acc.save_profile(Profile("fake-lab", "fakecloud", "fake-east"))
+    creds.set("fakecloud", "fake-lab", {"account": "lab-account", "token": "not-a-real-token"})
+    busy = ("import time\nt = time.time()\nwhile time.time() - t < 900:\n    sum(range(200000))\n"
+            "    time.sleep(0.02)\n")
+    (Path(os.environ["WORKBENCH_HOME"]) / "train.py").write_text(busy)
+    execute(acc, plan(acc, parse_spec(
+        f"name: bert-finetune\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
+        "guards:\n  max_runtime: 30m\n  budget_usd: 5\n"), provider="local"))
+    execute(acc, plan(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
+                                      "guards:\n  max_runtime: 12h\n  budget_usd: 200\n"), provider="fakecloud"))
+    execute(acc, plan(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
+                                      "  spot: true\nguards:\n  max_runtime: 4h\n"), provider="fakecloud"))
+
+    win = MainWindow(acc, refresh_ms=3000)
+    win._quitting = True
+    win.resize(*SIZE)
+    win.show()
+    _wait(app, lambda: win.model.rowCount() >= 3)
+    _pump(app, 1.5)
+
+    def shot(name: str, widget=None) -> None:
+        app.processEvents()
+        path = out / f"{name}-{lang}.png"
+        (widget or win).grab().save(str(path))
+        print(f"  {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+    win.show_view("instances")
+    win.instances_view.table.selectRow(0)
+    shot("instances")
+    win.show_view("launch")
+    _pump(app, 0.5)
+    shot("launch")
+
+    wiz = win.launch_view.start_wizard(str(ROOT / "resources" / "examples" / "v100-single.yaml"))
+    wiz.resize(1000, 660)
+    _pump(app, 0.5)
+    shot("wizard-1-job", wiz)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    _pump(app, 0.8)
+    shot("wizard-2-offer", wiz)
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-3-guards", wiz)
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-4-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+
+    local = next(i for i in win.model.instances() if i.provider == "local")
+    win.show_monitor(local)
+    _pump(app, 7)
+    shot("monitor")
+    win.show_view("spend")
+    _pump(app, 1.5)
+    shot("spend")
+    win.show_view("accounts")
+    _pump(app, 1.5)
+    shot("accounts")
+    win.show_view("instances")
+
+    box = win.quit_dialog()
+    _pump(app, 0.5)
+    shot("quit-dialog", box)
+    box.close()
+
+    dlg = StopAllDialog.open_for(win.session, win, timeout=30, poll=0.2)
+    dlg.resize(860, 520)
+    _wait(app, lambda: dlg.state == "confirm")
+    _pump(app, 0.5)
+    shot("stop-all-confirm", dlg)
+    dlg.confirm()
+    _wait(app, lambda: dlg.state == "done", 60)
+    _pump(app, 0.5)
+    shot("stop-all-result", dlg)
+    dlg.close()
+    win.session.shutdown()
+    store.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--one":
+        return one(argv[1], Path(argv[2]))
+    out = Path(argv[0] if argv else "docs/screenshots").resolve()
+    langs = argv[argv.index("--lang") + 1:] if "--lang" in argv else ["en", "zh_CN"]
+    out.mkdir(parents=True, exist_ok=True)
+    rc = 0
+    for lang in langs:
+        print(f"{lang}:")
+        with tempfile.TemporaryDirectory(prefix="wb-shots-") as home:
+            env = dict(os.environ, WORKBENCH_HOME=home)
+            rc |= subprocess.run([sys.executable, __file__, "--one", lang, str(out)], env=env, cwd=ROOT,
+                                 timeout=300).returncode
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
