@@ -4,6 +4,9 @@
     python scripts/i18n.py            extract tr()/N_() literals from workbench/ui, update every
                                       workbench/ui/i18n/workbench_<lang>.ts, compile the .qm files
     python scripts/i18n.py --check    exit 1 listing strings that lack a finished translation
+    python scripts/i18n.py --merge zh_CN FILE.json
+                                      take {source: translation} from FILE.json as finished
+                                      translations, then update and compile as above
 
 Why our own extractor: the app marks strings with a module-level ``tr()`` (one
 context for the whole app), which pyside6-lupdate does not recognise in
@@ -113,6 +116,12 @@ def main(argv: list[str]) -> int:
     for p in problems:
         print(p, file=sys.stderr)
     langs = [p.stem.split("_", 1)[1] for p in sorted(I18N.glob("workbench_*.ts"))] or ["zh_CN"]
+    merged: dict[str, dict[str, str]] = {}
+    if "--merge" in argv:
+        import json
+
+        i = argv.index("--merge")
+        merged[argv[i + 1]] = json.loads(Path(argv[i + 2]).read_text(encoding="utf-8"))
     if "--check" in argv:
         bad = 0
         for lang in langs:
@@ -122,7 +131,9 @@ def main(argv: list[str]) -> int:
         return 1 if bad or problems else 0
     for lang in langs:
         ts = I18N / f"workbench_{lang}.ts"
-        write_ts(ts, lang, strings, read_ts(ts))
+        old = read_ts(ts)
+        old.update({src: (text, bool(text)) for src, text in merged.get(lang, {}).items()})
+        write_ts(ts, lang, strings, old)
         compile_qm(ts)
         todo = missing(lang)
         print(f"{ts.relative_to(ROOT)}: {len(strings)} strings, {len(todo)} untranslated")

@@ -62,6 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return app.exec()
     finally:
+        # drop the window (and its pyqtgraph plots) while Qt is still up: a plot that is
+        # garbage-collected during interpreter shutdown can crash the exit
+        win.session.shutdown()
+        win.deleteLater()
+        del win
         store.close()
 
 

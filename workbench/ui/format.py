@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .i18n import tr
+from ..core.models import InstanceState
+from .i18n import N_, tr
 
 _SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
 
@@ -26,3 +27,16 @@ def duration(seconds: float) -> str:
     if s < 86400:
         return tr("{h} h {m:02d} min").format(h=s // 3600, m=(s % 3600) // 60)
     return tr("{d} d {h} h").format(d=s // 86400, h=(s % 86400) // 3600)
+
+
+STATE_LABELS = {
+    InstanceState.PENDING: N_("starting"), InstanceState.RUNNING: N_("running"),
+    InstanceState.STOPPING: N_("stopping"), InstanceState.STOPPED: N_("stopped (disks bill)"),
+    InstanceState.DEALLOCATED: N_("deallocated"), InstanceState.TERMINATING: N_("terminating"),
+    InstanceState.TERMINATED: N_("terminated"), InstanceState.UNKNOWN: N_("unknown (may bill)"),
+}
+
+
+def state_label(state: InstanceState) -> str:
+    """The state as the user reads it, in the UI language."""
+    return tr(STATE_LABELS[state])

@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from ..core.models import Instance, InstanceState
 from ..core.store import LaunchRecord
-from .format import duration, money
+from .format import duration, money, state_label
 from .i18n import N_, tr
 from .session import Snapshot
 
@@ -27,16 +27,10 @@ COLUMNS = (N_("Name"), N_("Provider / profile"), N_("Region"), N_("Type"), N_("G
            N_("Uptime"), N_("$/h"), N_("Spend so far"), N_("Guards"))
 COL_STATE = 5
 
-STATE_LABELS = {
-    InstanceState.PENDING: N_("starting"), InstanceState.RUNNING: N_("running"),
-    InstanceState.STOPPING: N_("stopping"), InstanceState.STOPPED: N_("stopped (disks bill)"),
-    InstanceState.DEALLOCATED: N_("deallocated"), InstanceState.TERMINATING: N_("terminating"),
-    InstanceState.TERMINATED: N_("terminated"), InstanceState.UNKNOWN: N_("unknown (may bill)"),
-}
 
 
 def state_text(inst: Instance) -> str:
-    text = tr(STATE_LABELS[inst.state])
+    text = state_label(inst.state)
     if inst.exit_code is not None:
         text += " · " + tr("exit {code}").format(code=inst.exit_code)
     return text

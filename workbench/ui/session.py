@@ -22,6 +22,7 @@ from ..core.models import Instance, InstanceState
 from ..core.reconcile import reconcile
 from ..core.spend import burn_rate, spend_by_instance, start_of_today
 from ..core.store import LaunchRecord
+from .format import state_label
 from .i18n import tr
 from .settings import UiSettings
 from .tasks import Task, TaskRunner
@@ -142,7 +143,7 @@ class Session(QObject):
                         name=name, code=inst.exit_code), level)
                 elif inst.state.billable:
                     self.notify.emit(tr("Machine stopped"), tr("{name} is {state} and may still bill.").format(
-                        name=name, state=inst.state.value), "warning")
+                        name=name, state=state_label(inst.state)), "warning")
 
     def _refresh_error(self, exc: BaseException) -> None:
         self._set_backoff(isinstance(exc, TransientError))
