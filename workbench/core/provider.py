@@ -102,6 +102,15 @@ class Provider(ABC):
     def delete(self, resources: Sequence[Resource]) -> None:
         """Delete leftovers; already gone is a success."""
 
+    def console_url(self, item: Instance | Resource) -> str | None:
+        """A web address where a person can see (and end) ``item`` in the provider's own console.
+
+        Shown beside things that are still billing after a teardown, so the user can
+        check by hand.  Must not block or call the network (it is asked on the UI's
+        behalf for every remaining item); the default, None, means "no console link".
+        """
+        return None
+
 
 class SupportsStop(ABC):
     """Capability: stop (or deallocate) without deleting disks."""

@@ -74,9 +74,14 @@ class TaskRunner(QObject):
         super().__init__(parent)
         self._reads = ThreadPoolExecutor(max_workers=read_workers, thread_name_prefix="wb-read")
         self._lanes: dict[str, ThreadPoolExecutor] = {}
+        self._closed = False
 
     def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
         task = Task(self)
+        if self._closed:
+            # the window is closing: a late timer tick gets a task that never fires
+            log.debug("task %s dropped: the runner is shut down", getattr(fn, "__name__", fn))
+            return task
         pool = self._reads if lane is None else self._lanes.setdefault(
             lane, ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"wb-lane-{lane}"))
 
@@ -89,6 +94,7 @@ class TaskRunner(QObject):
         return task
 
     def shutdown(self, wait: bool = False) -> None:
+        self._closed = True
         self._reads.shutdown(wait=wait, cancel_futures=True)
         for pool in self._lanes.values():
             pool.shutdown(wait=wait, cancel_futures=True)
