@@ -173,8 +173,9 @@ class InstancesFilter(QSortFilterProxyModel):
         self.billable_only = False
 
     def set_billable_only(self, on: bool) -> None:
+        self.beginFilterChange()
         self.billable_only = on
-        self.invalidateFilter()
+        self.endFilterChange()
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         if self.billable_only:
