@@ -1,10 +1,16 @@
-"""Plan and execute a launch: spec → cheapest matching offer → provider.launch.
+"""Plan and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
 
 Crash safety: the launch record is written to the store *before* the
 provider is called, and every resource carries the launch's tags, so a
 process killed at any point leaves something reconcile can find and
 teardown can delete.  A provider failure marks the launch failed (the
-provider has already rolled back its own resources).
+provider has already rolled back its own resources); :func:`remains` then
+confirms that nothing of the launch is left billing.
+
+Threading: every function here blocks on provider calls and runs on a worker
+thread (the CLI's main thread or the GUI's TaskRunner).  ``execute`` reports
+its steps through an optional ``progress`` callback, called on that worker
+thread with one of the ``STEP_*`` keys (plain strings; the UI translates them).
 """
 
 from __future__ import annotations
@@ -14,18 +20,26 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from .accounts import Accounts
 from .catalog import OfferQuery, RankedOffer, collect
 from .faults import crash_point
 from .errors import CapacityError, NotFoundError, WorkbenchError
 from .jobspec import spec_to_dict
-from .models import Instance, JobSpec, LaunchRequest, Profile
+from .models import Instance, InstanceState, JobSpec, LaunchRequest, Profile, Resource
 from .provider import launch_tags
 from .spend import projected_cost
 from .store import LaunchRecord
 
 log = logging.getLogger("workbench.launch")
+
+#: the steps ``execute`` reports, in order
+STEP_RECORD = "record"  # writing the launch record to the store
+STEP_PROVIDER = "provider"  # asking the provider for a machine
+STEP_WAIT = "wait"  # waiting for the machine to start
+STEP_RUNNING = "running"  # started (or already finished, for very short jobs)
+LAUNCH_STEPS = (STEP_RECORD, STEP_PROVIDER, STEP_WAIT, STEP_RUNNING)
 
 
 def new_launch_id(name: str) -> str:
@@ -92,6 +106,27 @@ def plan(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile
     return LaunchPlan(new_launch_id(spec.name), spec, prof, usable[0], len(usable) - 1)
 
 
+def plan_offer(accounts: Accounts, spec: JobSpec, choice: RankedOffer, alternatives: int = 0,
+               launch_id: str | None = None) -> LaunchPlan:
+    """A plan for an offer the user picked (e.g. in the GUI's offer table), not only the cheapest.
+
+    ``launch_id`` lets a caller name the launch before planning (the GUI needs
+    it up front to tear a cancelled launch down); default: a new one.
+
+    Raises NotFoundError when the offer's profile no longer exists and
+    CapacityError when the offer is marked unavailable (no quota or capacity).
+    """
+    prof = accounts.profile(choice.profile)
+    if prof.provider != choice.offer.provider:
+        raise NotFoundError(f"profile {prof.name!r} belongs to provider {prof.provider!r}, "
+                            f"not {choice.offer.provider!r}")
+    if not choice.offer.available:
+        note = choice.offer.availability_note or "no capacity or quota"
+        raise CapacityError(f"{choice.offer.instance_type} in {choice.offer.region} is not available on "
+                            f"{prof.name}: {note}", hint="choose another offer")
+    return LaunchPlan(launch_id or new_launch_id(spec.name), spec, prof, choice, alternatives)
+
+
 def _describe_request(spec: JobSpec) -> str:
     g = spec.resources.gpu
     if g is None:
@@ -99,10 +134,21 @@ def _describe_request(spec: JobSpec) -> str:
     return f"{g.count}× {g.model or 'any GPU'}" + (f" ≥{g.min_memory_gb:g} GB" if g.min_memory_gb else "")
 
 
-def execute(accounts: Accounts, lp: LaunchPlan) -> list[Instance]:
-    """Record the launch, call the provider, store the instances.  Raises the provider's error."""
+def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
+            wait_s: float = 0.0, poll_s: float = 2.0,
+            should_stop: Callable[[], bool] | None = None) -> list[Instance]:
+    """Record the launch, call the provider, store the instances.  Raises the provider's error.
+
+    ``progress`` receives the ``STEP_*`` keys as the launch goes.  With
+    ``wait_s`` > 0, after the provider returns this polls its instances until
+    the launch's machines have left PENDING (or ``wait_s`` passes, or
+    ``should_stop()`` says the user cancelled: the instances are returned as
+    they are, and the caller decides whether to tear them down).
+    """
+    report = progress or (lambda step: None)
     store = accounts.store
     offer = lp.choice.offer
+    report(STEP_RECORD)
     store.add_launch(LaunchRecord(
         launch_id=lp.launch_id, name=lp.spec.name, provider=lp.profile.provider, profile=lp.profile.name,
         region=offer.region, created_at=time.time(), status="launching", spec=spec_to_dict(lp.spec),
@@ -111,8 +157,10 @@ def execute(accounts: Accounts, lp: LaunchPlan) -> list[Instance]:
     crash_point("launch:recorded")
     req = LaunchRequest(launch_id=lp.launch_id, spec=lp.spec, offer=offer, profile=lp.profile.name,
                         tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spec.resources.spot)
+    report(STEP_PROVIDER)
+    provider = accounts.provider(lp.profile)
     try:
-        instances = accounts.provider(lp.profile).launch(req)
+        instances = provider.launch(req)
     except WorkbenchError as exc:
         store.update_launch(lp.launch_id, status="failed", error=exc.message)
         raise
@@ -127,4 +175,44 @@ def execute(accounts: Accounts, lp: LaunchPlan) -> list[Instance]:
     store.update_launch(lp.launch_id, status="running")
     log.info("launched %s on %s/%s: %d instance(s)", lp.launch_id, lp.profile.provider,
              lp.profile.name, len(instances))
+    if wait_s > 0:
+        report(STEP_WAIT)
+        instances = _wait_started(accounts, lp, instances, wait_s, poll_s, should_stop or (lambda: False))
+    if not any(i.state == InstanceState.PENDING for i in instances):
+        report(STEP_RUNNING)
     return instances
+
+
+def _wait_started(accounts: Accounts, lp: LaunchPlan, instances: list[Instance], wait_s: float,
+                  poll_s: float, should_stop: Callable[[], bool]) -> list[Instance]:
+    """Poll until none of the launch's instances is PENDING; a listing error ends the wait, not the launch."""
+    deadline = time.monotonic() + wait_s
+    provider = accounts.provider(lp.profile)
+    while any(i.state == InstanceState.PENDING for i in instances):
+        if should_stop() or time.monotonic() >= deadline:
+            break
+        time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
+        try:
+            listed = [i for i in provider.instances() if i.launch_id == lp.launch_id]
+        except WorkbenchError as exc:
+            log.warning("waiting for %s to start: listing failed: %s", lp.launch_id, exc)
+            break
+        if listed:
+            instances = listed
+            for inst in listed:
+                accounts.store.upsert_instance(inst)
+    return instances
+
+
+def remains(accounts: Accounts, profile: str | Profile, launch_id: str) -> list[Instance | Resource]:
+    """What of ``launch_id`` still exists and may bill on ``profile``: billable instances and leftovers.
+
+    Used after a failed or cancelled launch to confirm the rollback left
+    nothing behind.  Raises the provider's error when it cannot be asked.
+    """
+    prof = accounts.profile(profile) if isinstance(profile, str) else profile
+    provider = accounts.provider(prof)
+    alive: list[Instance | Resource] = [i for i in provider.instances()
+                                        if i.launch_id == launch_id and i.state.billable]
+    alive.extend(r for r in provider.leftovers() if r.launch_id == launch_id)
+    return alive

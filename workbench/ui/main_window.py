@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
 
         self.instances_view.monitor_requested.connect(self.show_monitor)
         self.instances_view.logs_requested.connect(self.show_logs)
+        self.launch_view.launched.connect(lambda _id: self.show_view("instances"))
         self.session.snapshot_changed.connect(self._snapshot)
         self.session.refresh_started.connect(lambda: self.statusBar().showMessage(tr("Refreshing…")))
         self.session.refresh_failed.connect(self._refresh_failed)
@@ -246,12 +247,8 @@ class MainWindow(QMainWindow):
         self.launch_view.start_wizard()
 
     def open_spec(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
-        path, _ = QFileDialog.getOpenFileName(self, tr("Open job spec"), "", tr("Job specs (*.yaml *.yml)"))
-        if path:
-            self.show_view("launch")
-            self.launch_view.start_wizard(path)
+        self.show_view("launch")
+        self.launch_view.open_spec()  # a non-blocking file dialog, then the wizard
 
     # -- refresh / badge ----------------------------------------------------------
     def refresh(self) -> None:

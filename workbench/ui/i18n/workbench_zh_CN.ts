@@ -572,8 +572,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
-      <source>GPU c&amp;ount:</source>
-      <translation>GPU 数量(&amp;O)：</translation>
+      <source>GPU coun&amp;t:</source>
+      <translation>GPU 数量(&amp;T)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/offers_model.py" />
@@ -649,11 +649,6 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>Job spec:</source>
       <translation>作业规格：</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/main_window.py" />
-      <source>Job specs (*.yaml *.yml)</source>
-      <translation>作业规格 (*.yaml *.yml)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
@@ -804,6 +799,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Monitor</source>
       <translation>监控</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <source>N&amp;ame:</source>
+      <translation>名称(&amp;A)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances_model.py" />
@@ -1202,8 +1202,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_pages.py" />
-      <source>Stop when a &amp;budget of</source>
-      <translation>花费达到预算即停止(&amp;B)：</translation>
+      <source>Stop when a bud&amp;get of</source>
+      <translation>花费达到预算即停止(&amp;G)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/stop_all.py" />
