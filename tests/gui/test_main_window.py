@@ -333,3 +333,25 @@ def test_a_finished_job_is_announced(qtbot, accounts):
     qtbot.waitUntil(finished, timeout=15_000)
     assert ("Job finished", "quick exited with code 3.", "warning") in seen
     s.shutdown()
+
+
+def test_dark_and_light_follow_the_setting_and_recolour_icons(qtbot, accounts):
+    from PySide6.QtCore import QSize
+
+    from workbench.ui import theme
+
+    def brightest(action) -> int:
+        img = action.icon().pixmap(QSize(24, 24)).toImage()
+        return max(img.pixelColor(x, y).lightness() for x in range(24) for y in range(24)
+                   if img.pixelColor(x, y).alpha() > 200)
+
+    win = _window(qtbot, accounts)
+    try:
+        theme.apply("dark")
+        assert theme.is_dark()
+        qtbot.waitUntil(lambda: brightest(win.refresh_action) > 180, timeout=3000)  # light strokes on dark
+        theme.apply("light")
+        assert not theme.is_dark()
+        qtbot.waitUntil(lambda: brightest(win.refresh_action) < 100, timeout=3000)
+    finally:
+        theme.apply("light")

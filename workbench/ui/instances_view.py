@@ -92,6 +92,7 @@ class InstancesView(QWidget):
     def _make_actions(self) -> None:
         def act(text: str, name: str, shortcut: str | QKeySequence, slot) -> QAction:
             a = QAction(icon(name), text, self)
+            a.setProperty("icon_name", name)  # recoloured on a dark/light switch
             a.setShortcut(QKeySequence(shortcut))
             a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             a.triggered.connect(slot)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
                                QHBoxLayout, QSizePolicy, QStackedWidget, QSystemTrayIcon, QToolBar, QWidget)
@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         for key, label, icon_name in VIEWS:
             item = QListWidgetItem(icon(icon_name), tr(label))
             item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setData(Qt.ItemDataRole.UserRole + 1, icon_name)
             self.nav.addItem(item)
             self.stack.addWidget(self.views[key])
         self.nav.setFixedWidth(max(150, self.nav.sizeHintForColumn(0) + 28))
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
     # -- actions / bars -----------------------------------------------------------
     def _action(self, text: str, icon_name: str | None, shortcut: Any, slot, tip: str = "") -> QAction:
         a = QAction(icon(icon_name) if icon_name else QIcon(), text, self)
+        a.setProperty("icon_name", icon_name or "")
         if shortcut:
             a.setShortcut(QKeySequence(shortcut))
         if tip:
@@ -131,6 +133,8 @@ class MainWindow(QMainWindow):
         self.stop_all_action = self._action(tr("Stop all billing"), None, "Ctrl+Shift+K", self.stop_all,
                                             tr("Terminate every machine and delete every leftover, then verify"))
         self.stop_all_action.setIcon(icon("stop-billing", "#ffffff"))
+        self.stop_all_action.setProperty("icon_name", "stop-billing")
+        self.stop_all_action.setProperty("icon_color", "#ffffff")
         self.stop_all_action.setObjectName("stop-all-billing")
         self.quit_action = self._action(tr("&Quit"), "quit", "Ctrl+Q", self.quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
@@ -368,6 +372,21 @@ class MainWindow(QMainWindow):
                     QTimer.singleShot(1500, self._quit_now)
 
             dlg.teardown_finished.connect(done)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.PaletteChange:
+            self.recolor_icons()
+        super().changeEvent(event)
+
+    def recolor_icons(self) -> None:
+        """Redraw the toolbar, menu and sidebar icons in the current palette (dark/light switch)."""
+        for a in self.findChildren(QAction):
+            name = a.property("icon_name")
+            if name:
+                a.setIcon(icon(name, a.property("icon_color") or None))
+        for row in range(self.nav.count()):
+            item = self.nav.item(row)
+            item.setIcon(icon(item.data(Qt.ItemDataRole.UserRole + 1)))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self._quitting and self.session.accounts is not None and self.session.snapshot.billable:
