@@ -311,8 +311,12 @@ class StopAllDialog(QDialog):
         for page in self.pages.values():
             self.stack.addWidget(page)
 
-        self.stop_button = QPushButton(icon("stop-billing"), tr("&Stop all billing"))
+        self.stop_button = QPushButton(icon("stop-billing", "#ffffff"), tr("&Stop all billing"))
         self.stop_button.setObjectName("stop-all-confirm")
+        self.stop_button.setStyleSheet("QPushButton { color: white; background: #c62828; font-weight: bold; "
+                                       "padding: 5px 14px; border-radius: 4px; }"
+                                       "QPushButton:hover { background: #b71c1c; }"
+                                       "QPushButton:focus { border: 2px solid #ffcdd2; }")
         self.stop_button.clicked.connect(self.confirm)
         self.retry_button = QPushButton(icon("refresh"), tr("&Retry"))
         self.retry_button.setObjectName("stop-all-retry")
