@@ -5,6 +5,12 @@ Foundation figures:
   `python -c pass` process: the CLI's own overhead (imports, plugin discovery, store, reconcile).
 - store: 500 instance upserts (each its own WAL transaction + ledger row) vs 500 plain
   sqlite3 inserts with one commit each on the same disk.
+
+GUI figures (benchmarks/gui.py, each in fresh processes on the offscreen platform):
+- cold start to the first paint of the main window vs a bare PySide6 label window (median of 5).
+- the largest event-loop stall while a cloud with 500 ms per call is refreshed, launched into
+  through the wizard and torn down with Stop all billing, vs the idle recorder's largest gap.
+- bytes held by the monitor's rings for 64 instances × 8 GPUs × 24 h (target <= 250 MB).
 """
 
 from __future__ import annotations
@@ -67,6 +73,21 @@ def main() -> int:
         base = _median_run([sys.executable, "-c", "pass"], env)
         status = _median_run([sys.executable, "-m", "workbench", "status", "--json"], env)
         rows.append(("`status --json`, 500 instances vs bare python", status, base, "report"))
+    gui_env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    gui = [sys.executable, "-m", "benchmarks.gui"]
+
+    def gui_value(what: str) -> str:
+        out = subprocess.run([*gui, what], env=gui_env, capture_output=True, text=True, check=True, timeout=300)
+        return out.stdout.strip().splitlines()[-1]
+
+    app_s = statistics.median(float(gui_value("start-app")) for _ in range(5))
+    bare_s = statistics.median(float(gui_value("start-bare")) for _ in range(5))
+    rows.append(("cold start to first paint vs bare PySide6 window", app_s, bare_s, "<= 1.5x (issue 10)"))
+    largest_ms, idle_ms = (float(v) for v in gui_value("gaps").split())
+    rows.append(("largest event-loop gap, 500 ms/call cloud, vs idle", largest_ms / 1000, idle_ms / 1000,
+                 "<= 50 ms absolute"))
+    mem = int(gui_value("monitor-memory"))
+    print(f"monitor rings, 64 instances x 8 GPUs x 24 h: {mem / 1e6:.1f} MB (target <= 250 MB)")
     print(f"{'measure':52} {'value':>10} {'baseline':>10} {'ratio':>7}  target")
     for name, value, baseline, target in rows:
         print(f"{name:52} {value * 1000:8.1f}ms {baseline * 1000:8.1f}ms {value / baseline:6.2f}x  {target}")

@@ -15,15 +15,17 @@ import json
 import logging
 import os
 import threading
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from . import paths
-from .credentials import CredentialStore
 from .errors import AuthError, NotFoundError
 from .models import Profile
 from .provider import Provider, ProviderContext
 from .registry import ProviderEntry, construct, discover, get
 from .store import Store
+
+if TYPE_CHECKING:
+    from .credentials import CredentialStore  # imported on first use: keyring costs ~50 ms
 
 log = logging.getLogger("workbench.accounts")
 
@@ -34,7 +36,7 @@ class Accounts:
     """Resolves profile names to providers; thread-safe."""
 
     def __init__(self, store: Store, entries: Mapping[str, ProviderEntry] | None = None,
-                 credentials: CredentialStore | None = None) -> None:
+                 credentials: "CredentialStore | None" = None) -> None:
         self.store = store
         self._entries = dict(entries) if entries is not None else None
         self._credentials = credentials
@@ -54,6 +56,8 @@ class Accounts:
     def credentials(self) -> CredentialStore:
         with self._lock:
             if self._credentials is None:
+                from .credentials import CredentialStore
+
                 self._credentials = CredentialStore()
             return self._credentials
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
@@ -36,10 +37,12 @@ from ..core.models import GpuSample, Instance, InstanceState
 from ..core.provider import SupportsTelemetry
 from .format import state_label
 from .i18n import N_, tr
-from .monitor_plots import MonitorPlots
 from .series import COARSE_BUCKET_S, COARSE_CAPACITY, SampleBatch, SeriesKey, SeriesSet, SpendCurves, \
     group_samples, spend_curves
 from .session import Session, Snapshot
+
+if TYPE_CHECKING:
+    from .monitor_plots import MonitorPlots
 
 log = logging.getLogger("workbench.ui.monitor")
 
@@ -154,12 +157,12 @@ class MonitorView(QWidget):
         self.banner.setObjectName("monitor-banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
-        self.plots = MonitorPlots()
+        self._plots: MonitorPlots | None = None  # built on first use: pyqtgraph costs ~0.2 s to import
         plots_page = QWidget()
         pl = QVBoxLayout(plots_page)
         pl.setContentsMargins(0, 0, 0, 0)
         pl.addWidget(self.banner)
-        pl.addWidget(self.plots, 1)
+        self._plots_layout = pl
         self.pages = QStackedWidget()
         self.pages.addWidget(self.message)
         self.pages.addWidget(plots_page)
@@ -178,6 +181,16 @@ class MonitorView(QWidget):
         self._update_page()
 
     # -- selection ----------------------------------------------------------
+    @property
+    def plots(self) -> "MonitorPlots":
+        """The pyqtgraph plots, created (and pyqtgraph imported) the first time they are needed."""
+        if self._plots is None:
+            from .monitor_plots import MonitorPlots
+
+            self._plots = MonitorPlots()
+            self._plots_layout.addWidget(self._plots, 1)
+        return self._plots
+
     def show_instance(self, inst: Instance) -> None:
         """Select ``inst`` (adding it to the list if the snapshot does not have it yet) and poll now."""
         key = instance_key(inst)
@@ -229,7 +242,8 @@ class MonitorView(QWidget):
 
     def _select(self, inst: Instance | None) -> None:
         if inst is None or self.instance is None or instance_key(inst) != instance_key(self.instance):
-            self.plots.clear()
+            if self._plots is not None:
+                self._plots.clear()
             self._budget_shown = None
         self.instance = inst
         self._retry_at, self._backoff_s, self._last_error = 0.0, 0.0, ""
@@ -382,6 +396,8 @@ class MonitorView(QWidget):
             value = (rec.spec.get("guards") or {}).get("budget_usd")
             budget = float(value) if isinstance(value, (int, float)) else None
         currency = inst.currency if inst is not None else "USD"
+        if inst is None and self._plots is None:
+            return  # nothing shown yet: do not build the plots just to clear a budget line
         if (budget, currency) != self._budget_shown:
             self._budget_shown = (budget, currency)
             self.plots.set_budget(budget, currency)

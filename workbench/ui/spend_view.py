@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
@@ -140,16 +139,8 @@ class SpendView(QWidget):
         note.setObjectName("spend-note")
         note.setWordWrap(True)
 
-        pal = QGuiApplication.palette()
-        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
-        self.plot.setObjectName("spend-plot")
-        self.plot.setMinimumHeight(160)
-        self.plot.showGrid(x=False, y=True, alpha=0.3)
-        self.plot.setLabel("left", tr("per day (USD)"))
-        self.plot.getAxis("left").enableAutoSIPrefix(False)  # "$0.07", not "70 (x0.001)"
-        self.plot.setAxisItems({"bottom": pg.DateAxisItem(orientation="bottom")})
-        self.bars = pg.BarGraphItem(x=[], height=[], width=80_000, brush="#42a5f5")
-        self.plot.addItem(self.bars)
+        self.plot = None  # built when first shown: importing pyqtgraph costs ~0.2 s at start-up
+        self.bars = None
         self.model = SpendModel(self)
         proxy = QSortFilterProxyModel(self)
         proxy.setSourceModel(self.model)
@@ -168,7 +159,10 @@ class SpendView(QWidget):
         top.addWidget(self.totals, 1)
         top.addWidget(self.export_btn)
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.plot)
+        self.plot_holder = QWidget()
+        self.plot_holder.setMinimumHeight(160)
+        QVBoxLayout(self.plot_holder).setContentsMargins(0, 0, 0, 0)
+        split.addWidget(self.plot_holder)
         split.addWidget(self.table)
         split.setSizes([220, 300])
         lay = QVBoxLayout(self)
@@ -176,6 +170,32 @@ class SpendView(QWidget):
         lay.addWidget(note)
         lay.addWidget(split, 1)
         session.snapshot_changed.connect(self.recompute)
+
+    def _ensure_plot(self) -> None:
+        if self.plot is not None:
+            return
+        import pyqtgraph as pg
+
+        pal = QGuiApplication.palette()
+        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        self.plot.setObjectName("spend-plot")
+        self.plot.showGrid(x=False, y=True, alpha=0.3)
+        self.plot.setLabel("left", tr("per day (USD)"))
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # "$0.07", not "70 (x0.001)"
+        self.plot.setAxisItems({"bottom": pg.DateAxisItem(orientation="bottom")})
+        self.bars = pg.BarGraphItem(x=[], height=[], width=80_000, brush="#42a5f5")
+        self.plot.addItem(self.bars)
+        self.plot_holder.layout().addWidget(self.plot)
+        if self.report is not None:
+            self._draw_days(self.report)
+
+    def _draw_days(self, report: SpendReport) -> None:
+        xs = [d + 43_200 for d, _ in report.days]  # bar centred on midday
+        self.bars.setOpts(x=xs, height=[v for _, v in report.days], width=70_000)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        self._ensure_plot()
+        super().showEvent(event)
 
     def recompute(self, _snap: Snapshot | None = None) -> None:
         if self._busy or self.session.accounts is None:
@@ -194,8 +214,8 @@ class SpendView(QWidget):
         self.model.set_rows(report.rows)
         if first and report.rows:
             self.table.resizeColumnsToContents()
-        xs = [d + 43_200 for d, _ in report.days]
-        self.bars.setOpts(x=xs, height=[v for _, v in report.days], width=70_000)
+        if self.bars is not None:
+            self._draw_days(report)
         self.export_btn.setEnabled(bool(report.rows))
 
     def export(self) -> None:

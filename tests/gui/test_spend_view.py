@@ -1,0 +1,53 @@
+"""The Spend view: per-launch sums from the ledger, the daily plot, CSV export."""
+
+from __future__ import annotations
+
+import csv
+import pytest
+
+from workbench.core.jobspec import parse_spec
+from workbench.core.launcher import execute, plan
+from workbench.ui.session import Session
+from workbench.ui.spend_view import SpendView, build_report, write_csv
+
+GPU_JOB = parse_spec("name: train-v100\nrun: python train.py\nresources:\n  gpu: V100:1\n"
+                     "guards:\n  max_runtime: 2h\n")
+
+
+def test_report_sums_price_times_billable_time(fake_accounts):
+    fake_accounts.add_fake("lab")
+    [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    now = inst.launched_at + 1800  # half an hour later, still running
+    report = build_report(fake_accounts, now=now)
+    [row] = report.rows
+    assert row.name == "train-v100" and row.where == "fakecloud / lab"
+    assert row.spent == pytest.approx(3.06 / 2, rel=0.01)
+    assert row.projected == pytest.approx(3.06 * 2)
+    assert 0 < report.today <= report.month <= row.spent + 1e-9
+    assert len(report.days) == 30 and sum(v for _, v in report.days) == pytest.approx(row.spent, rel=0.01)
+
+
+def test_csv_export_round_trips(tmp_path, fake_accounts):
+    fake_accounts.add_fake("lab")
+    [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    report = build_report(fake_accounts, now=inst.launched_at + 3600)
+    path = tmp_path / "spend.csv"
+    write_csv(str(path), report)
+    [rec] = list(csv.DictReader(path.open(encoding="utf-8")))
+    assert rec["name"] == "train-v100" and rec["currency"] == "USD"
+    assert float(rec["spent"]) == pytest.approx(3.06, rel=0.01)
+    assert rec["started_utc"].endswith("Z")
+
+
+def test_view_shows_totals_and_rows_after_a_refresh(qtbot, fake_accounts):
+    fake_accounts.add_fake("lab")
+    execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    session = Session(fake_accounts)
+    view = SpendView(session)
+    qtbot.addWidget(view)
+    view.show()
+    session.refresh()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=10_000)
+    assert view.totals.text().startswith("Now $3.06/h")
+    assert view.plot is not None and view.export_btn.isEnabled()
+    session.shutdown()
