@@ -70,7 +70,6 @@ def one(lang: str, out: Path) -> int:
     from workbench.app import make_application
 
     app = make_application()
-    from PySide6.QtWidgets import QMessageBox
 
     from workbench.core.accounts import Accounts
     from workbench.core.jobspec import parse_spec

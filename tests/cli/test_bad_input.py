@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 
 from wbcli import EXAMPLES

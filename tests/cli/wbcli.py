@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]

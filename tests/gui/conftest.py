@@ -6,7 +6,6 @@ live there), and whatever it launched is torn down afterwards.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,38 +14,10 @@ from workbench.core.accounts import Accounts
 from workbench.core.models import Profile
 from workbench.core.registry import discover
 from workbench.core.store import Store
+from workbench_testing import FIXTURE_PLUGINS, MemoryCredentials
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE_PLUGINS = ROOT / "tests" / "fixtures" / "plugins"
 EXAMPLES = ROOT / "resources" / "examples"
-HAS_SECRET_SERVICE = os.environ.get("WORKBENCH_SECRET_SERVICE") == "1"
-needs_secret_service = pytest.mark.skipif(
-    not HAS_SECRET_SERVICE, reason="needs the private Secret Service that `make test` starts")
-
-
-class MemoryCredentials:
-    """In-memory stand-in for CredentialStore (the real keyring is tested in the accounts tests)."""
-
-    def __init__(self) -> None:
-        self.data: dict[tuple[str, str], dict[str, str]] = {}
-
-    def set(self, provider: str, profile: str, values) -> None:
-        self.data[(provider, profile)] = dict(values)
-
-    def get(self, provider: str, profile: str) -> dict[str, str]:
-        return dict(self.data.get((provider, profile), {}))
-
-    def has(self, provider: str, profile: str) -> bool:
-        return (provider, profile) in self.data
-
-    def delete(self, provider: str, profile: str) -> bool:
-        return self.data.pop((provider, profile), None) is not None
-
-    def backend_name(self) -> str:
-        return "memory (tests)"
-
-    def check_backend(self) -> None:
-        return None
 
 
 @pytest.fixture

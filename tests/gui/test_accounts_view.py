@@ -6,10 +6,8 @@ Secret Service and checks that it landed there and in no file under the home fol
 
 from __future__ import annotations
 
-import os
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -24,37 +22,21 @@ from workbench.core.store import Store
 from workbench.ui.accounts_view import AccountsView
 from workbench.ui.credentials_form import UNCHANGED
 from workbench.ui.session import Session, Snapshot
+from workbench_testing import FIXTURE_PLUGINS, MemoryCredentials, needs_secret_service
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURE_PLUGINS = ROOT / "tests" / "fixtures" / "plugins"
-needs_secret_service = pytest.mark.skipif(
-    os.environ.get("WORKBENCH_SECRET_SERVICE") != "1",
-    reason="needs the private Secret Service that `make test` starts")
 SECRET = "tok-s3cret-Value-42"
 
 
-class MemoryCredentials:
-    """In-memory credentials (like the conftest's), recording the thread of each keyring call."""
+class RecordingCredentials(MemoryCredentials):
+    """In-memory credentials that record the thread of each keyring call."""
 
     def __init__(self) -> None:
-        self.data: dict[tuple[str, str], dict[str, str]] = {}
+        super().__init__()
         self.threads: dict[str, int] = {}
 
     def set(self, provider: str, profile: str, values) -> None:
         self.threads["set"] = threading.get_ident()
-        self.data[(provider, profile)] = dict(values)
-
-    def get(self, provider: str, profile: str) -> dict[str, str]:
-        return dict(self.data.get((provider, profile), {}))
-
-    def has(self, provider: str, profile: str) -> bool:
-        return (provider, profile) in self.data
-
-    def delete(self, provider: str, profile: str) -> bool:
-        return self.data.pop((provider, profile), None) is not None
-
-    def backend_name(self) -> str:
-        return "memory (tests)"
+        super().set(provider, profile, values)
 
     def check_backend(self) -> None:
         self.threads["check_backend"] = threading.get_ident()
@@ -273,7 +255,7 @@ def test_remove_asks_naming_running_machines_then_deletes(qtbot, fake_session, f
 
 
 def test_keyring_calls_run_off_the_ui_thread_and_a_slow_test_does_not_block(qtbot, fake_accounts, gaps):
-    creds = MemoryCredentials()
+    creds = RecordingCredentials()
     acc = Accounts(fake_accounts.store, entries=fake_accounts.entries, credentials=creds)
     session = _session(qtbot, acc)
     try:
@@ -303,7 +285,7 @@ def test_keyring_calls_run_off_the_ui_thread_and_a_slow_test_does_not_block(qtbo
         _close(qtbot, session)
 
 
-class BrokenKeyring(MemoryCredentials):
+class BrokenKeyring(RecordingCredentials):
     def backend_name(self) -> str:
         return "fail Keyring (keyring.backends.fail.Keyring)"
 

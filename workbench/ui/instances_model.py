@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from ..core.models import Instance, InstanceState
 from ..core.store import LaunchRecord
 from .format import duration, money, state_label
+from .table_model import RowTableModel
 from .i18n import N_, tr
 from .session import Snapshot
 
@@ -59,8 +60,10 @@ def _key(inst: Instance) -> tuple[str, str, str]:
     return (inst.provider, inst.profile, inst.instance_id)
 
 
-class InstancesModel(QAbstractTableModel):
+class InstancesModel(RowTableModel):
     """Instances of the latest snapshot, newest launch first."""
+
+    columns = COLUMNS
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -95,18 +98,6 @@ class InstancesModel(QAbstractTableModel):
         return list(self._rows)
 
     # -- Qt model API -----------------------------------------------------------
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(COLUMNS[section])
-        return None
-
     def _uptime(self, inst: Instance) -> float | None:
         if inst.launched_at and inst.state.billable:
             return max(0.0, self._now - inst.launched_at)

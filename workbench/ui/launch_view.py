@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCommandLinkButton, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QTableView, QVBoxLayout, QWidget)
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCommandLinkButton, QFileDialo
 from ..core import paths
 from ..core.store import LaunchRecord
 from .format import money
+from .table_model import RowTableModel
 from .i18n import N_, tr
 from .icons import icon
 from .launch_wizard import LaunchWizard
@@ -37,8 +38,10 @@ def quick_example_path() -> str:
     return str(paths.resources_dir() / "examples" / QUICK_EXAMPLE)
 
 
-class RecentLaunchesModel(QAbstractTableModel):
+class RecentLaunchesModel(RowTableModel):
     """Launch records of the latest snapshot, newest first."""
+
+    columns = COLUMNS
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -51,18 +54,6 @@ class RecentLaunchesModel(QAbstractTableModel):
 
     def record(self, row: int) -> LaunchRecord:
         return self._rows[row]
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(COLUMNS[section])
-        return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

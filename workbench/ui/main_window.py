@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetIte
 from ..core.accounts import Accounts
 from ..core.models import Instance
 from .accounts_view import AccountsView
-from .dialogs import log_file_url, show_error
+from .dialogs import log_file_url
 from .format import money
 from .i18n import LANGUAGES, N_, tr
 from .icons import icon

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from ..core.catalog import RankedOffer
 from .format import money
+from .table_model import RowTableModel
 from .i18n import N_, tr
 
 OFFER_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -35,8 +36,10 @@ def _gb(value: float) -> str:
     return tr("{n} GB").format(n=f"{value:g}")
 
 
-class OffersModel(QAbstractTableModel):
+class OffersModel(RowTableModel):
     """Ranked offers; ``spot`` says which price the job pays (that column is shown bold)."""
+
+    columns = COLUMNS
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -66,18 +69,6 @@ class OffersModel(QAbstractTableModel):
         return usable[0] if usable else -1
 
     # -- Qt model API -----------------------------------------------------------
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(COLUMNS[section])
-        return None
-
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
         if not index.isValid() or not self._rows[index.row()].offer.available:
             return Qt.ItemFlag.NoItemFlags  # no quota / no capacity: cannot be chosen

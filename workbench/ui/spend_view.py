@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
@@ -21,6 +21,7 @@ from ..core.accounts import Accounts
 from ..core.spend import spend_by_day, spend_by_instance, start_of_today
 from .dialogs import show_error
 from .format import money
+from .table_model import RowTableModel
 from .i18n import N_, tr
 from .icons import icon
 from .session import Session, Snapshot
@@ -81,31 +82,20 @@ def write_csv(path: str, report: SpendReport) -> None:
                         "" if r.projected is None else f"{r.projected:.4f}", r.currency])
 
 
-class SpendModel(QAbstractTableModel):
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[SpendRow] = []
+class SpendModel(RowTableModel):
+    """Per-launch spend rows (SpendRow)."""
+
+    columns = COLUMNS
 
     def set_rows(self, rows) -> None:
         self.beginResetModel()
-        self.rows = list(rows)
+        self._rows = list(rows)
         self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(COLUMNS[section])
-        return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        r = self.rows[index.row()]
+        r = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return (r.name, r.where, r.region, r.status, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started)),
                     money(r.spent, r.currency), money(r.projected, r.currency))[index.column()]
@@ -210,7 +200,7 @@ class SpendView(QWidget):
         snap = self.session.snapshot
         self.totals.setText(tr("Now {rate}/h · today {today} · this month {month}").format(
             rate=money(snap.burn_rate), today=money(report.today), month=money(report.month)))
-        first = not self.model.rows
+        first = not self.model._rows
         self.model.set_rows(report.rows)
         if first and report.rows:
             self.table.resizeColumnsToContents()

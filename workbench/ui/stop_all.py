@@ -33,17 +33,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, QUrl, Signal
+from PySide6.QtCore import QModelIndex, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
                                QPushButton, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from ..core.accounts import Accounts
-from ..core.models import Instance, Resource
+from ..core.models import Instance
 from ..core.teardown import (Billable, Inventory, TeardownEvent, TeardownReport, hourly_price, inventory,
                              item_key, teardown)
 from .dialogs import show_error
 from .format import money
+from .table_model import RowTableModel
 from .i18n import N_, tr
 from .icons import icon
 from .session import Session
@@ -82,8 +83,10 @@ class _Row:
     message: str = ""
 
 
-class StopAllModel(QAbstractTableModel):
+class StopAllModel(RowTableModel):
     """Rows of billable things and their teardown status; main thread only (fed by the dialog)."""
+
+    columns = COLUMNS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -159,17 +162,6 @@ class StopAllModel(QAbstractTableModel):
         return sum(r.status in FINAL for r in self._rows)
 
     # -- Qt model -----------------------------------------------------------------
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt API)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt API)
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(COLUMNS[section])
-        return None
-
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None

@@ -2,42 +2,31 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 
 import pytest
 
-from workbench.core import registry
-from workbench.core.accounts import Accounts
 from workbench.core.catalog import OfferQuery, collect
 from workbench.core.errors import CapacityError, QuotaError
 from workbench.core.jobspec import parse_spec
+from workbench_testing import fake_cloud_accounts
 from workbench.core.launcher import (LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_WAIT, execute, plan_offer,
                                      remains)
-from workbench.core.models import InstanceState, Profile
-from workbench.core.store import Store
+from workbench.core.models import InstanceState
 from workbench.core.teardown import teardown
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "plugins"
 SPEC = parse_spec("name: pick\nrun: x\nresources:\n  gpu: V100:1\nguards:\n  max_runtime: 2h\n")
 
 
-class _Creds:
-    def get(self, provider, profile):
-        return {"account": "a"}
-
-
 @pytest.fixture
 def accounts(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.syspath_prepend(str(FIXTURES))
-    importlib.invalidate_caches()
-    store = Store.open()
-    acc = Accounts(store, registry.discover(), credentials=_Creds())  # type: ignore[arg-type]
-    for name, settings in (("fc", {"no_quota_types": "fk.v100x1"}), ("fc-cap", {"fail_launch": "capacity"}),
-                           ("fc-quota", {"fail_launch": "quota"}), ("fc-leaky", {"leak_disk": "true"})):
-        acc.save_profile(Profile(name, "fakecloud", "fake-east", settings=settings))
+    acc, _creds = fake_cloud_accounts(monkeypatch, {
+        "fc": {"no_quota_types": "fk.v100x1"}, "fc-cap": {"fail_launch": "capacity"},
+        "fc-quota": {"fail_launch": "quota"}, "fc-leaky": {"leak_disk": "true"}})
+    store = acc.store
     yield acc
     teardown(acc, None, timeout=5, poll=0.05)
     store.close()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
 from pathlib import Path
 
 import pytest
 
-from workbench.core import applog, paths, registry
+from workbench.core import applog, paths
 from workbench.core.accounts import Accounts
 from workbench.core.catalog import OfferQuery, collect, matches
 from workbench.core.errors import AuthError, NotFoundError
@@ -20,31 +19,17 @@ from workbench.core.reconcile import reconcile
 from workbench.core.spend import accrued, burn_rate, projected_cost
 from workbench.core.store import LedgerEntry, Store
 from workbench.core.teardown import teardown
+from workbench_testing import fake_cloud_accounts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "plugins"
-
-
-class FakeCreds:
-    """In-memory stand-in for the keyring (the real one is tested in test_credentials.py)."""
-
-    def __init__(self):
-        self.values = {}
-
-    def get(self, provider, profile):
-        return dict(self.values.get((provider, profile), {}))
 
 
 @pytest.fixture
 def accounts(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.syspath_prepend(str(FIXTURES))
-    importlib.invalidate_caches()
-    store = Store.open()
-    creds = FakeCreds()
-    acc = Accounts(store, registry.discover(), credentials=creds)  # type: ignore[arg-type]
-    for name, settings in (("fc", {}), ("fc-leaky", {"leak_disk": "true", "regions": "fake-west"})):
-        acc.save_profile(Profile(name, "fakecloud", "fake-east", settings=settings))
-        creds.values[("fakecloud", name)] = {"account": "a"}
+    acc, creds = fake_cloud_accounts(monkeypatch, {"fc": {}, "fc-leaky": {"leak_disk": "true", "regions": "fake-west"}})
+    creds.values = creds.data  # the tests below add credentials through .values
+    store = acc.store
     yield acc
     teardown(acc, None, timeout=5, poll=0.05)
     store.close()

@@ -2,49 +2,33 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from workbench.core.accounts import Accounts
 from workbench.core.errors import AuthError
 from workbench.core.jobspec import parse_spec
 from workbench.core.launcher import execute, plan
 from workbench.core.models import Instance, InstanceState, Profile, Resource
-from workbench.core.registry import discover
-from workbench.core.store import Store
+from workbench_testing import fake_cloud_accounts
 from workbench.core.teardown import TeardownEvent, hourly_price, inventory, item_key, teardown
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "plugins"
 SPEC = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")
 
 
-class MemoryCredentials:
-    """Minimal in-memory stand-in for the keyring (the real one is tested elsewhere)."""
-
-    def __init__(self) -> None:
-        self.data: dict[tuple[str, str], dict[str, str]] = {}
-
-    def get(self, provider: str, profile: str) -> dict[str, str]:
-        return dict(self.data.get((provider, profile), {}))
-
-
 @pytest.fixture
 def accounts(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.syspath_prepend(str(FIXTURES))
-    importlib.invalidate_caches()
-    store = Store.open()
-    creds = MemoryCredentials()
-    acc = Accounts(store, entries=discover(), credentials=creds)  # type: ignore[arg-type]
+    acc, creds = fake_cloud_accounts(monkeypatch)
+    store = acc.store
 
     def add_fake(name: str, **settings: str) -> Profile:
         prof = Profile(name, "fakecloud", "fake-east", settings=settings)
         acc.save_profile(prof)
-        creds.data[("fakecloud", name)] = {"account": "a"}
+        creds.set("fakecloud", name, {"account": "a"})
         return prof
 
     acc.add_fake = add_fake  # type: ignore[attr-defined]
