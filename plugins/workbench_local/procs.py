@@ -252,12 +252,20 @@ def marked_processes(owner: str) -> list[MarkedProcess]:
     """Live processes whose environment says they belong to install ``owner``.
 
     One pass over the process table; another user's processes fail fast with
-    AccessDenied, so the scan costs one small /proc read per own process.
+    AccessDenied, so the scan costs two small /proc reads per own process.
     """
     found = []
     me = os.getpid()
-    for proc in psutil.process_iter():
-        if proc.pid == me:
+    # Fresh Process objects, not process_iter(): its module-wide cache keeps a Process (with
+    # the start time it read then) for a pid that may since have been reused (pid_max is
+    # often 32768), so a scan could report the old start time and a later identity check
+    # would refuse to end the new, marked process.
+    for pid in psutil.pids():
+        if pid == me:
+            continue
+        try:
+            proc = psutil.Process(pid)
+        except (psutil.Error, OSError):
             continue
         mark = markers(proc)
         if mark is None or mark[0] != owner:
