@@ -131,6 +131,19 @@ def kill_marked(owner: str, launch_ids: set[str]) -> None:
         time.sleep(0.02)
 
 
+def _cloud_entries() -> list[HarnessEntry]:
+    """Entries of the cloud plugins: each ``harness_<cloud>.py`` here defines ``ENTRIES``."""
+    import importlib
+    import pkgutil
+
+    found: list[HarnessEntry] = []
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if info.name.startswith("harness_"):
+            found.extend(importlib.import_module(f"{__package__}.{info.name}").ENTRIES)
+    return found
+
+
 HARNESSES: list[HarnessEntry] = [
     HarnessEntry("local", LocalHarness),
+    *_cloud_entries(),
 ]
