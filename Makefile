@@ -13,8 +13,9 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
              libfreetype6 libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
              libxcb-keysyms1 libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 \
              libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-glx0 fonts-wqy-microhei
-# Tests also need a private D-Bus session with a real Secret Service, and Xvfb for screenshots.
-DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth
+# Tests also need a private D-Bus session with a real Secret Service, Xvfb for screenshots, and a
+# real OpenSSH server (started on a loopback port by the SSH tests) with its client tools.
+DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client
 
 .PHONY: run test bench doctor screenshots i18n clean debs-run debs-test
 
