@@ -143,12 +143,12 @@ def gaps() -> tuple[float, float]:
 def main(argv: list[str]) -> int:
     what = argv[0]
     if what in ("start-app", "start-bare"):
-        with tempfile.TemporaryDirectory(prefix="wb-bench-gui-") as home:
+        with tempfile.TemporaryDirectory(prefix="wb-bench-gui-", ignore_cleanup_errors=True) as home:
             os.environ["WORKBENCH_HOME"] = home
             print(f"{(start_app if what == 'start-app' else start_bare)():.6f}")
         os._exit(0)  # skip interpreter teardown: not part of the figure
     if what == "gaps":
-        with tempfile.TemporaryDirectory(prefix="wb-bench-gui-") as home:
+        with tempfile.TemporaryDirectory(prefix="wb-bench-gui-", ignore_cleanup_errors=True) as home:
             os.environ["WORKBENCH_HOME"] = home
             largest, idle = gaps()
             print(f"{largest * 1000:.3f} {idle * 1000:.3f}")

@@ -91,12 +91,23 @@ def test_every_action_has_a_shortcut_and_views_switch_by_keyboard(qtbot, account
         assert win.current_view() == key
 
 
+def test_views_are_built_when_first_shown(qtbot, accounts):
+    win = _window(qtbot, accounts)
+    assert set(win.views) == {"instances"}
+    win.show_view("monitor")
+    assert set(win.views) == {"instances", "monitor"} and win.stack.currentWidget() is win.monitor_view
+    assert win.views["monitor"] is win.monitor_view  # built once
+    win.show_view("instances")
+    assert win.stack.currentWidget() is win.instances_view
+    assert win.stack.count() == len(VIEWS)
+
+
 def test_layout_and_last_view_persist(qtbot, accounts):
     win = _window(qtbot, accounts)
     win.show()
+    win.show_view("spend")  # built on first show: its minimum width counts from then on
     win.resize(win.minimumSizeHint().width(), 480)  # the offscreen screen is only 800 px wide
     size = win.size()
-    win.show_view("spend")
     header = win.instances_view.table.horizontalHeader()
     header.resizeSection(0, 321)
     header.moveSection(2, 0)

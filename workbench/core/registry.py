@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from .errors import AuthError, NotFoundError, PluginError, WorkbenchError
 from .models import Profile
 from .provider import Provider, ProviderContext
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 GROUP = "workbench.providers"
 log = logging.getLogger("workbench.plugins")
@@ -59,7 +61,7 @@ class ProviderEntry:
         }
 
 
-def _load(ep: metadata.EntryPoint) -> ProviderEntry:
+def _load(ep: "metadata.EntryPoint") -> ProviderEntry:
     dist = getattr(ep, "dist", None)
     dist_name = dist.metadata["Name"] if dist is not None else None
     version = dist.version if dist is not None else None
@@ -86,6 +88,8 @@ def _load(ep: metadata.EntryPoint) -> ProviderEntry:
 def discover() -> dict[str, ProviderEntry]:
     """All registered providers by id, available or not (the first registration of an id wins)."""
     found: dict[str, ProviderEntry] = {}
+    from importlib import metadata  # ~25 ms: not at start-up, only when plugins are listed
+
     for ep in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
         if ep.name in found:
             log.warning("provider id %s registered twice; keeping %s", ep.name, found[ep.name].target)

@@ -1,14 +1,19 @@
 """SVG icons from ``resources/icons``, drawn in the palette's text colour, crisp at any DPI.
 
-The SVGs use ``currentColor``; it is replaced by the palette colour for each
-icon mode, and the vector is rendered at each common size times each
-screen's device pixel ratio, so icons are sharp on high-DPI screens and
-readable in dark and light themes.
+The SVGs use ``currentColor``.  The icon is the recoloured SVG file itself,
+written once per colour to a cache folder and drawn by Qt's own SVG icon
+engine, which renders the vector lazily at whatever size and device pixel
+ratio a widget asks for (rendering every size up front cost ~70 ms at
+start-up).  Where the cache cannot be written, the vector is rendered to
+pixmaps at each common size times each screen's pixel ratio instead.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from functools import lru_cache
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QImage, QPainter, QPalette, QPixmap
@@ -54,12 +59,41 @@ def _render(name: str, size: int, dpr: float, color: QColor) -> QPixmap:
     return pm
 
 
+def _cache_dir() -> Path:
+    return paths.data_dir() / "cache" / "icons"
+
+
+@lru_cache(maxsize=None)
+def _svg_file(name: str, hex_color: str) -> Path:
+    """The SVG ``name`` in ``hex_color``, as a file (named by its content, so edits never go stale)."""
+    text = _svg_text(name).replace("currentColor", hex_color)
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+    path = _cache_dir() / f"{name}-{digest}.svg"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
 def icon(name: str, color: str | None = None) -> QIcon:
     """Icon ``resources/icons/<name>.svg``; ``color`` fixes the colour (e.g. white on red)."""
     try:
         _svg_text(name)
     except OSError:
         return QIcon()
+    hex_color = _color_for(QIcon.Mode.Normal, color).name(QColor.NameFormat.HexRgb)
+    try:
+        made = QIcon(str(_svg_file(name, hex_color)))
+        if not made.isNull():
+            return made  # the disabled look is derived by the style
+    except OSError:
+        pass
+    return _pixmap_icon(name, color)
+
+
+def _pixmap_icon(name: str, color: str | None) -> QIcon:
     # Pixmaps rendered from the vector at every common size and at each screen's
     # pixel ratio (a Python QIconEngine would stay vector, but overriding its
     # paint() crashes PySide6 6.12 with a refcount error, so it is not used).

@@ -10,8 +10,9 @@ instance-side guards still hold), tear everything down, or cancel.
 
 from __future__ import annotations
 
+import importlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QIcon, QKeySequence
@@ -20,26 +21,33 @@ from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetIte
 
 from ..core.accounts import Accounts
 from ..core.models import Instance
-from .accounts_view import AccountsView
 from .dialogs import log_file_url
 from .format import money
 from .i18n import LANGUAGES, N_, tr
 from .icons import icon
 from .instances_view import InstancesView
-from .launch_view import LaunchView
-from .logs_dialog import LogsDialog
-from .monitor import MonitorView
 from .session import Session, Snapshot
 from .settings import UiSettings
-from .spend_view import SpendView
-from .stop_all import StopAllDialog
 from .tray import Tray
+
+if TYPE_CHECKING:
+    from .accounts_view import AccountsView
+    from .launch_view import LaunchView
+    from .logs_dialog import LogsDialog
+    from .monitor import MonitorView
+    from .spend_view import SpendView
+    from .stop_all import StopAllDialog
 
 log = logging.getLogger("workbench.ui")
 
 VIEWS = (("instances", N_("Instances"), "instances"), ("launch", N_("Launch"), "launch"),
          ("monitor", N_("Monitor"), "monitor"), ("spend", N_("Spend"), "spend"),
          ("accounts", N_("Accounts"), "accounts"))
+
+# Views other than Instances are built (and their modules, with numpy, pyqtgraph and keyring,
+# imported) the first time they are shown: the window paints sooner.
+LAZY_VIEWS = {"launch": (".launch_view", "LaunchView"), "monitor": (".monitor", "MonitorView"),
+              "spend": (".spend_view", "SpendView"), "accounts": (".accounts_view", "AccountsView")}
 
 BADGE_STYLE = ("QLabel#burn-badge {{ border-radius: 10px; padding: 3px 10px; font-weight: bold; "
                "color: {fg}; background: {bg}; }}")
@@ -58,16 +66,10 @@ class MainWindow(QMainWindow):
         self.session = session or Session(accounts, self.settings, parent=self)
         self.accounts = accounts
         self._quitting = False
-        self._logs: dict[str, LogsDialog] = {}
+        self._logs: dict[str, "LogsDialog"] = {}
 
         self.instances_view = InstancesView(self.session)
-        self.launch_view = LaunchView(self.session)
-        self.monitor_view = MonitorView(self.session)
-        self.spend_view = SpendView(self.session)
-        self.accounts_view = AccountsView(self.session)
-        self.views: dict[str, QWidget] = {"instances": self.instances_view, "launch": self.launch_view,
-                                          "monitor": self.monitor_view, "spend": self.spend_view,
-                                          "accounts": self.accounts_view}
+        self.views: dict[str, QWidget] = {"instances": self.instances_view}  # built so far
         self.model = self.instances_view.model  # the instances table model (tests, benchmarks)
 
         self.stack = QStackedWidget()
@@ -80,7 +82,7 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.UserRole, key)
             item.setData(Qt.ItemDataRole.UserRole + 1, icon_name)
             self.nav.addItem(item)
-            self.stack.addWidget(self.views[key])
+            self.stack.addWidget(self.views.get(key) or QWidget())  # a placeholder until first shown
         self.nav.setFixedWidth(max(150, self.nav.sizeHintForColumn(0) + 28))
         self.nav.currentRowChanged.connect(self._view_changed)
         central = QWidget()
@@ -100,7 +102,6 @@ class MainWindow(QMainWindow):
 
         self.instances_view.monitor_requested.connect(self.show_monitor)
         self.instances_view.logs_requested.connect(self.show_logs)
-        self.launch_view.launched.connect(lambda _id: self.show_view("instances"))
         self.session.snapshot_changed.connect(self._snapshot)
         self.session.refresh_started.connect(lambda: self.statusBar().showMessage(tr("Refreshing…")))
         self.session.refresh_failed.connect(self._refresh_failed)
@@ -228,16 +229,54 @@ class MainWindow(QMainWindow):
         return item.data(Qt.ItemDataRole.UserRole) if item else "instances"
 
     def _view_changed(self, row: int) -> None:
+        self.view(self.current_view())
         self.stack.setCurrentIndex(max(0, row))
         self.settings.last_view = self.current_view()
+
+    def view(self, key: str) -> QWidget:
+        """The view ``key``, built on first use in place of its placeholder."""
+        made = self.views.get(key)
+        if made is not None:
+            return made
+        module, name = LAZY_VIEWS[key]
+        made = getattr(importlib.import_module(module, __package__), name)(self.session)
+        index = [k for k, _, _ in VIEWS].index(key)
+        placeholder = self.stack.widget(index)
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(index, made)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+        self.views[key] = made
+        if key == "launch":
+            made.launched.connect(lambda _id: self.show_view("instances"))
+        return made
+
+    @property
+    def launch_view(self) -> "LaunchView":
+        return self.view("launch")  # type: ignore[return-value]
+
+    @property
+    def monitor_view(self) -> "MonitorView":
+        return self.view("monitor")  # type: ignore[return-value]
+
+    @property
+    def spend_view(self) -> "SpendView":
+        return self.view("spend")  # type: ignore[return-value]
+
+    @property
+    def accounts_view(self) -> "AccountsView":
+        return self.view("accounts")  # type: ignore[return-value]
 
     def show_monitor(self, inst: Instance) -> None:
         self.show_view("monitor")
         self.monitor_view.show_instance(inst)
 
-    def show_logs(self, inst: Instance) -> LogsDialog:
+    def show_logs(self, inst: Instance) -> "LogsDialog":
         dlg = self._logs.get(inst.launch_id)
         if dlg is None or not dlg.isVisible():
+            from .logs_dialog import LogsDialog
+
             dlg = LogsDialog(self.session, inst, self)
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dlg.destroyed.connect(lambda *_a, k=inst.launch_id: self._logs.pop(k, None))
@@ -286,10 +325,12 @@ class MainWindow(QMainWindow):
             self.tray.notify(title, message, level)
 
     # -- stop all billing ---------------------------------------------------------
-    def stop_all(self) -> StopAllDialog | None:
+    def stop_all(self) -> "StopAllDialog | None":
         if self.session.accounts is None:
             return None
         self.show()  # also reachable from the tray while the window is hidden
+        from .stop_all import StopAllDialog
+
         return StopAllDialog.open_for(self.session, self)
 
     # -- settings -----------------------------------------------------------------
