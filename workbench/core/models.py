@@ -137,6 +137,7 @@ class JobSpec:
     providers: tuple[str, ...] = ()
     regions: tuple[str, ...] = ()
     source: str | None = None  # path of the YAML file it came from
+    outputs: tuple[str, ...] = ()  # paths on the machine (relative: to the job's working folder) to download
 
 
 @dataclass(frozen=True)
@@ -245,3 +246,20 @@ class GpuSample:
     mem_total_mb: float
     name: str = ""
     kind: str = "gpu"
+
+
+@dataclass(frozen=True)
+class ActualCost:
+    """Money a provider says it billed (Cost Explorer / Cost Management) for one launch and one UTC day.
+
+    ``launch_id`` is '' for cost the provider could not attribute to a launch tag.
+    """
+
+    provider: str
+    profile: str
+    launch_id: str
+    day: str  # YYYY-MM-DD
+    amount: float
+    currency: str
+    source: str  # e.g. "AWS Cost Explorer"
+    fetched_at: float = 0.0

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Iterable, Mapping, Sequence
 
-from .models import GpuSample, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
+from .models import ActualCost, GpuSample, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
 
 TAG_MANAGED = "workbench:managed"
 TAG_LAUNCH = "workbench:launch"
@@ -124,3 +124,23 @@ class SupportsTelemetry(ABC):
 
     @abstractmethod
     def samples(self, instance: Instance) -> list[GpuSample]: ...
+
+
+class SupportsBilling(ABC):
+    """Capability: the provider's own record of billed cost (AWS Cost Explorer, Azure Cost Management).
+
+    Such APIs are slow, lag by hours and may charge per request (Cost Explorer:
+    USD 0.01), so callers cache the answer (``workbench.core.billing_sync``).
+    """
+
+    @abstractmethod
+    def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
+        """Billed cost per launch tag and UTC day, ``start_day`` to ``end_day`` inclusive (ISO dates)."""
+
+
+class SupportsSpotHistory(ABC):
+    """Capability: the spot price an instance paid over time (for spend as it was, not as it is)."""
+
+    @abstractmethod
+    def spot_price_history(self, instance: Instance, start: float, end: float) -> list[tuple[float, float]]:
+        """(POSIX seconds, price per hour) points for ``instance`` between ``start`` and ``end``, oldest first."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
@@ -52,6 +53,7 @@ from typing import Any
 from . import paths
 from .errors import NotFoundError, StoreError
 from .models import GpuSample, Instance, InstanceState, Profile
+from .store_money import MoneyTables, migrate_2
 
 log = logging.getLogger("workbench.store")
 
@@ -91,6 +93,7 @@ class LedgerEntry:
     ts: float
     state: str  # an InstanceState value
     price_per_hour: float
+    storage_per_hour: float = 0.0  # the instance's disks (bill while stopped too); schema 2
 
 
 # --------------------------------------------------------------------------- schema
@@ -142,7 +145,7 @@ def _migrate_1(conn: sqlite3.Connection) -> None:
 
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1, migrate_2]
 
 
 def latest_version() -> int:
@@ -270,14 +273,26 @@ def _row_to_launch(r: sqlite3.Row) -> LaunchRecord:
     )
 
 
+def _storage_price(inst: Instance) -> float:
+    """The disks' $/h a provider put in ``extra["storage_per_hour"]``; 0 when absent or not a number."""
+    try:
+        value = float(inst.extra.get("storage_per_hour") or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return value if math.isfinite(value) and value >= 0 else 0.0
+
+
 _LAUNCH_FIELDS = frozenset(f.name for f in fields(LaunchRecord)) - {"launch_id"}
 
 
 # --------------------------------------------------------------------------- store
 
 
-class Store:
-    """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`."""
+class Store(MoneyTables):
+    """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`.
+
+    Budgets, settings, spot prices, actual costs and guard events: see :class:`MoneyTables`.
+    """
 
     path: Path
     recovered_from: Path | None
@@ -573,18 +588,27 @@ class Store:
     def upsert_instance(self, inst: Instance, ts: float | None = None) -> bool:
         """Insert or update; append a ledger entry if the row is new or its state/price changed.
 
-        Row and ledger entry are written in one transaction, so the ledger never
-        misses or duplicates a transition even with several writers.  Returns
-        True exactly when a ledger entry was appended; changes to other fields
-        (host, exit code, ...) are stored but return False.
+        The disks' price, when the provider reports it in
+        ``inst.extra["storage_per_hour"]``, is recorded beside the compute
+        price (a change of it is a ledger entry too).  Row and ledger entry are written in
+        one transaction, so the ledger never misses or duplicates a transition
+        even with several writers.  Returns True exactly when a ledger entry was
+        appended; changes to other fields (host, exit code, ...) are stored but
+        return False.
         """
         ts = time.time() if ts is None else ts
+        storage = _storage_price(inst)
         with self._write() as conn:
             old = conn.execute(
                 "SELECT state, price_per_hour FROM instances WHERE provider = ? AND profile = ? AND instance_id = ?",
                 (inst.provider, inst.profile, inst.instance_id),
             ).fetchone()
-            changed = old is None or old[0] != inst.state.value or old[1] != inst.price_per_hour
+            last = conn.execute(
+                "SELECT storage_per_hour FROM ledger WHERE provider = ? AND profile = ? AND instance_id = ?"
+                " ORDER BY ts DESC, id DESC LIMIT 1", (inst.provider, inst.profile, inst.instance_id),
+            ).fetchone()
+            changed = (old is None or old[0] != inst.state.value or old[1] != inst.price_per_hour
+                       or (last is not None and last[0] != storage))
             conn.execute(
                 "INSERT OR REPLACE INTO instances (provider, profile, instance_id, launch_id, region,"
                 " instance_type, state, name, gpu_model, gpu_count, price_per_hour, currency, spot,"
@@ -597,9 +621,10 @@ class Store:
             )
             if changed:
                 conn.execute(
-                    "INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (inst.provider, inst.profile, inst.instance_id, ts, inst.state.value, inst.price_per_hour),
+                    "INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour, storage_per_hour)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (inst.provider, inst.profile, inst.instance_id, ts, inst.state.value, inst.price_per_hour,
+                     storage),
                 )
         return changed
 
@@ -653,4 +678,5 @@ class Store:
         where, params = self._filters(provider=provider, profile=profile, instance_id=instance_id)
         rows = self._query(f"SELECT * FROM ledger{where} ORDER BY ts, id", params)
         return [LedgerEntry(provider=r["provider"], profile=r["profile"], instance_id=r["instance_id"],
-                            ts=r["ts"], state=r["state"], price_per_hour=r["price_per_hour"]) for r in rows]
+                            ts=r["ts"], state=r["state"], price_per_hour=r["price_per_hour"],
+                            storage_per_hour=r["storage_per_hour"]) for r in rows]

@@ -48,7 +48,7 @@ def _siblings(p: Path) -> list[Path]:
 
 def test_fresh_store_settings(st: Store, db: Path) -> None:
     assert st.path == db and st.recovered_from is None
-    assert st.schema_version == store_mod.latest_version() == 1
+    assert st.schema_version == store_mod.latest_version() == len(store_mod.MIGRATIONS)
     assert st.integrity() == "ok"
     conn = st._live()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -284,7 +284,7 @@ def test_foreign_database_moved_aside(db: Path) -> None:
     with Store.open(db) as s:
         assert s.recovered_from is not None
         assert s.list_profiles() == []
-        assert s.schema_version == 1
+        assert s.schema_version == store_mod.latest_version()
     old = sqlite3.connect(s.recovered_from)
     assert old.execute("SELECT url FROM moz_places").fetchall() == [("https://example.org",)]
     old.close()
@@ -330,22 +330,23 @@ def test_unwritable_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 # ----------------------------------------------------------------- migrations
 
 
-def _migrate_2(conn: sqlite3.Connection) -> None:
+def _migrate_next(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
-    conn.execute("INSERT INTO notes (body) VALUES ('added by 2')")
+    conn.execute("INSERT INTO notes (body) VALUES ('added by next')")
 
 
-def test_migration_forward_from_version_1(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_migration_forward_from_current_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _populate(db)
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, _migrate_2])
+    nxt = store_mod.latest_version() + 1
+    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, _migrate_next])
     with Store.open(db) as s:
-        assert s.schema_version == 2
-        assert s._live().execute("SELECT body FROM notes").fetchall()[0][0] == "added by 2"
+        assert s.schema_version == nxt
+        assert s._live().execute("SELECT body FROM notes").fetchall()[0][0] == "added by next"
         assert s.get_profile("p").provider == "aws"  # old data kept
     with Store.open(db) as s:  # not run twice
         assert s._live().execute("SELECT count(*) FROM notes").fetchone()[0] == 1
-    with Store.open(db.parent / "fresh.sqlite3") as s:  # fresh file runs 1 and 2
-        assert s.schema_version == 2
+    with Store.open(db.parent / "fresh.sqlite3") as s:  # fresh file runs every step
+        assert s.schema_version == nxt
 
 
 def test_failed_migration_leaves_old_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -360,7 +361,7 @@ def test_failed_migration_leaves_old_version(db: Path, monkeypatch: pytest.Monke
         Store.open(db)
     monkeypatch.undo()
     with Store.open(db) as s:
-        assert s.schema_version == 1
+        assert s.schema_version == store_mod.latest_version()
         assert s._live().execute("SELECT count(*) FROM sqlite_master WHERE name='half_done'").fetchone()[0] == 0
 
 
