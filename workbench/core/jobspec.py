@@ -45,7 +45,8 @@ _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _OFF_WORDS = {"off", "none", "null", "no", "false", "never", "unlimited", "disabled"}
 
-_TOP_KEYS = ("name", "resources", "setup", "run", "env", "workdir", "on_finish", "guards", "providers", "regions")
+_TOP_KEYS = ("name", "resources", "setup", "run", "env", "workdir", "outputs", "on_finish", "guards", "providers",
+             "regions")
 _RESOURCE_KEYS = ("gpu", "cpus", "memory_gb", "disk_gb", "spot", "max_price", "network")
 _GPU_KEYS = ("model", "count", "min_memory_gb")
 _NETWORK_KEYS = ("min_gbps", "rdma")
@@ -95,6 +96,7 @@ def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
         "providers": list(spec.providers),
         "regions": list(spec.regions),
         "source": spec.source,
+        "outputs": list(spec.outputs),
     }
 
 
@@ -122,6 +124,7 @@ def spec_from_dict(d: Mapping[str, Any]) -> JobSpec:
             providers=tuple(d.get("providers") or ()),
             regions=tuple(d.get("regions") or ()),
             source=d.get("source"),
+            outputs=tuple(d.get("outputs") or ()),
         )
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise SpecError(f"stored job spec is malformed: {type(e).__name__}: {e}") from e
@@ -344,6 +347,7 @@ class _Parser:
             if "providers" in f else (),
             regions=tuple(self.strings(f["regions"][1], "regions")) if "regions" in f else (),
             source=self.source,
+            outputs=self.outputs(f["outputs"][1]) if "outputs" in f else (),
         )
 
     def resources(self, node: Node | None) -> Resources:
@@ -441,6 +445,18 @@ class _Parser:
         if not path.is_dir():
             self.fail(node, "workdir", f"'{text}' is not a folder ({path})")
         return str(path)
+
+    def outputs(self, node: Node) -> tuple[str, ...]:
+        """Paths to download when the job ends: relative to its working folder (or absolute), no '..'."""
+        out = []
+        items = node.value if isinstance(node, SequenceNode) else [node]
+        for i, text in enumerate(self.strings(node, "outputs")):
+            where = items[min(i, len(items) - 1)]
+            path = f"outputs[{i}]" if isinstance(node, SequenceNode) else "outputs"
+            if ".." in text.replace("\\", "/").split("/"):
+                self.fail(where, path, f"must not contain '..', got '{text}'")
+            out.append(text.rstrip("/") or "/")
+        return tuple(out)
 
     def on_finish(self, node: Node) -> OnFinish:
         text = self.string(node, "on_finish").strip().lower()

@@ -1,0 +1,371 @@
+"""One remote job end to end: wait for SSH, upload, start supervised, follow the log, apply on_finish.
+
+    job = RemoteJob(accounts, instance, spec, on_event=print)
+    job.run()          # everything (the GUI runs this on a worker thread)
+    job.launch()       # only up to "started" (``workbench launch``), then
+    job.follow_and_finish()   # (``workbench logs --follow``) stream until exit, then on_finish
+
+Every step is idempotent, so a second app (or a restarted one) *attaches*: the
+machine's ``started`` marker skips upload and start, the local log's size is the
+offset (see :mod:`.logs`), a recorded exit code goes straight to on_finish.
+
+States (``JobEvent.phase``, also saved in ``<job dir>/remote.json`` for the CLI and
+GUI): connecting · booting (no SSH yet / cloud-init running, with its last output
+line) · driver (nvidia-smi not ready) · uploading · starting · setup · running ·
+reconnecting · finished · downloading · terminating · stopping · kept · done · error.
+
+on_finish, applied here when the run's exit code is known: the spec's ``outputs``
+are downloaded first (into ``<job dir>/outputs``; the machine is held meanwhile),
+then ``terminate`` → core teardown of the launch, verified; ``stop`` → the
+provider's ``stop`` if it SupportsStop; ``keep`` → a warning that it still bills.
+When the app is closed, the machine applies it itself (:mod:`.supervisor`).
+
+Threading: blocking; one thread per job.  ``on_event`` is called on that thread.
+``stop()`` (any thread) makes the loops return at their next wait.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+import shlex
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .. import paths
+from ..errors import NotFoundError, TransientError, WorkbenchError
+from ..models import Instance, JobSpec, OnFinish
+from ..provider import SupportsStop
+from . import logs, supervisor, transfer
+from .connection import Backoff, Connection, Target, connect_with_backoff
+
+log = logging.getLogger("workbench.remote.job")
+
+STATE_FILE = "remote.json"
+EXIT_FILE = "exit_code"
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    launch_id: str
+    phase: str
+    message: str = ""
+    kind: str = "phase"  # phase | upload | log | exit | warning | error
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class JobOptions:
+    connect_deadline_s: float = 30 * 60  # SSH must answer within this (boot)
+    key_grace_s: float = 10 * 60  # a refused key counts as "booting" this long
+    reconnect_deadline_s: float = 30 * 60  # a lost machine is given up after this
+    driver_deadline_s: float = 15 * 60  # then the job starts anyway, with a warning
+    poll_s: float = 1.0  # log pull period
+    grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
+    teardown_timeout_s: float = 600.0
+    apply_on_finish: bool = True
+
+
+def read_state(launch_id: str) -> dict[str, Any]:
+    """The last saved state of a remote job ({} when none)."""
+    try:
+        return json.loads((paths.job_dir(launch_id) / STATE_FILE).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def recorded_exit_code(launch_id: str) -> int | None:
+    try:
+        return int((paths.job_dir(launch_id) / EXIT_FILE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+class RemoteJob:
+    """Drives one launch's job on its (first) instance; see the module docstring."""
+
+    def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
+                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = ()) -> None:
+        self.accounts = accounts
+        self.instance = instance
+        self.spec = spec
+        self.peers = peers
+        self.launch_id = instance.launch_id
+        self.opts = options or JobOptions()
+        self.on_event = on_event
+        self.data_dir: Path = accounts.store.path.parent
+        self.local_dir = paths.job_dir(self.launch_id)
+        self.local_log = paths.job_log(self.launch_id)
+        self.exit_code: int | None = recorded_exit_code(self.launch_id)
+        self.phase = read_state(self.launch_id).get("phase", "connecting")
+        self.remote_dir = ""  # <base>/jobs/<launch id>, known after the first probe
+        self._stop = threading.Event()
+        self._conn: Connection | None = None
+
+    # -- plumbing -------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+        conn = self._conn
+        if conn is not None:
+            conn.close()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def _sleep(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+    def _emit(self, phase: str, message: str = "", kind: str = "phase", **data: Any) -> None:
+        if kind == "phase" or phase != self.phase:
+            self.phase = phase
+            state = read_state(self.launch_id)
+            state.update({"phase": phase, "message": message, "updated_at": time.time(),
+                          "exit_code": self.exit_code, "on_finish": self.spec.on_finish.value})
+            tmp = self.local_dir / (STATE_FILE + ".tmp")
+            tmp.write_text(json.dumps(state), encoding="utf-8")
+            tmp.replace(self.local_dir / STATE_FILE)
+        if kind in ("warning", "error"):
+            log.warning("%s: %s", self.launch_id, message)
+        if self.on_event is not None:
+            try:
+                self.on_event(JobEvent(self.launch_id, phase, message, kind, dict(data)))
+            except Exception:  # noqa: BLE001 - a display must never stop the job
+                log.exception("remote job event callback failed")
+
+    def _fresh_instance(self) -> Instance:
+        """The instance as the store knows it now (host keys may have arrived with a refresh)."""
+        i = self.instance
+        got = self.accounts.store.get_instance(i.provider, i.profile, i.instance_id)
+        if got is not None and got.host:
+            self.instance = got
+        return self.instance
+
+    def _connect(self, deadline_s: float, phase: str) -> Connection | None:
+        def waiting(exc: WorkbenchError, delay: float) -> None:
+            self._emit(phase, f"{exc.message}; retrying in {delay:.0f} s")
+
+        self._emit(phase, f"connecting to {self._fresh_instance().host}")
+        target = Target.for_instance(self._fresh_instance(), self.data_dir)
+        conn = connect_with_backoff(target, deadline_s, lambda: self.stopped, waiting,
+                                    key_grace_s=self.opts.key_grace_s, sleep=self._sleep)
+        self._conn = conn
+        return conn
+
+    # -- steps ----------------------------------------------------------------
+    def _probe(self, conn: Connection) -> dict[str, str]:
+        info = supervisor.parse_probe(conn.check(supervisor.probe_command(self.launch_id), "checking the machine"))
+        self.remote_dir = posixpath.join(info["base"], "jobs", self.launch_id)
+        return info
+
+    def _wait_ready(self, conn: Connection) -> dict[str, str]:
+        """Probe until cloud-init is done and (for a GPU job) nvidia-smi answers, or its deadline passes."""
+        backoff, start = Backoff(cap=15.0), time.monotonic()
+        wants_gpu = bool(self.instance.gpu_count or self.spec.resources.gpu)
+        while True:
+            info = self._probe(conn)
+            if info.get("started") or self.stopped:
+                return info
+            if info.get("cloud_init") == "running":
+                self._emit("booting", "cloud-init: " + (info.get("cloud_init_log") or "running"))
+            elif wants_gpu and info.get("nvidia") not in ("0",):
+                if time.monotonic() - start >= self.opts.driver_deadline_s:
+                    self._emit("driver", f"the GPU driver is still not ready ({info.get('nvidia_msg', '')}); "
+                                         f"starting the job anyway", kind="warning")
+                    return info
+                self._emit("driver", "waiting for the GPU driver: " + (info.get("nvidia_msg") or "nvidia-smi missing"))
+            else:
+                return info
+            self._sleep(backoff.next())
+
+    def _upload_and_start(self, conn: Connection, info: dict[str, str]) -> None:
+        if info.get("started"):
+            return
+        if self.spec.workdir:
+            plan = transfer.plan_upload(self.spec.workdir)
+            self._emit("uploading", f"{len(plan.files)} files, {plan.total_bytes} bytes", kind="phase",
+                       files=len(plan.files), total=plan.total_bytes, skipped=plan.skipped)
+
+            def progress(done: int, total: int, current: str) -> None:
+                self._emit("uploading", current, kind="upload", done=done, total=total)
+
+            transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped)
+        else:
+            conn.sftp()  # make sure the job folder exists even without a workdir
+            transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
+        if self.stopped:
+            return
+        self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
+        env = supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+        scripts = supervisor.render(self.spec, self.launch_id, env, info.get("supervisor", "setsid"),
+                                    self.opts.grace_s)
+        supervisor.install(conn, self.remote_dir, scripts)
+        supervisor.start(conn, self.remote_dir)
+
+    def launch(self) -> bool:
+        """Connect (waiting out the boot), upload, start.  False when stopped first."""
+        conn = self._connect(self.opts.connect_deadline_s, "connecting")
+        if conn is None:
+            return False
+        try:
+            info = self._wait_ready(conn)
+            if self.stopped:
+                return False
+            self._upload_and_start(conn, info)
+            self._emit("running" if not info.get("exit_code") else "finished", "the job is running on the machine")
+            return not self.stopped
+        finally:
+            conn.close()
+
+    def follow(self) -> int | None:
+        """Stream the log until the job's exit code appears; reconnects with backoff.  None when stopped."""
+        phase = "connecting"
+        while not self.stopped:
+            try:
+                conn = self._connect(self.opts.reconnect_deadline_s, phase)
+            except TransientError:
+                if not self._instance_alive():
+                    raise NotFoundError(f"{self.instance.name or self.launch_id} is gone; its log is kept in "
+                                        f"{self.local_log}") from None
+                raise
+            if conn is None:
+                return None
+            try:
+                code = self._follow_on(conn)
+                if code is not None or self.stopped:
+                    return code
+            except TransientError as exc:
+                self._emit("reconnecting", exc.message)
+            finally:
+                conn.close()
+            phase = "reconnecting"
+        return None
+
+    def _follow_on(self, conn: Connection) -> int | None:
+        info = self._probe(conn)
+        if not info.get("started"):
+            raise WorkbenchError(f"the job was never started on {conn.target.where}",
+                                 hint="launch it again, or see the app's log")
+        remote_log = self.remote_dir + "/output.log"
+        shown = ""
+        while not self.stopped:
+            got = logs.pull(conn, remote_log, self.local_log)
+            if got:
+                self._emit(self.phase, kind="log", bytes=got)
+                continue  # drain a backlog before looking at the state
+            q = shlex.quote(self.remote_dir)
+            res = conn.run(f"cat {q}/phase {q}/{EXIT_FILE} 2>/dev/null", timeout=30)
+            parts = res.out.split()
+            phase = parts[0] if parts else "starting"
+            if phase == "finished" and len(parts) > 1:
+                while logs.pull(conn, remote_log, self.local_log):
+                    pass
+                return self._record_exit(int(parts[1]))
+            if phase != shown:
+                self._emit({"setup": "setup", "run": "running"}.get(phase, "running"))
+                shown = phase
+            self._sleep(self.opts.poll_s)
+        return None
+
+    def _record_exit(self, code: int) -> int:
+        self.exit_code = code
+        (self.local_dir / EXIT_FILE).write_text(f"{code}\n")
+        store = self.accounts.store
+        store.upsert_instance(self._fresh_instance().with_state(self.instance.state, exit_code=code))
+        if code != 0:
+            store.update_launch(self.launch_id, error=f"run exited with code {code}")
+        self._emit("finished", f"run exited with code {code}")
+        self._emit("finished", f"run exited with code {code}", kind="exit", exit_code=code)
+        return code
+
+    def _instance_alive(self) -> bool:
+        got = self.accounts.store.get_instance(self.instance.provider, self.instance.profile,
+                                               self.instance.instance_id)
+        return got is None or got.state.active
+
+    # -- on_finish --------------------------------------------------------------
+    def download_outputs(self, conn: Connection, paths_: tuple[str, ...] | None = None,
+                         dest: Path | None = None) -> list[transfer.DownloadResult]:
+        """Fetch ``paths_`` (default: the spec's outputs) while holding the machine's own on_finish."""
+        wanted = self.spec.outputs if paths_ is None else paths_
+        dest = dest or self.local_dir / "outputs"
+        results = []
+        for rel in wanted:
+            self._hold(conn)
+            remote = rel if rel.startswith("/") else posixpath.join(self.remote_dir, "work", rel)
+            self._emit("downloading", rel)
+
+            def progress(done: int, total: int, current: str) -> None:
+                self._emit("downloading", current, kind="upload", done=done, total=total)
+
+            results.append(transfer.download(conn, remote, dest, progress, lambda: self.stopped))
+        return results
+
+    def _hold(self, conn: Connection, seconds: float = 900) -> None:
+        conn.run(f"echo {int(time.time() + seconds)} > {shlex.quote(self.remote_dir + '/hold')}", timeout=30)
+
+    def apply_on_finish(self) -> None:
+        """Download the outputs, then terminate / stop / keep as the spec says (after the exit code)."""
+        action = self.spec.on_finish
+        if self.spec.outputs:
+            try:
+                conn = self._connect(min(self.opts.reconnect_deadline_s, 300), "downloading")
+                if conn is not None:
+                    with conn:
+                        self._probe(conn)
+                        got = self.download_outputs(conn)
+                        self._emit("downloading", f"{sum(len(r.files) for r in got)} files saved in "
+                                                  f"{self.local_dir / 'outputs'}", kind="phase")
+            except WorkbenchError as exc:
+                self._emit("downloading", f"could not download the outputs: {exc.message}", kind="warning")
+        if action == OnFinish.KEEP:
+            self._emit("kept", f"on_finish is 'keep': {self.instance.name or self.launch_id} keeps running and "
+                               f"billing {self.instance.price_per_hour:.2f} {self.instance.currency}/h until you "
+                               f"terminate it", kind="warning")
+            return
+        if action == OnFinish.STOP:
+            prov = self.accounts.provider(self.accounts.profile(self.instance.profile))
+            if not isinstance(prov, SupportsStop):
+                self._emit("kept", f"on_finish is 'stop' but {self.instance.provider} cannot stop machines; the "
+                                   f"machine shuts itself down after {self.opts.grace_s} s", kind="warning")
+                return
+            self._emit("stopping", "stopping the machine")
+            prov.stop([self._fresh_instance()])
+            self._emit("done", "stopped (disks are kept and may bill)")
+            return
+        from ..teardown import teardown
+
+        self._emit("terminating", "terminating the machine and verifying nothing of the launch is left")
+        report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
+        if report.clean:
+            self._emit("done", "terminated and verified")
+        else:
+            left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?")
+                             for x in report.remaining)
+            errs = "; ".join(e.message for _, e in report.errors)
+            self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(),
+                       kind="error")
+
+    def follow_and_finish(self) -> int | None:
+        code = self.exit_code if read_state(self.launch_id).get("phase") in ("finished",) else None
+        if code is None:
+            code = self.follow()
+        if code is not None and self.opts.apply_on_finish and not self.stopped:
+            self.apply_on_finish()
+        return code
+
+    def run(self) -> int | None:
+        """launch (unless already done), follow, on_finish.  Errors end in phase "error" and are raised."""
+        try:
+            if read_state(self.launch_id).get("phase") in ("done", "kept"):
+                return self.exit_code
+            if not self.launch():
+                return None
+            return self.follow_and_finish()
+        except WorkbenchError as exc:
+            self._emit("error", exc.message, kind="error")
+            raise

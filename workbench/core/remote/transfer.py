@@ -1,0 +1,202 @@
+"""Shipping files: the workdir up (size known before the first byte), an output folder down.
+
+:func:`plan_upload` walks the workdir once, applying :mod:`.ignore` rules, and
+says how many files and bytes will go (the GUI shows it before uploading).
+:func:`upload` sends them over SFTP, calling ``progress(done_bytes, total_bytes,
+current_path)`` as bytes go; :func:`download` fetches a remote folder or file the
+same way.  Symlinks are followed only when they point inside the workdir (a link
+to ``~/.ssh`` must not leak); others are skipped and counted.
+
+Threading: blocking; run on a worker.  ``should_stop()`` is checked between
+files.  Failures: ConnectionLost (retry), WorkbenchError for a remote path that
+cannot be written or read, ConfigError for a local folder that cannot be read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import ConfigError, NotFoundError, WorkbenchError
+from .connection import Connection, ConnectionLost
+from .ignore import IgnoreRules
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class UploadPlan:
+    root: Path
+    dirs: tuple[str, ...]  # relative posix paths, parents first
+    files: tuple[tuple[str, int, bool], ...]  # (relative path, size, executable)
+    skipped: int = 0  # ignored entries (folders count once) and links leaving the workdir
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(size for _, size, _ in self.files)
+
+
+def plan_upload(workdir: str | Path) -> UploadPlan:
+    """Walk ``workdir`` with its ignore rules (see :mod:`.ignore`)."""
+    root = Path(workdir).resolve()
+    if not root.is_dir():
+        raise ConfigError(f"the job's workdir {root} is not a folder")
+    rules = IgnoreRules()
+    dirs: list[str] = []
+    files: list[tuple[str, int, bool]] = []
+    skipped = 0
+
+    def walk(rel: str) -> None:
+        nonlocal skipped
+        rules.load_folder(root, rel)
+        try:
+            entries = sorted(os.scandir(root / rel), key=lambda e: e.name)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {root / rel}: {exc.strerror or exc}") from exc
+        for e in entries:
+            child = f"{rel}/{e.name}" if rel else e.name
+            if e.is_symlink():
+                target = Path(os.path.realpath(e.path))
+                if target != root and root not in target.parents:
+                    skipped += 1
+                    continue
+            is_dir = e.is_dir()
+            if rules.ignored(child, is_dir):
+                skipped += 1
+                continue
+            if is_dir:
+                dirs.append(child)
+                walk(child)
+            elif e.is_file():
+                st = e.stat()
+                files.append((child, st.st_size, bool(st.st_mode & stat.S_IXUSR)))
+
+    walk("")
+    return UploadPlan(root, tuple(dirs), tuple(files), skipped)
+
+
+def _sftp_error(exc: BaseException, what: str, where: str) -> WorkbenchError:
+    import paramiko
+
+    if isinstance(exc, (paramiko.SSHException, EOFError)) or (isinstance(exc, OSError) and exc.errno is None
+                                                             and not isinstance(exc, FileNotFoundError)):
+        return ConnectionLost(f"the connection to {where} was lost during {what} ({exc})")
+    if isinstance(exc, FileNotFoundError):
+        return NotFoundError(f"{what}: no such file or folder on {where}")
+    return WorkbenchError(f"{what} failed on {where}: {exc}")
+
+
+def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progress | None = None,
+           should_stop: Callable[[], bool] = lambda: False) -> int:
+    """Send the plan's files under ``remote_dir`` (created); returns the bytes sent."""
+    sftp = conn.sftp()
+    total, done = plan.total_bytes, 0
+    report = progress or (lambda d, t, p: None)
+    try:
+        _mkdirs(sftp, remote_dir)
+        for d in plan.dirs:
+            _mkdir(sftp, posixpath.join(remote_dir, d))
+        report(0, total, "")
+        for rel, size, executable in plan.files:
+            if should_stop():
+                break
+            base = done
+
+            def cb(sent: int, _size: int, rel: str = rel, base: int = base) -> None:
+                report(base + sent, total, rel)
+
+            remote = posixpath.join(remote_dir, rel)
+            try:
+                fh = open(plan.root / rel, "rb")
+            except OSError as exc:
+                raise ConfigError(f"cannot read {plan.root / rel}: {exc.strerror or exc}") from exc
+            with fh:
+                sftp.putfo(fh, remote, file_size=size, callback=cb, confirm=False)
+            if executable:
+                sftp.chmod(remote, 0o755)
+            done += size
+            report(done, total, rel)
+    except WorkbenchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - paramiko errors are mapped to ours
+        raise _sftp_error(exc, "the upload", conn.target.where) from exc
+    return done
+
+
+def _mkdir(sftp: Any, path: str) -> None:
+    try:
+        sftp.mkdir(path)
+    except OSError:
+        try:
+            if stat.S_ISDIR(sftp.stat(path).st_mode):
+                return
+        except OSError:
+            pass
+        raise
+
+
+def _mkdirs(sftp: Any, path: str) -> None:
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        sub = "/".join(parts[:i])
+        if sub and sub != "~":
+            _mkdir(sftp, sub)
+
+
+@dataclass
+class DownloadResult:
+    local: Path
+    files: list[str] = field(default_factory=list)
+    bytes: int = 0
+
+
+def download(conn: Connection, remote_path: str, local_dir: Path, progress: Progress | None = None,
+             should_stop: Callable[[], bool] = lambda: False) -> DownloadResult:
+    """Fetch a remote file or folder (recursively) into ``local_dir``; NotFoundError if it is not there."""
+    sftp = conn.sftp()
+    report = progress or (lambda d, t, p: None)
+    result = DownloadResult(local_dir)
+    where = conn.target.where
+    try:
+        top = sftp.stat(remote_path)
+        todo: list[tuple[str, str, int]] = []  # (remote, relative, size)
+
+        def collect(rpath: str, rel: str) -> None:
+            for a in sftp.listdir_attr(rpath):
+                child, crel = posixpath.join(rpath, a.filename), f"{rel}/{a.filename}" if rel else a.filename
+                if stat.S_ISDIR(a.st_mode or 0):
+                    collect(child, crel)
+                elif stat.S_ISREG(a.st_mode or 0):
+                    todo.append((child, crel, a.st_size or 0))
+
+        name = posixpath.basename(remote_path.rstrip("/")) or "output"
+        if stat.S_ISDIR(top.st_mode or 0):
+            collect(remote_path, name)
+        else:
+            todo.append((remote_path, name, top.st_size or 0))
+        total = sum(s for _, _, s in todo)
+        report(0, total, "")
+        for rpath, rel, size in todo:
+            if should_stop():
+                break
+            dest = local_dir / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            base = result.bytes
+            tmp = dest.with_name(dest.name + ".part")
+            sftp.get(rpath, str(tmp), callback=lambda got, _t, base=base, rel=rel: report(base + got, total, rel))
+            os.replace(tmp, dest)
+            result.files.append(rel)
+            result.bytes += size
+            report(result.bytes, total, rel)
+    except WorkbenchError:
+        raise
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"{remote_path} does not exist on {where}",
+                            hint="check the path (relative to the job's working folder)") from exc
+    except Exception as exc:  # noqa: BLE001 - paramiko errors are mapped to ours
+        raise _sftp_error(exc, f"downloading {remote_path}", where) from exc
+    return result
