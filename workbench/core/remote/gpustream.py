@@ -1,0 +1,145 @@
+"""One persistent telemetry channel per machine: ``nvidia-smi … -lms N`` streamed over SSH into the hub.
+
+A :class:`GpuStream` thread connects (with the app key and known_hosts), lists the
+GPUs once (``nvidia-smi -L``: the MIG layout, and whether the driver answers), then
+keeps one exec channel running :func:`workbench.core.telemetry.query_command` and
+parses each line as it arrives.  When the machine has MIG slices, a second channel
+on the same connection runs ``nvidia-smi -l 5`` (the default view) for the slices'
+memory, which the query interface does not report.
+
+While the machine boots (no SSH yet) or its driver is not loaded the hub's state says
+so ("booting" / "driver") and the stream retries with backoff (1 s doubling to 30 s);
+a dropped connection reconnects the same way.  A changed host key stops the stream
+with state "error": it is never retried.
+
+Threading: a daemon thread per machine; ``stop()`` from any thread ends it within
+about half a second (its channel is closed, so the remote nvidia-smi gets SIGPIPE).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..errors import WorkbenchError
+from ..models import Instance
+from ..telemetry import GpuProblem, LineBuffer, TelemetryHub, mig_readings, parse_line, parse_mig_list, \
+    parse_mig_table, query_command
+from .connection import Backoff, Connection, KeyRefusedError, NotReadyError, Target, connect
+from .hostkeys import HostKeyError
+
+log = logging.getLogger("workbench.remote.telemetry")
+
+MIG_PERIOD_S = 5
+
+
+class GpuStream(threading.Thread):
+    """Streams one machine's GPU readings into ``hub`` until stopped."""
+
+    def __init__(self, hub: TelemetryHub, instance: Instance, data_dir: Path, period_ms: int = 1000,
+                 fresh: Callable[[], Instance] | None = None, backoff_cap: float = 30.0) -> None:
+        super().__init__(name=f"gpustream-{instance.instance_id}", daemon=True)
+        self.hub = hub
+        self.instance = instance
+        self.data_dir = data_dir
+        self.period_ms = period_ms
+        self.fresh = fresh or (lambda: self.instance)
+        self.backoff = Backoff(cap=backoff_cap)
+        self._halt = threading.Event()
+        self._conn: Connection | None = None
+        self.connections = 0  # how many times it (re)connected: tests and diagnostics
+
+    def stop(self) -> None:
+        self._halt.set()
+        conn = self._conn
+        if conn is not None:
+            conn.close()
+
+    @property
+    def iid(self) -> str:
+        return self.instance.instance_id
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            try:
+                self.instance = self.fresh()
+                conn = self._conn = connect(Target.for_instance(self.instance, self.data_dir))
+                self.connections += 1
+            except HostKeyError as exc:
+                self.hub.set_state(self.iid, "error", exc.message)
+                return
+            except (NotReadyError, KeyRefusedError) as exc:
+                self.hub.set_state(self.iid, "booting", exc.message)
+                self._halt.wait(self.backoff.next())
+                continue
+            except WorkbenchError as exc:
+                self.hub.set_state(self.iid, "error", exc.message)
+                self._halt.wait(self.backoff.next())
+                continue
+            try:
+                if self._stream(conn):
+                    self.backoff.reset()
+            except WorkbenchError as exc:
+                self.hub.set_state(self.iid, "reconnecting", exc.message)
+            except Exception:  # noqa: BLE001 - a telemetry bug must not kill the thread silently
+                log.exception("telemetry of %s failed", self.iid)
+            finally:
+                conn.close()
+                self._conn = None
+            self._halt.wait(self.backoff.next())
+        self.hub.set_state(self.iid, "stopped")
+
+    def _stream(self, conn: Connection) -> bool:
+        """Read until the channel ends; True when readings arrived (a healthy connection)."""
+        listing = conn.run("nvidia-smi -L", timeout=30)
+        if listing.rc != 0:
+            first = (listing.out + listing.err).strip().splitlines()
+            msg = first[0] if first else f"nvidia-smi exited with {listing.rc}"
+            self.hub.set_state(self.iid, "driver", msg)
+            self.hub.problem(self.iid, GpuProblem("driver", msg))
+            return False
+        for line in listing.out.splitlines():
+            p = parse_line(line)
+            if isinstance(p, GpuProblem):
+                self.hub.problem(self.iid, p)
+        migs = parse_mig_list(listing.out)
+        chan = conn.stream(query_command(self.period_ms))
+        mig_chan = conn.stream(f"nvidia-smi -l {MIG_PERIOD_S}") if migs else None
+        lines, mig_text = LineBuffer(), ""
+        got_any = False
+        chan.settimeout(0.5)
+        try:
+            while not self._halt.is_set():
+                try:
+                    data = chan.recv(65536)
+                except TimeoutError:
+                    data = None
+                if data == b"":
+                    break  # the remote command ended or the connection dropped
+                if data:
+                    readings = []
+                    for line in lines.feed(data):
+                        item = parse_line(line)
+                        if isinstance(item, GpuProblem):
+                            self.hub.problem(self.iid, item)
+                        elif item is not None:
+                            readings.append(item)
+                    if readings:
+                        got_any = True
+                        self.hub.add(self.iid, readings, time.time())
+                if mig_chan is not None and mig_chan.recv_ready():
+                    mig_text += mig_chan.recv(1 << 20).decode("utf-8", "replace")
+                    # the default view repeats; parse each complete table once its Processes section began
+                    while "Processes:" in mig_text:
+                        block, _, mig_text = mig_text.partition("Processes:")
+                        self.hub.add(self.iid, mig_readings(migs, parse_mig_table(block)), time.time())
+            if not conn.alive and not self._halt.is_set():
+                raise NotReadyError(f"the telemetry connection to {conn.target.where} dropped")
+        finally:
+            chan.close()
+            if mig_chan is not None:
+                mig_chan.close()
+        return got_any
