@@ -63,7 +63,7 @@ class Events:
     def phases(self) -> list[str]:
         out: list[str] = []
         for e in self.items:
-            if e.kind == "phase" and (not out or out[-1] != e.phase):
+            if e.kind in ("phase", "error") and (not out or out[-1] != e.phase):
                 out.append(e.phase)
         return out
 

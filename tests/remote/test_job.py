@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from pathlib import Path
 
-from .helpers import Events, job, launch, make_spec
+from .helpers import Events, job, launch, make_spec, wait_until
 
 from workbench.core import paths
 from workbench.core.models import InstanceState
@@ -44,3 +47,98 @@ def test_job_prints_and_exits_3_then_terminate_tears_down(remote, tmp_path):
     assert (paths.job_dir(inst.launch_id) / "outputs" / "setup-ran.txt").read_text() == "setting-up\n"
     assert read_state(inst.launch_id)["phase"] == "done"
     assert read_state(inst.launch_id)["exit_code"] == 3
+
+
+def _remote_job_dir(remote, launch_id: str) -> Path:
+    return remote.server.remote_dir / "jobs" / launch_id
+
+
+def test_disconnect_mid_run_resumes_the_log_without_duplicates(remote, tmp_path):
+    # the job prints a numbered line every 20 ms for ~2 s, then exits 0
+    spec = make_spec(tmp_path, "for i in $(seq 1 100); do echo line-$i; sleep 0.02; done", on_finish="keep")
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    j = job(remote.accounts, inst, spec, events)
+    assert j.launch()
+    result: dict = {}
+    t = threading.Thread(target=lambda: result.setdefault("code", j.follow()))
+    t.start()
+    log_file = paths.job_log(inst.launch_id)
+    wait_until(lambda: log_file.exists() and log_file.stat().st_size > 50, 15, "the first lines")
+    killed = remote.server.kill_sessions()  # the network drops under the app
+    assert killed >= 1
+    t.join(30)
+    assert result["code"] == 0
+    assert "reconnecting" in events.phases()
+    lines = log_file.read_text().splitlines()
+    assert lines == [f"line-{i}" for i in range(1, 101)]  # complete, in order, nothing twice
+
+
+def test_reattach_does_not_upload_or_start_twice(remote, tmp_path):
+    spec = make_spec(tmp_path, "echo once >> ../runs.txt; sleep 0.3; echo done", on_finish="keep",
+                     files={"a.txt": "a"})
+    inst = launch(remote.accounts, spec)
+    assert job(remote.accounts, inst, spec).launch()
+    again = Events()  # a second app (or a restarted one) attaches to the same launch
+    assert job(remote.accounts, inst, spec, again).run() == 0
+    assert "uploading" not in again.phases() and "starting" not in again.phases()
+    assert (_remote_job_dir(remote, inst.launch_id) / "runs.txt").read_text() == "once\n"
+    assert paths.job_log(inst.launch_id).read_text() == "done\n"
+
+
+def test_setup_failure_is_the_exit_code_and_run_never_starts(remote, tmp_path):
+    spec = make_spec(tmp_path, "echo should-not-run", setup="echo preparing\nfalse\necho not-reached",
+                     on_finish="keep")
+    inst = launch(remote.accounts, spec)
+    assert job(remote.accounts, inst, spec).run() == 1
+    text = paths.job_log(inst.launch_id).read_text()
+    assert text.startswith("preparing\n") and "setup failed with exit code 1" in text
+    assert "should-not-run" not in text and "not-reached" not in text
+
+
+def test_on_finish_stop_uses_the_provider_stop(remote, tmp_path):
+    spec = make_spec(tmp_path, "exit 0", on_finish="stop")
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    assert job(remote.accounts, inst, spec, events).run() == 0
+    rec = _provider_state(remote)["instances"][inst.instance_id]
+    assert rec["state"] == "stopped" and rec["history"] == ["stopped"]
+    assert events.phases()[-2:] == ["stopping", "done"]
+
+
+def test_on_finish_keep_warns_about_the_bill(remote, tmp_path):
+    spec = make_spec(tmp_path, "exit 0", on_finish="keep")
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    assert job(remote.accounts, inst, spec, events).run() == 0
+    assert _provider_state(remote)["instances"][inst.instance_id]["state"] == "running"
+    (warning,) = [e for e in events.of("warning") if e.phase == "kept"]
+    assert "keeps running and billing 3.06 USD/h" in warning.message
+    # the machine itself does nothing for keep
+    assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
+
+
+def test_with_the_app_closed_the_machine_applies_on_finish_itself(remote, tmp_path):
+    spec = make_spec(tmp_path, "echo bye; exit 5")
+    inst = launch(remote.accounts, spec)
+    # the app starts the job, then is closed: nobody follows it, nobody tears it down
+    assert job(remote.accounts, inst, spec, grace_s=1).launch()
+    jdir = _remote_job_dir(remote, inst.launch_id)
+    wait_until(lambda: (jdir / "self_stopped").exists(), 20, "the machine's own on_finish")
+    assert (jdir / "self_stopped").read_text().strip() == "terminate"
+    assert (jdir / "exit_code").read_text().strip() == "5"
+
+
+def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
+    spec = make_spec(tmp_path, "mkdir -p out && echo result > out/r.txt", outputs=["out"])
+    inst = launch(remote.accounts, spec)
+    j = job(remote.accounts, inst, spec, grace_s=1, apply_on_finish=False)
+    assert j.run() == 0
+    with j._connect(5, "downloading") as conn:
+        got = j.download_outputs(conn)
+    assert got[0].files == ["out/r.txt"]
+    assert (paths.job_dir(inst.launch_id) / "outputs" / "out" / "r.txt").read_text() == "result\n"
+    hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
+    assert hold > time.time() + 600  # the machine's own on_finish waits past this
+    time.sleep(1.5)
+    assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()

@@ -8,7 +8,9 @@ It runs ``/usr/sbin/sshd -D -e -f CONFIG`` (absolute path, as sshd requires) wit
 own host key, an authorized-keys file the test appends to, ``internal-sftp``, and
 ``SetEnv`` lines that put ``bin/`` (the fake ``nvidia-smi``) first on the PATH of
 every session and give the app its own remote folder (``WORKBENCH_REMOTE_DIR``), so
-nothing a test runs touches the real home folder.
+nothing a test runs touches the real home folder.  ``WORKBENCH_SELF_STOP`` replaces the
+machine's own "end the bill" command (``shutdown``!) by a script that only writes the
+action into the job folder's ``self_stopped``.
 
 Threading: start/stop from one thread.  ``kill_sessions`` kills the per-connection
 sshd processes this server forked (a dropped network, as far as clients can tell);
@@ -88,6 +90,10 @@ class Sshd:
         fake = self.bin / "nvidia-smi"
         fake.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_NVIDIA_SMI} \"$@\"\n")
         fake.chmod(0o755)
+        # never let a test job's on_finish shut this computer down: record what it would have done
+        end_bill = self.bin / "fake-end-bill"
+        end_bill.write_text('#!/bin/sh\necho "$1" > ../self_stopped\n')
+        end_bill.chmod(0o755)
         self.set_gpu("v100x1")
         path = f"{self.bin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
         self.config.write_text("\n".join([
@@ -106,7 +112,8 @@ class Sshd:
             "MaxStartups 50",
             "LogLevel ERROR",
             f"SetEnv PATH={path} WORKBENCH_REMOTE_DIR={self.remote_dir} "
-            f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state}",
+            f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state} WORKBENCH_SELF_STOP={end_bill} "
+            f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'}",
             "Subsystem sftp internal-sftp",
             "",
         ]))

@@ -71,7 +71,8 @@ def parse_pins(raw: Any) -> list[HostKey]:
     """
     if not raw:
         return []
-    lines: Iterable[str] = raw.splitlines() if isinstance(raw, str) else (str(x) for x in raw)
+    items: Iterable[str] = [raw] if isinstance(raw, str) else (str(x) for x in raw)
+    lines = [line for item in items for line in item.splitlines()]
     out: list[HostKey] = []
     for line in lines:
         parts = line.strip().split()

@@ -40,8 +40,9 @@ from .. import paths
 from ..errors import NotFoundError, TransientError, WorkbenchError
 from ..models import Instance, JobSpec, OnFinish
 from ..provider import SupportsStop
-from . import logs, supervisor, transfer
+from . import logs, sshconfig, supervisor, transfer
 from .connection import Backoff, Connection, Target, connect_with_backoff
+from .hostkeys import KnownHosts, host_alias, known_hosts_path
 
 log = logging.getLogger("workbench.remote.job")
 
@@ -105,6 +106,7 @@ class RemoteJob:
         self.remote_dir = ""  # <base>/jobs/<launch id>, known after the first probe
         self._stop = threading.Event()
         self._conn: Connection | None = None
+        self._ssh_config_written = False
 
     # -- plumbing -------------------------------------------------------------
     def stop(self) -> None:
@@ -154,6 +156,9 @@ class RemoteJob:
         conn = connect_with_backoff(target, deadline_s, lambda: self.stopped, waiting,
                                     key_grace_s=self.opts.key_grace_s, sleep=self._sleep)
         self._conn = conn
+        if conn is not None and not self._ssh_config_written:
+            sshconfig.update(self.data_dir, add=[self.instance])  # `ssh <launch id>` works from now on
+            self._ssh_config_written = True
         return conn
 
     # -- steps ----------------------------------------------------------------
@@ -342,6 +347,9 @@ class RemoteJob:
         self._emit("terminating", "terminating the machine and verifying nothing of the launch is left")
         report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
         if report.clean:
+            sshconfig.update(self.data_dir, remove_launches=[self.launch_id])
+            KnownHosts(known_hosts_path(self.data_dir)).forget(host_alias(self.instance.provider,
+                                                                          self.instance.instance_id))
             self._emit("done", "terminated and verified")
         else:
             left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?")

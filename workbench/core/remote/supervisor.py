@@ -116,7 +116,8 @@ def probe_command(launch_id: str | None = None) -> str:
         f"B={BASE_EXPR}; mkdir -p \"$B/jobs\"; echo \"base=$B\"",
         "if command -v cloud-init >/dev/null 2>&1; then",
         "  echo \"cloud_init=$(cloud-init status 2>/dev/null | sed -n 's/^status: //p')\"",
-        "  echo \"cloud_init_log=$(tail -n 1 /var/log/cloud-init-output.log 2>/dev/null | cut -c1-160)\"; fi",
+        "  echo \"cloud_init_log=$(tail -n 1 \"${WORKBENCH_CLOUD_INIT_LOG:-/var/log/cloud-init-output.log}\" "
+        "2>/dev/null | cut -c1-160)\"; fi",
         "if [ -n \"$WORKBENCH_SUPERVISOR\" ]; then echo \"supervisor=$WORKBENCH_SUPERVISOR\"",
         "elif [ -d /run/systemd/system ] && command -v systemd-run >/dev/null 2>&1; then",
         "  if [ \"$(id -u)\" = 0 ]; then echo supervisor=systemd-system",
