@@ -211,8 +211,22 @@ class RemoteJob:
         supervisor.install(conn, self.remote_dir, scripts)
         supervisor.start(conn, self.remote_dir)
 
+    def _wait_for_address(self) -> None:
+        """A PENDING machine has no address yet: reconcile its profile until it has one."""
+        from ..reconcile import reconcile
+
+        backoff, start = Backoff(cap=15.0), time.monotonic()
+        while not self._fresh_instance().host and not self.stopped:
+            if time.monotonic() - start > self.opts.connect_deadline_s:
+                raise TransientError(f"{self.instance.name or self.launch_id} got no address within "
+                                     f"{self.opts.connect_deadline_s:.0f} s", hint="check it in the cloud's console")
+            self._emit("booting", "waiting for the machine's address")
+            self._sleep(backoff.next())
+            reconcile(self.accounts, [self.accounts.profile(self.instance.profile)])
+
     def launch(self) -> bool:
         """Connect (waiting out the boot), upload, start.  False when stopped first."""
+        self._wait_for_address()
         conn = self._connect(self.opts.connect_deadline_s, "connecting")
         if conn is None:
             return False

@@ -1,0 +1,182 @@
+"""Commands for jobs on cloud machines: launch's upload and start, logs --follow, download.
+
+``workbench launch`` on a cloud waits for the machine to answer on SSH, uploads
+the workdir (progress on stderr) and starts the job as a supervised unit, then
+returns: the machine applies on_finish itself if nobody watches.  ``workbench
+logs ID --follow`` streams the log (resuming where the local copy ends), prints the
+exit code and applies on_finish (downloading the spec's outputs first).
+``workbench download ID [PATH] [--to DIR]`` fetches an output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..core import paths
+from ..core.errors import NotFoundError, WorkbenchError
+from ..core.jobspec import spec_from_dict
+from ..core.models import Instance
+from ..core.reconcile import reconcile
+from ..core.remote.job import JobEvent, RemoteJob, recorded_exit_code
+from ..core.remote.jobs import is_remote
+from ..core.remote.sshconfig import config_path, include_line
+from .context import CliContext
+from .output import emit_json, err
+
+EXIT_OK = 0
+
+
+def _progress_line(label: str, done: int, total: int) -> None:
+    pct = f"{100 * done / total:5.1f}%" if total else "  -  "
+    sys.stderr.write(f"\r{label}: {pct} of {total / 1e6:.1f} MB")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+class _Printer:
+    """Job events on stderr: phases once each, upload progress on one line."""
+
+    def __init__(self) -> None:
+        self.last = ""
+        self.last_progress = 0.0
+
+    def __call__(self, ev: JobEvent) -> None:
+        if ev.kind == "upload":
+            now = time.monotonic()
+            if now - self.last_progress > 0.2 or ev.data.get("done") == ev.data.get("total"):
+                self.last_progress = now
+                _progress_line(ev.phase, int(ev.data.get("done", 0)), int(ev.data.get("total", 0)))
+        elif ev.kind in ("phase", "warning", "error", "exit") and (ev.phase, ev.message) != self.last:
+            self.last = (ev.phase, ev.message)
+            prefix = {"warning": "warning: ", "error": "error: "}.get(ev.kind, "")
+            err(f"[{ev.phase}] {prefix}{ev.message}".rstrip())
+
+
+def _launch_instance(ctx: CliContext, lid: str) -> tuple[Any, Instance]:
+    rec = ctx.store.find_launch(paths.check_launch_id(lid))
+    if rec is None:
+        raise NotFoundError(f"unknown launch id {lid!r}", hint="`workbench status` lists the launches")
+    try:
+        reconcile(ctx.accounts, [ctx.accounts.profile(rec.profile)])
+    except WorkbenchError:
+        pass  # the stored instance may still be enough
+    insts = sorted(ctx.store.list_instances(launch_id=lid), key=lambda i: i.instance_id)
+    if not insts:
+        raise NotFoundError(f"launch {lid} has no machine")
+    return rec, insts[0]
+
+
+def _job(ctx: CliContext, rec: Any, inst: Instance) -> RemoteJob:
+    if not isinstance(rec.spec, dict):
+        raise NotFoundError(f"launch {rec.launch_id} has no stored job spec")
+    return RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer())
+
+
+def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``cloud.cmd_launch``, then (on a cloud) upload and start the job on the new machine."""
+    from . import cloud
+
+    before = {r.launch_id for r in ctx.store.list_launches()}
+    rc = cloud.cmd_launch(ctx, args)
+    new = [r for r in ctx.store.list_launches() if r.launch_id not in before]
+    if rc != EXIT_OK or not new:
+        return rc
+    rec = new[0]
+    insts = sorted(ctx.store.list_instances(launch_id=rec.launch_id), key=lambda i: i.instance_id)
+    if not insts or not is_remote(insts[0]):
+        return rc
+    job = _job(ctx, rec, insts[0])
+    if not job.launch():
+        return 130
+    err(f"the job runs on the machine; ssh: add `{include_line(ctx.store.path.parent)}` to ~/.ssh/config, "
+        f"then `ssh {rec.launch_id}`")
+    return rc
+
+
+def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
+    """Remote launches: stream by offset (and apply on_finish when following); Local: ``cloud.cmd_logs``."""
+    from . import cloud
+
+    lid = paths.check_launch_id(args.launch_id)
+    rec = ctx.store.find_launch(lid)
+    if rec is None or rec.provider == "local":
+        return cloud.cmd_logs(ctx, args)
+    rec, inst = _launch_instance(ctx, lid)
+    if not args.follow or not inst.state.active:
+        return cloud.cmd_logs(ctx, args)  # the local copy: kept after the machine is gone
+    job = _job(ctx, rec, inst)
+    result: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            result["code"] = job.follow_and_finish()
+        except WorkbenchError as exc:
+            result["error"] = exc
+
+    t = threading.Thread(target=body, name="follow", daemon=True)
+    t.start()
+    log_file, pos, out = paths.job_log(lid), 0, sys.stdout.buffer
+    try:
+        while True:
+            alive = t.is_alive()
+            if log_file.exists():
+                with open(log_file, "rb") as fh:
+                    fh.seek(pos)
+                    chunk = fh.read()
+                if chunk:
+                    out.write(chunk)
+                    out.flush()
+                    pos += len(chunk)
+            if not alive:
+                break
+            t.join(args.interval if args.interval < 1 else 0.2)
+    except KeyboardInterrupt:
+        job.stop()
+        err("stopped following; the job goes on on its machine")
+        return 130
+    if "error" in result:
+        raise result["error"]
+    code = result.get("code", recorded_exit_code(lid))
+    if code is not None:
+        err(f"exit code: {code}")
+    return EXIT_OK
+
+
+def cmd_download(ctx: CliContext, args: argparse.Namespace) -> int:
+    """Fetch PATH (relative to the job's working folder; default: the spec's outputs) into --to."""
+    rec, inst = _launch_instance(ctx, args.launch_id)
+    if not is_remote(inst):
+        raise NotFoundError(f"launch {rec.launch_id} runs on this computer; its files are in "
+                            f"{paths.job_dir(rec.launch_id) / 'work'}")
+    if not inst.state.active:
+        raise NotFoundError(f"the machine of {rec.launch_id} is {inst.state.value}: nothing to download from",
+                            hint=f"outputs downloaded before the teardown are in {paths.job_dir(rec.launch_id) / 'outputs'}")
+    job = _job(ctx, rec, inst)
+    wanted = tuple([args.path]) if args.path else job.spec.outputs
+    if not wanted:
+        raise NotFoundError("the job spec names no outputs", hint="give a PATH, e.g. `workbench download ID checkpoints`")
+    dest = Path(args.to).expanduser() if args.to else paths.job_dir(rec.launch_id) / "outputs"
+    job.opts.connect_deadline_s = job.opts.reconnect_deadline_s = 60
+    conn = job._connect(60, "downloading")
+    if conn is None:
+        return 130
+    with conn:
+        job._probe(conn)
+        results = job.download_outputs(conn, wanted, dest)
+    files = [f for r in results for f in r.files]
+    total = sum(r.bytes for r in results)
+    if ctx.json:
+        emit_json({"launch_id": rec.launch_id, "to": str(dest), "files": files, "bytes": total})
+    else:
+        print(f"downloaded {len(files)} files ({total / 1e6:.1f} MB) into {dest}")
+    return EXIT_OK
+
+
+def ssh_hint(data_dir: Path) -> str:
+    return f"{include_line(data_dir)}  (file: {config_path(data_dir)})"

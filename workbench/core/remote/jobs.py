@@ -1,0 +1,117 @@
+"""The remote jobs and telemetry streams one app session drives (used by the GUI's session).
+
+:meth:`RemoteJobs.sync` is handed every fresh instance list (cheap, non-blocking):
+for each running cloud instance with an address it makes sure a :class:`GpuStream`
+feeds the shared :class:`TelemetryHub`, and, when its launch has a stored spec and
+the job is not done yet, a :class:`RemoteJob` thread runs it (launch or attach,
+follow, on_finish).  Instances that stopped bill-wise lose their stream.
+
+Threading: ``sync`` and ``stop_all`` from any one thread (the GUI's main thread);
+jobs and streams run on their own daemon threads and report through ``on_event``
+(called on those threads: a GUI must hand it to its own thread).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from ..errors import WorkbenchError
+from ..jobspec import spec_from_dict
+from ..models import Instance, InstanceState
+from ..telemetry import TelemetryHub
+from .gpustream import GpuStream
+from .job import JobEvent, JobOptions, RemoteJob, read_state
+
+log = logging.getLogger("workbench.remote.jobs")
+
+FINAL_PHASES = ("done", "kept", "error")
+
+
+def is_remote(inst: Instance) -> bool:
+    """A machine reached over SSH (the Local provider runs jobs itself)."""
+    return inst.provider != "local"
+
+
+class RemoteJobs:
+    """Starts at most one job thread and one telemetry stream per instance."""
+
+    def __init__(self, accounts: Any, on_event: Callable[[JobEvent], None] | None = None,
+                 options: JobOptions | None = None, period_ms: int = 1000, telemetry: bool = True) -> None:
+        self.accounts = accounts
+        self.on_event = on_event
+        self.options = options
+        self.period_ms = period_ms
+        self.telemetry = telemetry
+        self.hub = TelemetryHub(accounts.store)
+        self.jobs: dict[str, RemoteJob] = {}
+        self.threads: dict[str, threading.Thread] = {}
+        self.streams: dict[str, GpuStream] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def data_dir(self) -> Path:
+        return self.accounts.store.path.parent
+
+    def _fresh(self, inst: Instance) -> Callable[[], Instance]:
+        def get() -> Instance:
+            got = self.accounts.store.get_instance(inst.provider, inst.profile, inst.instance_id)
+            return got if got is not None and got.host else inst
+        return get
+
+    def sync(self, instances: Iterable[Instance], launches: Mapping[str, Any]) -> None:
+        """Start what is missing for running remote instances, stop streams of the ones that ended."""
+        with self._lock:
+            live = set()
+            for inst in instances:
+                if not is_remote(inst) or inst.state != InstanceState.RUNNING or not inst.host:
+                    continue
+                live.add(inst.instance_id)
+                if self.telemetry and (inst.gpu_count or 0) > 0 and inst.instance_id not in self.streams:
+                    s = GpuStream(self.hub, inst, self.data_dir, self.period_ms, fresh=self._fresh(inst))
+                    self.streams[inst.instance_id] = s
+                    s.start()
+                rec = launches.get(inst.launch_id)
+                spec = getattr(rec, "spec", None)
+                if inst.launch_id in self.threads or not isinstance(spec, dict):
+                    continue
+                if read_state(inst.launch_id).get("phase") in FINAL_PHASES:
+                    continue
+                self._start_job(inst, spec)
+            for iid in [i for i in self.streams if i not in live]:
+                self.streams.pop(iid).stop()
+
+    def _start_job(self, inst: Instance, spec_dict: dict) -> None:
+        try:
+            spec = spec_from_dict(spec_dict)
+        except WorkbenchError as exc:
+            log.warning("launch %s has an unreadable spec: %s", inst.launch_id, exc)
+            return
+        job = RemoteJob(self.accounts, inst, spec, self.options, on_event=self.on_event)
+
+        def body() -> None:
+            try:
+                job.run()
+            except WorkbenchError as exc:
+                log.warning("remote job %s: %s", inst.launch_id, exc.message)
+            except Exception:  # noqa: BLE001 - reported, the app goes on
+                log.exception("remote job %s crashed", inst.launch_id)
+
+        t = threading.Thread(target=body, name=f"remote-job-{inst.launch_id}", daemon=True)
+        self.jobs[inst.launch_id] = job
+        self.threads[inst.launch_id] = t
+        t.start()
+
+    def stop_all(self, wait: float = 0.0) -> None:
+        """Stop following (the jobs go on on their machines); optionally wait for the threads."""
+        with self._lock:
+            for job in self.jobs.values():
+                job.stop()
+            for s in self.streams.values():
+                s.stop()
+            threads = list(self.threads.values()) + list(self.streams.values())
+        for t in threads:
+            if wait:
+                t.join(wait)
