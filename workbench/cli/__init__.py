@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
     lg.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
 
+    dl = sub.add_parser("download", parents=[common], help="fetch a job's output folder from its machine")
+    dl.add_argument("launch_id", metavar="LAUNCH_ID")
+    dl.add_argument("path", nargs="?", metavar="PATH",
+                    help="on the machine, relative to the job's working folder (default: the spec's outputs)")
+    dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
+
     sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
     return p
 
@@ -157,12 +163,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(command: str, ctx, args: argparse.Namespace) -> int:
-    from . import admin, cloud
+    from . import admin, cloud, remote
 
     handlers = {
         "providers": admin.cmd_providers, "profiles": admin.cmd_profiles,
-        "credentials": admin.cmd_credentials, "offers": cloud.cmd_offers, "launch": cloud.cmd_launch,
-        "status": cloud.cmd_status, "down": cloud.cmd_down, "logs": cloud.cmd_logs,
+        "credentials": admin.cmd_credentials, "offers": cloud.cmd_offers, "launch": remote.cmd_launch,
+        "status": cloud.cmd_status, "down": cloud.cmd_down, "logs": remote.cmd_logs,
+        "download": remote.cmd_download,
     }
     return handlers[command](ctx, args)
 
