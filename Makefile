@@ -16,8 +16,12 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
 # Tests also need a private D-Bus session with a real Secret Service, Xvfb for screenshots, and a
 # real OpenSSH server (started on a loopback port by the SSH tests) with its client tools.
 DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client
+# The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
+# from DEBS_RUN; installer-test validates the menu entry and runs the installed app's self-test
+# against a real Secret Service.
+DEBS_INSTALLER := $(DEBS_TEST) binutils desktop-file-utils
 
-.PHONY: run test bench doctor screenshots i18n clean debs-run debs-test
+.PHONY: run test bench doctor screenshots i18n clean debs-run debs-test installer installer-test debs-installer
 
 run: debs-run $(VENV)/.stamp-run
 	@if [ "$$(uname)" = Linux ] && [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ] && [ -z "$${QT_QPA_PLATFORM:-}" ]; then \
@@ -39,6 +43,16 @@ screenshots: debs-test $(VENV)/.stamp-test
 i18n: $(VENV)/.stamp-run
 	$(PY) scripts/i18n.py
 
+# The packaged app for people without Python: PyInstaller bundle, .deb and .tar.gz in dist/
+# (installer/README.md: the Windows and macOS packages are built by .github/workflows/installers.yml).
+installer: debs-installer $(VENV)/.stamp-installer
+	$(PY) installer/build.py
+
+# Install the .deb on this machine (root), run the installed app's self-test, a Local job from the
+# installed CLI, then remove it and check that nothing is left.
+installer-test: installer
+	scripts/with-secret-service.sh $(PY) installer/linux/test_deb.py
+
 doctor: $(VENV)/.stamp-run
 	$(VENV)/bin/workbench doctor
 
@@ -47,6 +61,9 @@ debs-run:
 
 debs-test:
 	@scripts/ensure-debs.sh $(DEBS_TEST) $$($(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv)
+
+debs-installer:
+	@scripts/ensure-debs.sh $(DEBS_INSTALLER) $$($(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,5 +77,10 @@ $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.stamp-run
 
+# The bundle carries every cloud plugin's SDK, so the build environment needs them all.
+$(VENV)/.stamp-installer: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[aws,azure,installer]'
+	touch $@ $(VENV)/.stamp-run
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = bool(getattr(args, "json", False) or args.top_json)
     args.json = as_json
     if args.self_test:
-        from .checks import self_test
+        from .selftest import self_test
 
         return self_test(as_json)
     command = args.command or "gui"

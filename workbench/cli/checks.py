@@ -1,14 +1,12 @@
-"""`workbench doctor` and `workbench --self-test`: health checks with fix hints."""
+"""`workbench doctor`: health checks with fix hints (`--self-test` is in selftest.py)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import platform
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -113,10 +111,10 @@ def cmd_doctor(ctx, args: argparse.Namespace) -> int:
     return _report(checks, args.json)
 
 
-def _report(checks: list[Check], as_json: bool) -> int:
+def _report(checks: list[Check], as_json: bool, extra: dict | None = None) -> int:
     failed = [c for c in checks if c.status == "fail"]
     if as_json:
-        emit_json({"ok": not failed, "checks": [c.to_json() for c in checks]})
+        emit_json({"ok": not failed, **(extra or {}), "checks": [c.to_json() for c in checks]})
     else:
         for c in checks:
             mark = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}[c.status]
@@ -124,48 +122,3 @@ def _report(checks: list[Check], as_json: bool) -> int:
             if c.hint and c.status != "ok":
                 print(f"       fix: {c.hint}")
     return 1 if failed else 0
-
-
-def _window_check() -> Check:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from ..ui.smoke import open_and_close_main_window
-
-        title = open_and_close_main_window()
-        return Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")
-    except Exception as exc:
-        return Check("window", "fail", f"{type(exc).__name__}: {exc}", "run `workbench doctor`")
-
-
-def _roundtrip_check() -> Check:
-    from ..core.models import Profile
-    from ..core.store import Store
-
-    with tempfile.TemporaryDirectory(prefix="workbench-selftest-") as tmp:
-        try:
-            with Store.open(Path(tmp) / "state.sqlite3") as store:
-                store.save_profile(Profile("selftest", "local", "local", settings={"k": "v"}))
-                back = store.get_profile("selftest")
-                ok = back.settings.get("k") == "v" and store.integrity() == "ok"
-            return Check("store", "ok" if ok else "fail", "SQLite round trip" + ("" if ok else " mismatch"))
-        except Exception as exc:
-            return Check("store", "fail", f"{type(exc).__name__}: {exc}")
-
-
-def self_test(as_json: bool) -> int:
-    checks = []
-    for e in discover().values():
-        if e.available:
-            importlib.import_module(e.target.partition(":")[0])
-            checks.append(Check(f"plugin {e.id}", "ok", f"imported {e.target}"))
-        else:
-            checks.append(Check(f"plugin {e.id}", "fail", e.reason or "unavailable"))
-    if not any(c.name == "plugin local" and c.status == "ok" for c in checks):
-        checks.append(Check("plugin local", "fail", "the built-in Local provider was not found",
-                            "the package metadata (entry points) is missing from this install"))
-    checks.append(_roundtrip_check())
-    checks.append(_window_check())
-    kr = _keyring_check()
-    checks.append(Check("keyring", "ok", kr.detail if kr.status == "ok" else f"not usable, explained: {kr.detail}",
-                        kr.hint))
-    return _report(checks, as_json)

@@ -1,0 +1,143 @@
+"""`workbench --self-test`: prove that this install (a source checkout or a packaged bundle) works.
+
+Checks, in order, each reported even when an earlier one failed:
+
+* **plugins**: every ``workbench.providers`` entry point loads (a frozen app that lost the
+  package metadata finds none, so the built-in Local provider is required);
+* **resources**: the bundled icons and example specs, the app's compiled translations;
+* **store**: a SQLite round trip in a throwaway folder (the user's state is not touched);
+* **window**: the main window opens and closes (offscreen unless a platform is set), and Qt's
+  own translations for the shipped languages are where Qt looks for them;
+* **keyring**: the platform's native keyring backend is registered (frozen apps commonly lose
+  keyring's entry points and fall back to "no keyring"); whether it is usable right now
+  (unlocked, Secret Service running) is reported too, as a warning when not.
+
+Exit 0 when nothing failed (warnings allowed), 1 otherwise; ``--json`` prints
+``{"ok": bool, "frozen": bool, "checks": [{name, status, detail, hint}]}``.
+Runs on the calling thread; opens a QApplication if there is none.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+from ..core import paths
+from ..core.credentials import CredentialStore
+from ..core.errors import WorkbenchError
+from ..core.registry import discover
+from .checks import Check, _report
+
+#: keyring's entry-point names of each platform's native backends (any one is enough)
+NATIVE_KEYRINGS = {"linux": ("SecretService", "libsecret", "KWallet"), "darwin": ("macOS",), "win32": ("Windows",)}
+SHIPPED_LANGUAGES = ("zh_CN",)
+
+
+def _platform_key() -> str:
+    return "linux" if sys.platform.startswith("linux") else sys.platform
+
+
+def plugin_checks() -> list[Check]:
+    checks = []
+    for e in discover().values():
+        if e.available:
+            importlib.import_module(e.target.partition(":")[0])
+            checks.append(Check(f"plugin {e.id}", "ok", f"{e.target} ({e.distribution} {e.version})"))
+        else:
+            checks.append(Check(f"plugin {e.id}", "fail", e.reason or "unavailable",
+                                "reinstall the app; a packaged app must bundle every plugin and its SDK"))
+    if not any(c.name == "plugin local" and c.status == "ok" for c in checks):
+        checks.append(Check("plugin local", "fail", "the built-in Local provider was not found",
+                            "the package metadata (entry points) is missing from this install"))
+    return checks
+
+
+def resources_check() -> Check:
+    root = paths.resources_dir()
+    missing = [str(p) for p in (root / "icons" / "app.svg", root / "examples" / "local-smoke.yaml")
+               if not p.is_file()]
+    catalogues = Path(__file__).resolve().parents[1] / "ui" / "i18n"  # beside workbench.ui.i18n (no Qt import)
+    missing += [str(catalogues / f"workbench_{lang}.qm") for lang in SHIPPED_LANGUAGES
+                if not (catalogues / f"workbench_{lang}.qm").is_file()]
+    if missing:
+        return Check("resources", "fail", "missing: " + ", ".join(missing), "reinstall the app")
+    return Check("resources", "ok", f"{root} (icons, examples) and the {', '.join(SHIPPED_LANGUAGES)} catalogue")
+
+
+def store_roundtrip_check() -> Check:
+    from ..core.models import Profile
+    from ..core.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="workbench-selftest-") as tmp:
+        try:
+            with Store.open(Path(tmp) / "state.sqlite3") as store:
+                store.save_profile(Profile("selftest", "local", "local", settings={"k": "v"}))
+                back = store.get_profile("selftest")
+                ok = back.settings.get("k") == "v" and store.integrity() == "ok"
+            return Check("store", "ok" if ok else "fail", "SQLite round trip" + ("" if ok else " mismatch"))
+        except Exception as exc:
+            return Check("store", "fail", f"{type(exc).__name__}: {exc}")
+
+
+def window_checks() -> list[Check]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from ..ui.smoke import open_and_close_main_window
+
+        title = open_and_close_main_window()
+        checks = [Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")]
+    except Exception as exc:
+        return [Check("window", "fail", f"{type(exc).__name__}: {exc}", "run `workbench doctor`")]
+    from PySide6.QtCore import QLibraryInfo
+
+    qt_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))
+    missing = [lang for lang in SHIPPED_LANGUAGES if not (qt_dir / f"qtbase_{lang}.qm").is_file()]
+    names = ", ".join(f"qtbase_{lang}.qm" for lang in (missing or SHIPPED_LANGUAGES))
+    checks.append(Check("qt translations", "fail" if missing else "ok",
+                        f"{names} {'missing from' if missing else 'in'} {qt_dir}"))
+    return checks
+
+
+def keyring_check(entry_points=None, store: CredentialStore | None = None) -> Check:
+    """Fail when the native backend is not registered; warn when it is but cannot be used now."""
+    eps = metadata.entry_points(group="keyring.backends") if entry_points is None else entry_points
+    registered = {ep.name: ep for ep in eps}
+    wanted = NATIVE_KEYRINGS.get(_platform_key(), ())
+    native = [n for n in wanted if n in registered] if wanted else sorted(registered)
+    if not native:
+        return Check("keyring", "fail",
+                     f"keyring's {'/'.join(wanted) or 'native'} backend is not registered "
+                     f"(found: {', '.join(sorted(registered)) or 'no backends at all'})",
+                     "keyring's package metadata is missing from this install; reinstall the app")
+    broken = []
+    for name in native:
+        try:
+            registered[name].load()
+        except Exception as exc:
+            broken.append(f"{name}: {type(exc).__name__}: {exc}")
+    if len(broken) == len(native):
+        return Check("keyring", "fail", "the native keyring backend does not import: " + "; ".join(broken),
+                     "reinstall the app")
+    creds = store or CredentialStore()
+    try:
+        creds.check_backend()
+        return Check("keyring", "ok", f"usable: {creds.backend_name()}")
+    except WorkbenchError as exc:
+        return Check("keyring", "warn", f"found {', '.join(native)}, but not usable now: {exc.message}",
+                     exc.hint or "")
+
+
+def self_test(as_json: bool) -> int:
+    checks = plugin_checks()
+    for check in (resources_check, store_roundtrip_check):
+        try:
+            checks.append(check())
+        except Exception as exc:  # report every part, whatever broke
+            checks.append(Check(check.__name__.replace("_check", ""), "fail", f"{type(exc).__name__}: {exc}"))
+    checks.extend(window_checks())
+    checks.append(keyring_check())
+    return _report(checks, as_json, extra={"frozen": bool(getattr(sys, "frozen", False))})
