@@ -21,10 +21,13 @@ def _inst(**kw) -> Instance:
     return Instance(**base)
 
 
-def test_ssh_command_uses_address_user_port_and_key():
-    inst = _inst(host="203.0.113.7", extra={"ssh_user": "ec2-user", "ssh_port": 2222, "ssh_key": "/k/id ed"})
-    assert shlex.split(remote_access.ssh_command(inst)) == ["ssh", "-p", "2222", "-i", "/k/id ed",
-                                                            "ec2-user@203.0.113.7"]
+def test_ssh_command_uses_address_user_port_and_the_app_key(home):
+    inst = _inst(host="203.0.113.7", extra={"ssh_user": "ec2-user", "ssh_port": 2222})
+    data = home / "data"
+    assert shlex.split(remote_access.ssh_command(inst)) == [
+        "ssh", "-i", str(data / "ssh" / "id_ed25519"), "-o", "IdentitiesOnly=yes",
+        "-o", f"UserKnownHostsFile={data / 'ssh' / 'known_hosts'}", "-o", "HostKeyAlias=i-0abc.aws.workbench",
+        "-o", "StrictHostKeyChecking=accept-new", "-p", "2222", "ec2-user@203.0.113.7"]
     assert remote_access.ssh_command(_inst(host=None)) is None  # still booting: no address yet
     assert remote_access.ssh_command(_inst(provider="local", host="127.0.0.1")) is None
 

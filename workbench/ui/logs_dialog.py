@@ -1,4 +1,10 @@
-"""A job's output, followed live: reads new bytes of the job log on a worker every second."""
+"""A job's output, followed live: reads new bytes of the job log on a worker every second.
+
+For a cloud machine the log file is filled by the remote job's stream (by byte
+offset, see ``workbench.core.remote.logs``); the dialog also shows the remote
+job's state and exit code, and "Download results" fetches the spec's outputs
+(on a worker, through the same SSH path as ``workbench download``).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,48 @@ from .i18n import tr
 from .session import Session
 
 MAX_BLOCKS = 20_000  # lines kept in the view; the file keeps everything
+
+
+def _remote_status(launch_id: str) -> str:
+    """One line on the remote job: its phase, message and exit code (worker thread)."""
+    from ..core.remote.job import read_state, recorded_exit_code
+
+    state = read_state(launch_id)
+    if not state:
+        return ""
+    code = recorded_exit_code(launch_id)
+    text = tr("Remote job: {phase}").format(phase=state.get("phase", "?"))
+    if state.get("message"):
+        text += f" — {state['message']}"
+    if code is not None:
+        text += " · " + tr("exit code {code}").format(code=code)
+    return text
+
+
+def _poll(path: Path, pos: int, launch_id: str, remote: bool) -> tuple[bytes, int, str]:
+    data, pos = _read_from(path, pos)
+    return data, pos, _remote_status(launch_id) if remote else ""
+
+
+def download_outputs(accounts, inst: Instance) -> str:
+    """Fetch the launch's spec outputs from its machine into the job folder (worker thread)."""
+    from ..core.errors import NotFoundError
+    from ..core.jobspec import spec_from_dict
+    from ..core.remote.job import RemoteJob
+
+    rec = accounts.store.get_launch(inst.launch_id)
+    spec = spec_from_dict(rec.spec or {})
+    if not spec.outputs:
+        raise NotFoundError(tr("the job spec names no outputs"), hint=tr("add 'outputs:' to the spec"))
+    job = RemoteJob(accounts, inst, spec)
+    conn = job._connect(60, "downloading")
+    if conn is None:
+        return ""
+    with conn:
+        job._probe(conn)
+        got = job.download_outputs(conn)
+    return tr("Downloaded {n} files into {folder}").format(n=sum(len(r.files) for r in got),
+                                                           folder=paths.job_dir(inst.launch_id) / "outputs")
 
 
 def _read_from(path: Path, pos: int) -> tuple[bytes, int]:
@@ -55,9 +103,20 @@ class LogsDialog(QDialog):
         row.addWidget(self.follow)
         row.addWidget(self.where, 1)
         row.addWidget(open_btn)
+        self.remote = inst.provider != "local"
+        self.instance = inst
+        self.status = QLabel()
+        self.status.setObjectName("log-remote-status")
+        self.status.setWordWrap(True)
+        self.download_btn = QPushButton(tr("&Download results"))
+        self.download_btn.setObjectName("log-download")
+        self.download_btn.clicked.connect(self.download)
+        self.download_btn.setVisible(self.remote)
+        row.insertWidget(2, self.download_btn)
         lay = QVBoxLayout(self)
-        if inst.provider != "local" and not self.path.exists():
+        if self.remote and not self.path.exists():
             lay.addWidget(QLabel(tr("Logs from cloud machines stream here once the job runs there.")))
+        lay.addWidget(self.status)
         lay.addWidget(self.text, 1)
         lay.addLayout(row)
         lay.addWidget(buttons)
@@ -69,13 +128,25 @@ class LogsDialog(QDialog):
         if self._reading:
             return
         self._reading = True
-        self.session.run(_read_from, self.path, self._pos).then(self._append).finally_(self._done)
+        self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote).then(self._append) \
+            .finally_(self._done)
 
     def _done(self) -> None:
         self._reading = False
 
-    def _append(self, result: tuple[bytes, int]) -> None:
-        data, self._pos = result
+    def download(self) -> None:
+        """Fetch the spec's outputs from the machine (worker); the result or error shows in the status line."""
+        self.download_btn.setEnabled(False)
+        self.status.setText(tr("Downloading the outputs…"))
+        self.session.run(download_outputs, self.session.accounts, self.instance) \
+            .then(lambda text: self.status.setText(text)) \
+            .fail(lambda exc: self.status.setText(tr("Download failed: {message}").format(message=exc))) \
+            .finally_(lambda: self.download_btn.setEnabled(True))
+
+    def _append(self, result: tuple[bytes, int, str]) -> None:
+        data, self._pos, status = result
+        if status and self.download_btn.isEnabled() and status != self.status.text():  # not over a download
+            self.status.setText(status)
         if not data:
             if self._pos == 0 and not self.text.toPlainText():
                 self.text.setPlaceholderText(tr("No output yet."))

@@ -20,7 +20,9 @@ message instead of an empty plot.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -35,6 +37,8 @@ from ..core.accounts import Accounts
 from ..core.errors import TransientError, WorkbenchError
 from ..core.models import GpuSample, Instance, InstanceState
 from ..core.provider import SupportsTelemetry
+from ..core.remote.jobs import is_remote
+from ..core.telemetry import TelemetryHub
 from .format import state_label
 from .i18n import N_, tr
 from .series import COARSE_BUCKET_S, COARSE_CAPACITY, SampleBatch, SeriesKey, SeriesSet, SpendCurves, \
@@ -71,18 +75,33 @@ class PollResult:
     spend: SpendCurves | None = None
 
 
-def poll_instance(accounts: Accounts, inst: Instance, load_history: bool) -> PollResult:
+def poll_instance(accounts: Accounts, inst: Instance, load_history: bool, hub: TelemetryHub | None = None,
+                  since: float = -math.inf) -> PollResult:
     """One telemetry round for ``inst`` (worker thread; may block on the provider).
 
-    A WorkbenchError from the provider is returned in the result, so the spend
-    curves still update; anything else propagates to the task's fail().
+    A cloud machine with an address reads the SSH telemetry ``hub`` (readings newer
+    than ``since``; its booting / driver / lost-GPU states come back as ``error``),
+    others ask their provider (``SupportsTelemetry``).  A WorkbenchError from the
+    provider is returned in the result, so the spend curves still update; anything
+    else propagates to the task's fail().
     """
     store = accounts.store
     now = time.time()
     res = PollResult(key=instance_key(inst), state=inst.state)
     if load_history:
-        res.history = group_samples(store.samples(inst.instance_id, since=now - COARSE_BUCKET_S * COARSE_CAPACITY))
-    if inst.state.active:
+        stored = store.samples(inst.instance_id, since=now - COARSE_BUCKET_S * COARSE_CAPACITY)
+        res.history = group_samples(dataclasses.replace(s, util_percent=math.nan) if s.util_percent < 0 else s
+                                    for s in stored)  # NOT_REPORTED (MIG slices, [N/A]) is a gap, not -1 %
+    if hub is not None and inst.state.active and is_remote(inst) and inst.host:
+        res.telemetry = True
+        res.live = group_samples(hub.since(inst.instance_id, since))
+        state, message, problems = hub.status(inst.instance_id)
+        notes = [p.message for p in problems]
+        if state in ("booting", "driver", "reconnecting", "error") and message:
+            notes.insert(0, {"booting": tr("still booting: {m}"), "driver": tr("GPU driver not ready: {m}"),
+                             "reconnecting": tr("reconnecting: {m}"), "error": "{m}"}[state].format(m=message))
+        res.error = WorkbenchError("; ".join(notes)) if notes else None
+    elif inst.state.active:
         try:
             prov = accounts.provider(accounts.profile(inst.profile))
             res.telemetry = isinstance(prov, SupportsTelemetry)
@@ -288,8 +307,14 @@ class MonitorView(QWidget):
         key = instance_key(inst)
         if not inst.state.active and self._settled.get(key) == inst.state:
             return  # nothing new can come from a stopped machine
+        remote = getattr(self.session, "remote", None)
+        extra = {}
+        if remote is not None:  # SSH telemetry of cloud machines: only what is newer than the rings hold
+            sets = self.series.get(key)
+            extra = {"hub": remote.hub, "since": (sets.last_ts if sets is not None else None) or -math.inf}
         try:
-            task = self.session.run(poll_instance, self.session.accounts, inst, key not in self._history_loaded)
+            task = self.session.run(poll_instance, self.session.accounts, inst, key not in self._history_loaded,
+                                    **extra)
         except RuntimeError:  # the session's runner was shut down (app closing): stop asking
             self.poll_timer.stop()
             return

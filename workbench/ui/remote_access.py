@@ -1,9 +1,10 @@
 """Reaching a machine: the SSH command line and a terminal window (no blocking, no shell strings).
 
-The SSH key and known_hosts handling arrive with remote jobs; until then the
-command uses the instance's address and its ``extra`` hints (``ssh_user``,
-``ssh_port``, ``ssh_key``).  A Local job has no SSH: "Open terminal" opens a
-terminal in its working folder instead.
+Both use the app's own key and known_hosts (:func:`workbench.core.remote.sshconfig.ssh_argv`):
+``-i <data>/ssh/id_ed25519``, ``UserKnownHostsFile=<data>/ssh/known_hosts`` and the
+instance's ``HostKeyAlias``, so the user's ssh trusts exactly the host key the app
+pinned or recorded, and a changed key is refused there too.  A Local job has no
+SSH: "Open terminal" opens a terminal in its working folder instead.
 """
 
 from __future__ import annotations
@@ -26,13 +27,9 @@ def ssh_argv(inst: Instance) -> list[str] | None:
     """``ssh`` arguments for ``inst``, or None when it has no address (or runs on this computer)."""
     if inst.provider == "local" or not inst.host:
         return None
-    user = str(inst.extra.get("ssh_user") or "ubuntu")
-    argv = ["ssh"]
-    if inst.extra.get("ssh_port"):
-        argv += ["-p", str(inst.extra["ssh_port"])]
-    if inst.extra.get("ssh_key"):
-        argv += ["-i", str(inst.extra["ssh_key"])]
-    return argv + [f"{user}@{inst.host}"]
+    from ..core.remote.sshconfig import ssh_argv as app_ssh_argv
+
+    return app_ssh_argv(inst, paths.data_dir())
 
 
 def ssh_command(inst: Instance) -> str | None:

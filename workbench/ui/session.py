@@ -20,6 +20,8 @@ from ..core.accounts import Accounts
 from ..core.errors import TransientError, WorkbenchError
 from ..core.models import Instance, InstanceState
 from ..core.reconcile import reconcile
+from ..core.remote.job import JobEvent
+from ..core.remote.jobs import RemoteJobs, is_remote
 from ..core.spend import burn_rate, spend_by_instance, start_of_today
 from ..core.store import LaunchRecord
 from .format import state_label
@@ -79,6 +81,8 @@ class Session(QObject):
     refresh_failed = Signal(object)  # exception
     #: (title, message, level) for the tray / notifications; level: "info", "warning", "error"
     notify = Signal(str, str, str)
+    #: a remote job's JobEvent (emitted from its worker thread; delivered queued on the main thread)
+    remote_event = Signal(object)
 
     def __init__(self, accounts: Accounts | None, settings: UiSettings | None = None,
                  runner: TaskRunner | None = None, parent: QObject | None = None) -> None:
@@ -94,6 +98,9 @@ class Session(QObject):
         self.timer.setSingleShot(False)
         self.timer.timeout.connect(self.refresh)
         self._snapshot_fn: Callable[[Accounts], Snapshot] = take_snapshot
+        #: remote jobs and GPU streams of cloud machines (core, threads of its own); made on first need
+        self.remote: RemoteJobs | None = None
+        self.remote_event.connect(self._on_remote_event)
 
     # -- refresh loop -------------------------------------------------------
     def start(self, interval_ms: int | None = None) -> None:
@@ -124,7 +131,28 @@ class Session(QObject):
         self._set_backoff(bool(transient) and len(transient) == len(snap.errors))
         previous, self.snapshot = self.snapshot, snap
         self._announce_changes(previous, snap)
+        self._sync_remote(snap)
         self.snapshot_changed.emit(snap)
+
+    # -- remote jobs ----------------------------------------------------------
+    def _sync_remote(self, snap: Snapshot) -> None:
+        """Hand running cloud machines to the remote-jobs manager (non-blocking: it starts threads)."""
+        if self.accounts is None or (self.remote is None and not any(is_remote(i) and i.host
+                                                                     for i in snap.instances)):
+            return
+        if self.remote is None:
+            self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit)
+        self.remote.sync(snap.instances, snap.launches)
+
+    def _on_remote_event(self, ev: JobEvent) -> None:
+        if ev.kind == "exit":
+            code = ev.data.get("exit_code")
+            self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
+                name=ev.launch_id, code=code), "info" if code == 0 else "warning")
+        elif ev.kind == "error":
+            self.notify.emit(tr("Remote job problem"), f"{ev.launch_id}: {ev.message}", "error")
+        elif ev.kind == "warning" and ev.phase == "kept":
+            self.notify.emit(tr("Still billing"), ev.message, "warning")
 
     def _announce_changes(self, old: Snapshot, new: Snapshot) -> None:
         """Notify when a machine became ready or a job ended since the last refresh."""
@@ -166,4 +194,6 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         self.timer.stop()
+        if self.remote is not None:
+            self.remote.stop_all()  # the jobs go on on their machines; we only stop following
         self.runner.shutdown(wait=False)

@@ -389,5 +389,7 @@ class RemoteJob:
                 return None
             return self.follow_and_finish()
         except WorkbenchError as exc:
+            if self.stopped:
+                return None  # we closed the connection ourselves: not the job's problem
             self._emit("error", exc.message, kind="error")
             raise
