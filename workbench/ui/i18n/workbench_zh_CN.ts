@@ -69,6 +69,11 @@
       <translation>磁盘(&amp;D)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>&amp;Download results</source>
+      <translation>下载结果(&amp;D)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts_view.py" />
       <source>&amp;Edit…</source>
       <translation>编辑(&amp;E)…</translation>
@@ -511,6 +516,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>磁盘：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Download failed: {message}</source>
+      <translation>下载失败:{message}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Downloaded {n} files into {folder}</source>
+      <translation>已下载 {n} 个文件到 {folder}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Downloading the outputs…</source>
+      <translation>正在下载输出…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/credentials_form.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
@@ -574,6 +594,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>GPU coun&amp;t:</source>
       <translation>GPU 数量(&amp;T)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor.py" />
+      <source>GPU driver not ready: {m}</source>
+      <translation>GPU 驱动尚未就绪:{m}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/offers_model.py" />
@@ -1026,6 +1051,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>区域</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/session.py" />
+      <source>Remote job problem</source>
+      <translation>远程作业出现问题</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Remote job: {phase}</source>
+      <translation>远程作业:{phase}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts_view.py" />
       <source>Remove profile</source>
       <translation>移除配置文件</translation>
@@ -1448,6 +1483,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>位置：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>add 'outputs:' to the spec</source>
+      <translation>在作业描述中添加 'outputs:'</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
@@ -1531,6 +1571,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts_view.py" />
       <source>endpoint {url}</source>
       <translation>端点 {url}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>exit code {code}</source>
+      <translation>退出码 {code}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances_model.py" />
@@ -1653,6 +1698,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>每日花费 (USD)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor.py" />
+      <source>reconnecting: {m}</source>
+      <translation>正在重新连接:{m}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_view.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
@@ -1686,6 +1736,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor.py" />
+      <source>still booting: {m}</source>
+      <translation>仍在启动:{m}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_review.py" />
@@ -1741,6 +1796,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>the job spec names no outputs</source>
+      <translation>作业描述未指定任何输出</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts_view.py" />
