@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
 
     sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
+    from .money import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
+
+    add_money_parsers(sub, common, _positive_float)
     return p
 
 
@@ -171,6 +174,9 @@ def _dispatch(command: str, ctx, args: argparse.Namespace) -> int:
         "status": cloud.cmd_status, "down": cloud.cmd_down, "logs": remote.cmd_logs,
         "download": remote.cmd_download,
     }
+    from .money import HANDLERS as money_handlers
+
+    handlers.update(money_handlers)
     return handlers[command](ctx, args)
 
 

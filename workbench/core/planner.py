@@ -14,15 +14,21 @@ ConfigError.
 
 from __future__ import annotations
 
+import csv
+import logging
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from . import paths
 from .errors import ConfigError, WorkbenchError
-from .models import Offer
+from .models import Offer, Prices
 
 if TYPE_CHECKING:
     from .accounts import Accounts
+
+log = logging.getLogger("workbench.planner")
 
 HOURS_1Y = 8760.0
 HOURS_3Y = 3 * HOURS_1Y
@@ -184,7 +190,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
                   f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
                   + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
                      "; you keep the hardware afterwards (resale not counted)"))))
-    rows.sort(key=lambda r: (r.total, OPTIONS.index(r.option), r.provider or "", r.region or ""))
+    rows.sort(key=lambda r: (round(r.total, 6), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
     return Plan(gpu_model, gpus, hours, tuple(rows))
 
 
@@ -196,10 +202,49 @@ def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
     return (hardware.purchase_price - hardware.resale_value) / (hourly_cloud - running)
 
 
+def _num(row: dict[str, str], *keys: str) -> float | None:
+    for k in keys:
+        v = (row.get(k) or "").strip()
+        if v:
+            return float(v)
+    return None
+
+
+def snapshot_offers(folder: Path | None = None) -> list[Offer]:
+    """Offers from the bundled price snapshots (``resources/catalog/<provider>.csv``), for planning
+    without an account.  Rows or files that do not fit the expected columns are skipped (logged)."""
+    folder = folder or paths.resources_dir() / "catalog"
+    out: list[Offer] = []
+    for f in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+        try:
+            lines = [ln for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+            for row in csv.DictReader(lines):
+                cur = "CNY" if any(k.endswith("_cny") for k in row) else "USD"
+                sfx = "_" + cur.lower()
+                prices = Prices(on_demand=_num(row, "on_demand" + sfx), spot=_num(row, "spot" + sfx),
+                                reserved_1y=_num(row, "reserved_1y" + sfx), reserved_3y=_num(row, "reserved_3y" + sfx),
+                                currency=cur, source="bundled snapshot", as_of=row.get("as_of", ""))
+                out.append(Offer(provider=f.stem, region=row["region"], instance_type=row["instance_type"],
+                                 gpu_model=row.get("gpu_model") or None, gpu_count=int(row.get("gpu_count") or 0),
+                                 gpu_memory_gb=float(row.get("gpu_memory_gb") or 0), vcpus=int(row.get("vcpus") or 0),
+                                 memory_gb=float(row.get("memory_gb") or 0), prices=prices))
+        except (OSError, KeyError, ValueError) as exc:
+            log.warning("price snapshot %s skipped: %s", f, exc)
+    return out
+
+
 def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,
-                       hardware: Hardware | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
-    """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside."""
+                       hardware: Hardware | None = None,
+                       snapshot_folder: Path | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
+    """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside.
+
+    Providers without a working profile are priced from the bundled snapshots
+    (labelled "bundled snapshot"), so the planner works before any account is set up.
+    """
     from .catalog import OfferQuery, collect
 
     ranked, errors = collect(accounts, OfferQuery(gpu_model=gpu_model, gpu_count=1))
-    return plan([(r.profile, r.offer) for r in ranked], gpu_model, gpus, hours, hardware), errors
+    live = {r.offer.provider for r in ranked}
+    items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
+    items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
+    return plan(items, gpu_model, gpus, hours, hardware), errors
