@@ -88,6 +88,9 @@ def main() -> int:
                  "<= 50 ms absolute"))
     mem = int(gui_value("monitor-memory"))
     print(f"monitor rings, 64 instances x 8 GPUs x 24 h: {mem / 1e6:.1f} MB (target <= 250 MB)")
+    from benchmarks import remote  # telemetry CPU per sample, upload throughput over a loopback sshd
+
+    remote.report()
     print(f"{'measure':52} {'value':>10} {'baseline':>10} {'ratio':>7}  target")
     for name, value, baseline, target in rows:
         print(f"{name:52} {value * 1000:8.1f}ms {baseline * 1000:8.1f}ms {value / baseline:6.2f}x  {target}")
