@@ -1,0 +1,339 @@
+"""The AWS (EC2) provider: the workbench's Provider contract on top of boto3.
+
+boto3 is imported only when a method first needs AWS (``session``), so
+discovering this plugin costs the app nothing at start-up.
+
+Threading: one instance serves a profile.  Reads (offers, instances,
+leftovers, samples) may run on any thread at once; each thread uses its own
+boto3 Session (:mod:`.session`).  Work across regions fans out on the
+provider's own small thread pool, whose threads keep their Sessions between
+calls.  ``launch``/``terminate``/``delete`` block their worker for seconds
+(terminate: until AWS says "terminated", up to ``terminate_wait_s``).
+
+Failure rules: only workbench errors escape (mapped in :mod:`.errors`).  A
+listing that fails in one region fails the whole call (a partial list would
+make reconcile believe the missing machines are gone).  ``terminate`` and
+``delete`` treat "already gone" as success.  ``launch`` is idempotent per
+launch id and rolls back on failure (:mod:`.launch`).
+
+MFA: with ``mfa_serial`` set, the first call raises
+:class:`~.session.MfaCodeNeeded` (an AuthError with ``kind == "mfa_required"``);
+the UI asks for the code and calls :meth:`AwsProvider.provide_mfa_code`, then retries.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+
+from workbench.core import provider as core_provider
+from workbench.core.errors import TransientError, WorkbenchError
+from workbench.core.models import (GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile,
+                                   Region, Resource)
+from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsStop, SupportsTelemetry
+
+from . import billing, inventory, pricing, quotas, snapshot, teardown
+from .errors import error_code, translate
+from .launch import Launcher
+from .offers import OfferBook
+from .session import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
+from .settings import DEFAULT_REGION, parse
+
+log = logging.getLogger("workbench.aws")
+T = TypeVar("T")
+
+# Capabilities added to the core contract by the spend issue; used when present.
+_OPTIONAL_CAPABILITIES = tuple(getattr(core_provider, name) for name in ("SupportsBilling", "SupportsSpotHistory")
+                               if hasattr(core_provider, name))
+
+REGION_NAMES = {
+    "us-east-1": "US East (N. Virginia)", "us-east-2": "US East (Ohio)", "us-west-1": "US West (N. California)",
+    "us-west-2": "US West (Oregon)", "eu-west-1": "Europe (Ireland)", "eu-west-2": "Europe (London)",
+    "eu-west-3": "Europe (Paris)", "eu-central-1": "Europe (Frankfurt)", "eu-north-1": "Europe (Stockholm)",
+    "ap-northeast-1": "Asia Pacific (Tokyo)", "ap-northeast-2": "Asia Pacific (Seoul)",
+    "ap-southeast-1": "Asia Pacific (Singapore)", "ap-southeast-2": "Asia Pacific (Sydney)",
+    "ap-south-1": "Asia Pacific (Mumbai)", "ca-central-1": "Canada (Central)", "sa-east-1": "South America (São Paulo)",
+}
+
+
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, *_OPTIONAL_CAPABILITIES):  # type: ignore[misc]
+    """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
+
+    id = "aws"
+    display_name = "Amazon Web Services (EC2)"
+    credential_fields = (
+        CredentialField(ACCESS_KEY, "Access key ID", optional=True,
+                        help="an IAM user's key (AKIA…); leave empty to use a named profile instead"),
+        CredentialField(SECRET_KEY, "Secret access key", secret=True, optional=True,
+                        help="shown once when the key was created; stored in the system keyring only"),
+        CredentialField(SESSION_TOKEN, "Session token", secret=True, optional=True,
+                        help="only for temporary credentials (ASIA… keys)"),
+        CredentialField(NAMED_PROFILE, "Named profile (AWS config / SSO)", optional=True,
+                        help="a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
+    )
+    billing_note = billing.TAG_ACTIVATION_NOTE
+
+    def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
+        super().__init__(profile, secrets, context)
+        self.settings = parse(profile)
+        self._clients = Clients(self.settings, secrets)
+        self._quotas = quotas.QuotaReader(lambda region: self._clients.client("service-quotas", region),
+                                          self.settings.cache_ttl_s)
+        self._offers = OfferBook(self.id, self.settings, self._clients, snapshot.load, self._quotas)
+        self._in_flight: set[str] = set()
+        self._in_flight_lock = threading.Lock()
+        self._launcher = Launcher(self.id, profile.name, self.settings, self._clients, context.install_id,
+                                  context.data_dir, self._in_flight, self._in_flight_lock)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self._regions: tuple[float, list[str]] | None = None
+        self._cpu_seen: dict[str, float] = {}
+
+    @classmethod
+    def default_region(cls) -> str | None:
+        return DEFAULT_REGION
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _fail(self, exc: BaseException, what: str, operation: str, region: str = "", service: str = "ec2",
+              instance_type: str = "") -> WorkbenchError:
+        return translate(exc, what, service=service, operation=operation, region=region,
+                         instance_type=instance_type, secrets=self._clients.secret_values())
+
+    def _ec2(self, region: str) -> Any:
+        return self._clients.client("ec2", region)
+
+    def _fan_out(self, regions: Sequence[str], fn: Callable[[str], T]) -> list[T]:
+        """``fn(region)`` for every region, in parallel on the provider's pool; the first error is raised."""
+        if len(regions) <= 1:
+            return [fn(r) for r in regions]
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix=f"aws-{self.profile.name}")
+                weakref.finalize(self, self._pool.shutdown, wait=False)
+            pool = self._pool
+        futures = [pool.submit(fn, r) for r in regions]
+        results, first = [], None
+        for fut in futures:
+            try:
+                results.append(fut.result())
+            except Exception as exc:  # noqa: BLE001 - wait for all, then raise the first
+                first = first or exc
+        if first is not None:
+            raise first if isinstance(first, WorkbenchError) else self._fail(first, "asking AWS", "")
+        return results
+
+    def enabled_regions(self) -> list[str]:
+        """The profile's regions ("all": every region enabled for the account, asked once per hour)."""
+        if not self.settings.all_regions:
+            return list(self.settings.regions)
+        cached = self._regions
+        if cached is not None and time.monotonic() - cached[0] < 3600:
+            return cached[1]
+        home = self.settings.regions[0]
+        try:
+            answer = self._ec2(home).describe_regions(AllRegions=False)
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "listing the account's regions", "DescribeRegions", home) from None
+        names = sorted(r["RegionName"] for r in answer.get("Regions") or [])
+        self._regions = (time.monotonic(), names)
+        return names
+
+    # -- account -------------------------------------------------------------------------------
+    def provide_mfa_code(self, code: str) -> None:
+        """Hand over the six-digit MFA code (kept in memory only) after an ``mfa_required`` AuthError."""
+        self._clients.provide_mfa_code(code)
+
+    def check_credentials(self) -> Identity:
+        region = self.settings.regions[0]
+        try:
+            who = self._clients.client("sts", region).get_caller_identity()
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "checking the credentials", "GetCallerIdentity", region, "sts") from None
+        arn = who.get("Arn", "")
+        return Identity(account=who.get("Account", ""), principal=arn,
+                        display=f"{arn} (account {who.get('Account', '')}, {self._clients.describe_source()})")
+
+    def regions(self) -> list[Region]:
+        return [Region(r, REGION_NAMES.get(r, r)) for r in self.enabled_regions()]
+
+    # -- offers ----------------------------------------------------------------------------------
+    def offers(self, region: str | None = None) -> Iterable[Offer]:
+        """GPU offers of the enabled regions (or one of them); live prices with the snapshot as fallback."""
+        enabled = self.enabled_regions() if self.settings.pricing != "snapshot" or self.settings.all_regions \
+            else list(self.settings.regions)
+        wanted = [region] if region else enabled
+        wanted = [r for r in wanted if r in enabled]
+        return [o for batch in self._fan_out(wanted, self._offers.region) for o in batch]
+
+    # -- launch and listing ------------------------------------------------------------------------
+    def launch(self, req: LaunchRequest) -> list[Instance]:
+        from workbench.core.errors import ConfigError
+
+        if req.region not in self.enabled_regions():
+            raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
+                              hint="add it to the profile's regions setting (instances are only looked for there)")
+        return self._launcher.launch(req)
+
+    def _list_region(self, region: str) -> list[Instance]:
+        try:
+            raw = inventory.describe_instances(self._ec2(region), self.context.install_id)
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "listing instances", "DescribeInstances", region) from None
+        snap = snapshot.load()
+        out = []
+        for r in raw:
+            row = snap.find(region, r.get("InstanceType", ""))
+            out.append(inventory.to_instance(r, self.id, self.profile.name, region,
+                                             fallback_price=row.on_demand if row else None))
+        return out
+
+    def instances(self) -> list[Instance]:
+        return [i for batch in self._fan_out(self.enabled_regions(), self._list_region) for i in batch]
+
+    def _leftovers_region(self, region: str, launch_ids: Iterable[str] | None = None) -> list[Resource]:
+        with self._in_flight_lock:
+            busy = set(self._in_flight)
+        try:
+            return inventory.list_leftovers(self._ec2(region), region, self.id, self.profile.name,
+                                            self.context.install_id, skip_launches=busy, launch_ids=launch_ids)
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "listing leftovers", "DescribeVolumes", region) from None
+
+    def leftovers(self) -> list[Resource]:
+        return [r for batch in self._fan_out(self.enabled_regions(), self._leftovers_region) for r in batch]
+
+    # -- ending things -----------------------------------------------------------------------------
+    def _by_region(self, items: Iterable[Any]) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for item in items:
+            if item.provider == self.id:
+                out.setdefault(item.region, []).append(item)
+        return out
+
+    def terminate(self, instances: Sequence[Instance]) -> None:
+        """Terminate, wait for "terminated", sweep the launches' leftovers, verify; gone is success."""
+        groups = self._by_region(instances)
+        self._fan_out(sorted(groups), lambda region: self._terminate_region(region, groups[region]))
+
+    def _terminate_region(self, region: str, insts: list[Instance]) -> None:
+        ec2 = self._ec2(region)
+        ids = sorted({i.instance_id for i in insts if i.state != InstanceState.TERMINATED})
+        launches = sorted({i.launch_id for i in insts if i.launch_id})
+        try:
+            teardown.terminate_ids(ec2, ids)
+            still = teardown.wait_terminated(ec2, ids, self.settings.terminate_wait_s, self.settings.poll_s)
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "terminating instances", "TerminateInstances", region) from None
+        log.info("terminated %d instance(s) in %s", len(ids) - len(still), region)
+        if launches:
+            self._sweep(region, launches)
+        if still:
+            raise TransientError(f"{len(still)} instance(s) in {region} were still shutting down after "
+                                 f"{self.settings.terminate_wait_s:g} s: {', '.join(still)}",
+                                 hint="teardown checks again; run `workbench down` later if they remain")
+
+    def _sweep(self, region: str, launch_ids: list[str]) -> None:
+        ec2 = self._ec2(region)
+        found = self._leftovers_region(region, launch_ids)
+        failures = teardown.delete_all(ec2, found, retry_dependency_s=min(60.0, self.settings.terminate_wait_s),
+                                       poll_s=max(self.settings.poll_s, 0.05))
+        remaining = self._leftovers_region(region, launch_ids)
+        if failures or remaining:
+            names = ", ".join(f"{r.kind} {r.resource_id}" for r in remaining) or ", ".join(
+                f"{r.kind} {r.resource_id}" for r, _ in failures)
+            first = failures[0][1] if failures else None
+            cause = f" ({error_code(first) or type(first).__name__})" if first is not None else ""
+            raise TransientError(f"leftovers of the launch remain in {region}: {names}{cause}",
+                                 hint="teardown retries; the console link shows them")
+
+    def delete(self, resources: Sequence[Resource]) -> None:
+        groups = self._by_region(resources)
+
+        def one(region: str) -> None:
+            failures = teardown.delete_all(self._ec2(region), groups[region],
+                                           retry_dependency_s=min(30.0, self.settings.terminate_wait_s),
+                                           poll_s=max(self.settings.poll_s, 0.05))
+            if failures:
+                res, exc = failures[0]
+                err = self._fail(exc, f"deleting {res.kind} {res.resource_id}", "Delete", region)
+                more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+                raise type(err)(err.message + more, err.hint)
+
+        self._fan_out(sorted(groups), one)
+
+    def stop(self, instances: Sequence[Instance]) -> None:
+        """Stop (EBS stays and bills); stopped or gone instances are skipped."""
+        groups = self._by_region(instances)
+
+        def one(region: str) -> None:
+            ids = [i.instance_id for i in groups[region] if i.state.active]
+            if not ids:
+                return
+            try:
+                self._ec2(region).stop_instances(InstanceIds=ids)
+            except Exception as exc:  # noqa: BLE001
+                raise self._fail(exc, "stopping instances", "StopInstances", region) from None
+
+        self._fan_out(sorted(groups), one)
+
+    # -- AWS's own numbers ---------------------------------------------------------------------------
+    def samples(self, instance: Instance) -> list[GpuSample]:
+        """New CloudWatch CPU points (kind "cpu") since the last call for this instance."""
+        try:
+            found = billing.cpu_samples(self._clients.client("cloudwatch", instance.region), instance.instance_id)
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "reading CloudWatch metrics", "GetMetricStatistics", instance.region,
+                             "monitoring") from None
+        seen = self._cpu_seen.get(instance.instance_id, 0.0)
+        fresh = [s for s in found if s.ts > seen]
+        if fresh:
+            self._cpu_seen[instance.instance_id] = fresh[-1].ts
+        return fresh
+
+    def actual_costs(self, start_day: str, end_day: str) -> list[Any]:
+        """Billed cost per launch tag and UTC day from Cost Explorer (see ``billing_note`` on the tag)."""
+        from workbench.core.models import ActualCost  # type: ignore[attr-defined]
+
+        try:
+            rows = billing.cost_by_launch(self._clients.client("ce", billing.COST_EXPLORER_REGION),
+                                          start_day, end_day)
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "reading Cost Explorer", "GetCostAndUsage", billing.COST_EXPLORER_REGION,
+                             "ce") from None
+        now = time.time()
+        return [ActualCost(provider=self.id, profile=self.profile.name, launch_id=launch, day=day, amount=amount,
+                           currency=unit, source=billing.COST_EXPLORER_SOURCE, fetched_at=now)
+                for launch, day, amount, unit in rows]
+
+    def spot_price_history(self, instance: Instance, start: float, end: float) -> list[tuple[float, float]]:
+        az = instance.extra.get("az") or None
+        try:
+            return pricing.spot_series(self._ec2(instance.region), instance.instance_type, az, start, end)
+        except Exception as exc:  # noqa: BLE001
+            raise self._fail(exc, "reading the spot price history", "DescribeSpotPriceHistory",
+                             instance.region) from None
+
+    # -- console -------------------------------------------------------------------------------------
+    def console_url(self, item: Instance | Resource) -> str | None:
+        region = item.region
+        base = f"https://{region}.console.aws.amazon.com/ec2/home?region={region}#"
+        if isinstance(item, Instance):
+            return f"{base}InstanceDetails:instanceId={item.instance_id}"
+        anchors = {
+            inventory.KIND_VOLUME: f"VolumeDetails:volumeId={item.resource_id}",
+            inventory.KIND_EIP: f"ElasticIpDetails:AllocationId={item.resource_id}",
+            inventory.KIND_SG: f"SecurityGroup:groupId={item.resource_id}",
+            inventory.KIND_KEY: f"KeyPairs:search={item.extra.get('key_name') or item.resource_id}",
+        }
+        anchor = anchors.get(item.kind)
+        return base + anchor if anchor else None

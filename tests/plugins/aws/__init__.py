@@ -1,0 +1,1 @@
+"""Tests of the AWS provider against moto in server mode (real boto3 over HTTP)."""

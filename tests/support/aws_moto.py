@@ -1,0 +1,290 @@
+"""moto in server mode behind a fault-injecting WSGI wrapper of ours, for the AWS plugin tests.
+
+:func:`start` runs moto's ``ThreadedMotoServer`` on 127.0.0.1 (a free port) and
+puts :class:`FaultInjector` in front of moto's WSGI app.  The real boto3 then
+talks real HTTP to it.  The injector:
+
+- records every call (service, region, operation, parameters, access key) in order;
+- applies :class:`FaultRule` s: an AWS error of the right wire shape for the
+  protocol (EC2 XML, query XML, JSON), a bare 5xx, a canned answer (for what
+  moto cannot show: quota values, fresh spot prices), or latency — each with a
+  rate, a count and an optional predicate on the call (e.g. instance type and AZ);
+- answers the Price List API (which moto lacks) from recorded responses under
+  ``tests/plugins/aws/recorded/pricing/<region>/page<N>.json``;
+- answers ``/__checkip`` with a fixed public address (the "what is my IP" service).
+
+Not thread-hostile: rules and the call log are guarded by a lock (the server
+answers each request on its own thread).  Randomness is seeded per injector.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import threading
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = ROOT / "tests" / "plugins" / "aws" / "recorded"
+CHECKIP_ADDRESS = "198.51.100.23"
+
+_CREDENTIAL = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
+_CBOR_PATH = re.compile(r"/service/[^/]+/operation/([^/?]+)")
+
+
+@dataclass(frozen=True)
+class AwsCall:
+    """One request as the wrapper saw it."""
+
+    service: str  # the signing name: ec2, sts, pricing, servicequotas, monitoring, ce, ssm
+    region: str
+    operation: str
+    params: dict[str, Any]
+    access_key: str
+    at: float
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.params.get(name, default)
+
+
+@dataclass
+class FaultRule:
+    """When a call matches, answer with a fault instead of moto.
+
+    ``operation``: one name or a tuple (None = any); ``service`` likewise.
+    ``error``: the AWS error code (None with ``status`` >= 500: a bare server error).
+    ``respond``: a canned answer instead: (status, content type, body) or a callable of the call.
+    ``rate``: probability per matching call; ``times``: how many times at most (None = always).
+    ``latency_s``: sleep first (then answer from moto unless error/respond is set).
+    ``after``: let moto do the request first, then answer with the fault (the answer was lost).
+    """
+
+    operation: str | tuple[str, ...] | None = None
+    service: str | tuple[str, ...] | None = None
+    error: str | None = "Throttling"
+    status: int = 400
+    message: str = "injected by the test fault wrapper"
+    rate: float = 1.0
+    times: int | None = None
+    when: Callable[[AwsCall], bool] | None = None
+    respond: tuple[int, str, str] | Callable[[AwsCall], tuple[int, str, str]] | None = None
+    latency_s: float = 0.0
+    after: bool = False
+    fired: int = field(default=0, init=False)
+
+    def matches(self, call: AwsCall) -> bool:
+        def hit(want: str | tuple[str, ...] | None, value: str) -> bool:
+            return want is None or value in ((want,) if isinstance(want, str) else want)
+
+        return (hit(self.operation, call.operation) and hit(self.service, call.service)
+                and (self.when is None or bool(self.when(call))))
+
+
+def _parse(environ: dict[str, Any], body: bytes) -> AwsCall:
+    auth = environ.get("HTTP_AUTHORIZATION", "")
+    m = _CREDENTIAL.search(auth)
+    access_key, region, service = (m.group(1), m.group(2), m.group(3)) if m else ("", "", "")
+    target = environ.get("HTTP_X_AMZ_TARGET", "")
+    params: dict[str, Any] = {}
+    operation = ""
+    if target:
+        operation = target.rsplit(".", 1)[-1]
+        try:
+            params = json.loads(body or b"{}")
+        except ValueError:
+            params = {}
+    elif (cbor := _CBOR_PATH.search(environ.get("PATH_INFO", ""))) is not None:
+        operation = cbor.group(1)
+    else:
+        form = urllib.parse.parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+        if not form and environ.get("QUERY_STRING"):
+            form = urllib.parse.parse_qs(environ["QUERY_STRING"])
+        params = {k: v[0] for k, v in form.items()}
+        operation = params.get("Action", "")
+    return AwsCall(service, region, operation, params, access_key, time.time())
+
+
+def error_response(call: AwsCall, code: str | None, message: str, status: int) -> tuple[int, str, bytes]:
+    """An error body in the protocol the service speaks."""
+    request_id = str(uuid.uuid4())
+    if code is None:
+        return status, "text/plain", b""
+    if call.service == "ec2":
+        body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{code}</Code>'
+                f"<Message>{message}</Message></Error></Errors><RequestID>{request_id}</RequestID></Response>")
+        return status, "text/xml", body.encode()
+    if call.service in ("sts", "iam") or (call.params.get("Action") and call.service != "monitoring"):
+        kind = "Receiver" if status >= 500 else "Sender"
+        body = (f'<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>{kind}</Type>'
+                f"<Code>{code}</Code><Message>{message}</Message></Error><RequestId>{request_id}</RequestId>"
+                f"</ErrorResponse>")
+        return status, "text/xml", body.encode()
+    return status, "application/x-amz-json-1.1", json.dumps({"__type": code, "message": message}).encode()
+
+
+def _recorded_pricing(call: AwsCall) -> tuple[int, str, bytes]:
+    """GetProducts from ``recorded/pricing/<region>/<page>.json`` (page1 first, then the NextToken's)."""
+    filters = {f.get("Field"): f.get("Value") for f in call.params.get("Filters") or []}
+    region = filters.get("regionCode", "")
+    page = call.params.get("NextToken") or "page1"
+    path = RECORDED / "pricing" / region / f"{page}.json"
+    if call.operation == "GetProducts" and region and re.fullmatch(r"page\d+", page) and path.is_file():
+        return 200, "application/x-amz-json-1.1", path.read_bytes()
+    empty = {"FormatVersion": "aws_v1", "PriceList": []}
+    return 200, "application/x-amz-json-1.1", json.dumps(empty).encode()
+
+
+class FaultInjector:
+    """The WSGI app in front of moto (see the module doc)."""
+
+    def __init__(self, app: Callable, seed: int = 7) -> None:
+        self.app = app
+        self.rules: list[FaultRule] = []
+        self.calls: list[AwsCall] = []
+        self.serve_pricing = True
+        self._lock = threading.Lock()
+        self._random = random.Random(seed)
+
+    def add(self, rule: FaultRule) -> FaultRule:
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def clear(self) -> None:
+        with self._lock:
+            self.rules.clear()
+            self.calls.clear()
+            self.serve_pricing = True
+
+    def operations(self, service: str | None = None) -> list[str]:
+        with self._lock:
+            return [c.operation for c in self.calls if service is None or c.service == service]
+
+    def find(self, operation: str) -> list[AwsCall]:
+        with self._lock:
+            return [c for c in self.calls if c.operation == operation]
+
+    def _choose(self, call: AwsCall) -> FaultRule | None:
+        with self._lock:
+            for rule in self.rules:
+                if rule.times is not None and rule.fired >= rule.times:
+                    continue
+                if rule.matches(call) and (rule.rate >= 1.0 or self._random.random() < rule.rate):
+                    rule.fired += 1
+                    return rule
+        return None
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path == "/__checkip":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [f"{CHECKIP_ADDRESS}\n".encode()]
+        if path.startswith("/moto-api"):
+            return self.app(environ, start_response)
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        call = _parse(environ, body)
+        with self._lock:
+            self.calls.append(call)
+        rule = self._choose(call)
+        answer: tuple[int, str, bytes] | None = None
+        if rule is not None:
+            if rule.latency_s:
+                time.sleep(rule.latency_s)
+            if rule.after:  # moto acts on the request; its answer is lost on the way back
+                for _ in self.app(environ, lambda status, headers, exc_info=None: None):
+                    pass
+            if rule.respond is not None:
+                status, ctype, text = rule.respond(call) if callable(rule.respond) else rule.respond
+                answer = (status, ctype, text.encode())
+            elif rule.error is not None or rule.status >= 500:
+                answer = error_response(call, rule.error, rule.message, rule.status)
+        if answer is None and call.service == "pricing" and self.serve_pricing:
+            answer = _recorded_pricing(call)
+        if answer is None:
+            return self.app(environ, start_response)
+        status, ctype, data = answer
+        headers = [("Content-Type", ctype), ("Content-Length", str(len(data))),
+                   ("x-amzn-RequestId", str(uuid.uuid4()))]
+        if ctype.startswith("application/x-amz-json") and status >= 400:
+            headers.append(("x-amzn-ErrorType", json.loads(data)["__type"]))
+        start_response(f"{status} {'OK' if status < 400 else 'Error'}", headers)
+        return [data]
+
+
+class MotoStack:
+    """A running moto server with the injector in front; ``url`` is the endpoint for every service."""
+
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.server.start()
+        inner = self.server._server  # the werkzeug server ThreadedMotoServer made; we wrap its app
+        assert inner is not None and hasattr(inner, "app"), "moto's ThreadedMotoServer changed its internals"
+        self.faults = FaultInjector(inner.app)
+        inner.app = self.faults
+        host, port = self.server.get_host_and_port()
+        self.url = f"http://{host}:{port}"
+        self.checkip_url = f"{self.url}/__checkip"
+
+    def reset(self) -> None:
+        """Forget every AWS resource (moto's reset API) and every fault rule and recorded call."""
+        req = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST", data=b"")
+        with urllib.request.urlopen(req, timeout=30) as answer:
+            answer.read()
+        self.faults.clear()
+
+    def queue_cost_and_usage(self, results: list[dict[str, Any]]) -> None:
+        """Queue Cost Explorer answers (moto's static-results API)."""
+        data = json.dumps({"results": results}).encode()
+        req = urllib.request.Request(f"{self.url}/moto-api/static/ce/cost-and-usage-results", method="POST",
+                                     data=data, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as answer:
+            answer.read()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+_stack: MotoStack | None = None
+_stack_lock = threading.Lock()
+
+
+def start() -> MotoStack:
+    """The process's moto stack (one per test process: a session-scoped server)."""
+    global _stack
+    with _stack_lock:
+        if _stack is None:
+            _stack = MotoStack()
+        return _stack
+
+
+def spot_history_xml(entries: list[tuple[str, str, float, float]]) -> str:
+    """A DescribeSpotPriceHistory answer: (instance type, AZ, price, POSIX time) per entry."""
+    items = "".join(
+        f"<item><instanceType>{t}</instanceType><productDescription>Linux/UNIX</productDescription>"
+        f"<spotPrice>{p:.6f}</spotPrice><timestamp>"
+        f"{time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime(ts))}</timestamp>"
+        f"<availabilityZone>{az}</availabilityZone></item>" for t, az, p, ts in entries)
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse '
+            f'xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>{uuid.uuid4()}</requestId>'
+            f"<spotPriceHistorySet>{items}</spotPriceHistorySet><nextToken></nextToken>"
+            f"</DescribeSpotPriceHistoryResponse>")
+
+
+def quota_json(code: str, name: str, value: float, region: str = "us-east-1") -> str:
+    """A GetServiceQuota answer of the real shape."""
+    return json.dumps({"Quota": {
+        "ServiceCode": "ec2", "ServiceName": "Amazon Elastic Compute Cloud (Amazon EC2)",
+        "QuotaArn": f"arn:aws:servicequotas:{region}:123456789012:ec2/{code}", "QuotaCode": code,
+        "QuotaName": name, "Value": value, "Unit": "None", "Adjustable": True, "GlobalQuota": False}})
