@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 from .errors import ConfigError
@@ -37,9 +38,10 @@ def _root(kind: str) -> Path:
 def _ensure(path: Path) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".write-test"
+        # a probe per process and thread: two threads checking the same folder must not delete each other's
+        probe = path / f".write-test.{os.getpid()}.{threading.get_ident()}"
         probe.write_text("")
-        probe.unlink()
+        probe.unlink(missing_ok=True)
     except OSError as exc:
         raise ConfigError(
             f"cannot write to {path}: {exc.strerror or exc}",
