@@ -64,8 +64,9 @@ KEEP_QT_LANGUAGES = ("zh_CN",)
 
 #: Files (paths inside the bundle, "/"-separated) that the app never reads.
 _DROP_DATA = [
-    re.compile(r"(^|/)PySide6/Qt/translations/(?!qt(base)?_(%s)\.qm$)[^/]+$" % "|".join(KEEP_QT_LANGUAGES)),
-    re.compile(r"(^|/)PySide6/Qt/qml/"),
+    # PySide6/Qt/translations (Linux, macOS) or PySide6/translations (Windows)
+    re.compile(r"(^|/)PySide6/(Qt/)?translations/(?!qt(base)?_(%s)\.qm$)[^/]+$" % "|".join(KEEP_QT_LANGUAGES)),
+    re.compile(r"(^|/)PySide6/(Qt/)?qml/"),
     re.compile(r"(^|/)PySide6/(typesystems|include|glue|scripts|examples)/"),
     re.compile(r"(^|/)workbench/ui/i18n/[^/]+\.ts$"),  # sources of the .qm catalogues
     re.compile(r"(^|/)__pycache__/"),
@@ -77,7 +78,9 @@ _DROP_DATA = [
 #: multimedia).  The GTK3 platform theme goes too: it drags GTK/cairo/pango (~25 MB) into the
 #: bundle, and Qt's own dialogs plus the XDG desktop portal theme (kept: dark/light scheme,
 #: portal file dialogs) serve instead.  Libraries that only these needed are dropped after
-#: them (elf.orphans).
+#: them (elf.orphans).  Linux names: on Windows and macOS only the module excludes above trim Qt
+#: (PyInstaller then does not collect those modules' libraries), as no bundle is tested there
+#: before a release.
 _QT_PLUGINS = "PySide6/Qt/plugins/"
 _DROP_BINARIES = [
     re.compile(r"(^|/)libQt6(Quick|Qml|Pdf|VirtualKeyboard|Network|OpenGLWidgets|Designer|Test|Sql|"
@@ -100,7 +103,7 @@ def drop_data(dest: str) -> bool:
 
 
 def drop_binary(dest: str) -> bool:
-    """True for a bundled shared library the app never loads (Linux names; other platforms keep all)."""
+    """True for a bundled shared library the app never loads (Linux bundles only: see _DROP_BINARIES)."""
     p = dest.replace("\\", "/")
     return any(rx.search(p) for rx in _DROP_BINARIES)
 

@@ -64,7 +64,7 @@ def needed(path: str | Path) -> tuple[str, ...]:
     return info(str(path)).needed
 
 
-def orphans(kept: dict[str, str], dropped: dict[str, str]) -> set[str]:
+def orphans(kept: dict[str, str], dropped: dict[str, str], needed_of=needed) -> set[str]:
     """Libraries among ``kept`` that only dropped binaries needed.
 
     ``kept`` / ``dropped`` map a bundle path (``libgtk-3.so.0``,
@@ -79,7 +79,7 @@ def orphans(kept: dict[str, str], dropped: dict[str, str]) -> set[str]:
         seen, todo = set(), list(roots)
         while todo:
             src = todo.pop()
-            for lib in needed(src):
+            for lib in needed_of(src):
                 dest = by_soname.get(lib)
                 if dest is not None and dest not in seen:
                     seen.add(dest)
