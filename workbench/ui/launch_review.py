@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout,
-                               QWidget, QWizardPage)
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
 from ..core.catalog import RankedOffer
 from ..core.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from ..core.models import Guards, JobSpec, OnFinish
+from ..core.planner import Plan, plan
 from ..core.spend import projected_cost
 from .format import duration, money
 from .icons import icon
@@ -144,6 +145,67 @@ class LaunchProgressPanel(QGroupBox):
         self.busy.setVisible(False)
 
 
+OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": N_("reserved 1 year"),
+               "reserved-3y": N_("reserved 3 years"), "buy": N_("buy")}
+
+
+def job_plan(spec: JobSpec, offers: list[RankedOffer]) -> Plan | None:
+    """The planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
+    g = spec.resources.gpu
+    if g is None or not g.model or spec.guards.max_runtime_minutes is None:
+        return None
+    return plan([(r.profile, r.offer) for r in offers], g.model, g.count, spec.guards.max_runtime_minutes / 60.0)
+
+
+class PlanComparison(QGroupBox):
+    """The cheapest way per option and provider to pay for the job, side by side (the cost planner)."""
+
+    HEADERS = (N_("Option"), N_("Provider"), N_("Region"), N_("Type"), N_("Machines"), N_("Total"), N_("Note"))
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(tr("Ways to pay for this job"), parent)
+        self.setObjectName("plan-comparison")
+        self.table = QTableWidget(0, len(self.HEADERS), objectName="plan-table")
+        self.table.setHorizontalHeaderLabels([tr(h) for h in self.HEADERS])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMaximumHeight(180)
+        self.empty = QLabel(objectName="plan-empty", wordWrap=True)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.table)
+        lay.addWidget(self.empty)
+
+    def show_plan(self, p: Plan | None, choice: RankedOffer | None, spot: bool) -> None:
+        rows = p.summary() if p is not None else []
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = (tr(OPTION_TEXT[r.option]), r.provider or "–", r.region or "–",
+                     r.instance_type or "–", str(r.machines), money(r.total, r.currency), r.note)
+            chosen = (choice is not None and r.instance_type == choice.offer.instance_type
+                      and r.region == choice.offer.region and r.option == ("spot" if spot else "on-demand"))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 6:
+                    item.setToolTip(text)
+                if chosen:
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                self.table.setItem(i, c, item)
+        self.table.setVisible(bool(rows))
+        if p is None:
+            self.empty.setText(tr("The comparison needs a GPU model and a maximum runtime."))
+        elif not rows:
+            self.empty.setText(tr("No offer of {model} to compare.").format(model=p.gpu_model))
+        else:
+            self.empty.setText(tr("{n}× {model} for {hours} h. Reserved terms are paid in full even when the job "
+                                  "is shorter; spot may be interrupted. Compare with buying the hardware: "
+                                  "workbench plan --buy-price …").format(n=p.gpus, model=p.gpu_model,
+                                                                        hours=f"{p.hours:g}"))
+
+
 class ReviewPage(QWizardPage):
     """The plan in words, the projected cost, and the progress panel."""
 
@@ -171,11 +233,13 @@ class ReviewPage(QWizardPage):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.cost.setFont(font)
         self.cost_warning = InlineMessage("warning", "cost-warning")
+        self.comparison = PlanComparison()
         self.panel = LaunchProgressPanel()
         self.panel.setVisible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.cost_warning)
+        layout.addWidget(self.comparison)
         layout.addWidget(self.panel)
         layout.addStretch(1)
 
@@ -185,7 +249,12 @@ class ReviewPage(QWizardPage):
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         wiz = self.wizard()
         self.show_plan(wiz.spec, wiz.choice)
+        self.show_comparison(wiz.spec, wiz.offer_page.model.offers(), wiz.choice)
         self.panel.setVisible(False)
+
+    def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
+        """The cost planner's table for this job, from the offers the wizard already has (no network)."""
+        self.comparison.show_plan(job_plan(spec, offers), choice, spec.resources.spot)
 
     def show_plan(self, spec: JobSpec, choice: RankedOffer | None) -> None:
         f = self.fields

@@ -101,6 +101,9 @@ class Session(QObject):
         #: remote jobs and GPU streams of cloud machines (core, threads of its own); made on first need
         self.remote: RemoteJobs | None = None
         self.remote_event.connect(self._on_remote_event)
+        from .guard_hook import GuardHook  # app-side guards (budget, runtime, idle, finished) after each refresh
+
+        self.guards = GuardHook(self)
 
     # -- refresh loop -------------------------------------------------------
     def start(self, interval_ms: int | None = None) -> None:
@@ -194,6 +197,7 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         self.timer.stop()
+        self.guards.close_prompts()
         if self.remote is not None:
             self.remote.stop_all()  # the jobs go on on their machines; we only stop following
         self.runner.shutdown(wait=False)
