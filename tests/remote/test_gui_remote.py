@@ -34,8 +34,13 @@ def test_telemetry_and_the_job_drive_the_monitor_and_logs(qtbot, remote, gui_ses
     from workbench.ui.monitor import MonitorView
 
     remote.server.set_gpu("a100x8_mig", 100)
-    spec = make_spec(tmp_path, "echo training; sleep 2; echo saved; exit 0", on_finish="terminate")
+    spec = make_spec(tmp_path, "echo training; sleep 2; echo saved; exit 0", on_finish="terminate",
+                     files={"train.py": "x" * 200_000})
     inst = launch(remote.accounts, spec)
+    dlg = LogsDialog(gui_session, inst)  # opened before the upload: it shows the size, then a progress bar
+    qtbot.addWidget(dlg)
+    progress: list[int] = []
+    dlg.progress.valueChanged.connect(progress.append)
     notes: list[tuple[str, str, str]] = []
     gui_session.notify.connect(lambda *a: notes.append(a))
     view = MonitorView(gui_session, poll_ms=200)
@@ -59,8 +64,7 @@ def test_telemetry_and_the_job_drive_the_monitor_and_logs(qtbot, remote, gui_ses
     assert float(ring.fine().mem.max()) > 0
     assert sets.series[("mig", 8, "3g.20gb on GPU 1")].mem_total == 19968.0
 
-    dlg = LogsDialog(gui_session, inst)
-    qtbot.addWidget(dlg)
+    assert progress and progress[-1] == 1000 and progress == sorted(progress)
     # the job ends: exit code shown and notified, on_finish terminate tears the machine down
     qtbot.waitUntil(lambda: any(n[0] == "Job finished" for n in notes), timeout=20_000)
     assert ("Job finished", f"{inst.launch_id} exited with code 0.", "info") in notes

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QFontDatabase, QTextCursor
+from shiboken6 import isValid
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QPushButton, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ..core import paths
 from ..core.models import Instance
@@ -117,6 +118,13 @@ class LogsDialog(QDialog):
         if self.remote and not self.path.exists():
             lay.addWidget(QLabel(tr("Logs from cloud machines stream here once the job runs there.")))
         lay.addWidget(self.status)
+        self.progress = QProgressBar()  # the upload (or download) of this launch, fed by the session's events
+        self.progress.setObjectName("log-transfer")
+        self.progress.hide()
+        lay.addWidget(self.progress)
+        remote_event = getattr(session, "remote_event", None)
+        if remote_event is not None:
+            remote_event.connect(self._on_remote_event)
         lay.addWidget(self.text, 1)
         lay.addLayout(row)
         lay.addWidget(buttons)
@@ -133,6 +141,23 @@ class LogsDialog(QDialog):
 
     def _done(self) -> None:
         self._reading = False
+
+    def _on_remote_event(self, ev) -> None:
+        """Upload size before the first byte, then progress; other phases in the status line."""
+        if ev.launch_id != self.launch_id or not isValid(self):
+            return
+        if ev.kind == "phase" and ev.phase == "uploading" and "total" in ev.data:
+            self.status.setText(tr("Uploading {files} files, {size} MB…").format(
+                files=ev.data.get("files", 0), size=f"{ev.data['total'] / 1e6:.1f}"))
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+            self.progress.show()
+        elif ev.kind == "upload":
+            total = int(ev.data.get("total") or 0)
+            self.progress.show()
+            self.progress.setValue(int(1000 * int(ev.data.get("done", 0)) / total) if total else 1000)
+            if total and ev.data.get("done") == total:
+                self.progress.hide()
 
     def download(self) -> None:
         """Fetch the spec's outputs from the machine (worker); the result or error shows in the status line."""

@@ -1057,6 +1057,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Uploading {files} files, {size} MB…</source>
+      <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
       <source>Remote job: {phase}</source>
       <translation>远程作业:{phase}</translation>
     </message>
