@@ -15,8 +15,6 @@ from workbench.core.remote.jobs import RemoteJobs
 
 from .helpers import launch, make_spec, quick_options
 
-pytest.importorskip("pytestqt")
-
 
 @pytest.fixture
 def gui_session(qtbot, remote):
