@@ -243,8 +243,8 @@ class GuardEngine:
                    if s.kind == "gpu" and s.ts <= now]
         if not samples:
             return False
-        if min(s.ts for s in samples) > window_start + self.sample_slack_s:
-            return False  # telemetry does not reach back to the start of the window
+        if min(s.ts for s in samples) > window_start:
+            return False  # readings do not yet cover the whole window: not idle *for N minutes* yet
         if max(s.ts for s in samples) < now - self.sample_slack_s:
             return False  # stale: no recent evidence either way
         inside = [s for s in samples if s.ts >= window_start]
