@@ -590,7 +590,8 @@ class Store(MoneyTables):
 
         The disks' price, when the provider reports it in
         ``inst.extra["storage_per_hour"]``, is recorded beside the compute
-        price (a change of it is a ledger entry too).  Row and ledger entry are written in
+        price (a change of it is a ledger entry too).  A known exit code is kept when
+        ``inst`` has none (a cloud listing cannot see it).  Row and ledger entry are written in
         one transaction, so the ledger never misses or duplicates a transition
         even with several writers.  Returns True exactly when a ledger entry was
         appended; changes to other fields (host, exit code, ...) are stored but
@@ -600,9 +601,13 @@ class Store(MoneyTables):
         storage = _storage_price(inst)
         with self._write() as conn:
             old = conn.execute(
-                "SELECT state, price_per_hour FROM instances WHERE provider = ? AND profile = ? AND instance_id = ?",
+                "SELECT state, price_per_hour, exit_code FROM instances"
+                " WHERE provider = ? AND profile = ? AND instance_id = ?",
                 (inst.provider, inst.profile, inst.instance_id),
             ).fetchone()
+            # an exit code, once known (e.g. recorded by the remote runner), stays: a cloud's
+            # listing cannot see it and must not erase it
+            exit_code = inst.exit_code if inst.exit_code is not None or old is None else old[2]
             last = conn.execute(
                 "SELECT storage_per_hour FROM ledger WHERE provider = ? AND profile = ? AND instance_id = ?"
                 " ORDER BY ts DESC, id DESC LIMIT 1", (inst.provider, inst.profile, inst.instance_id),
@@ -616,7 +621,7 @@ class Store(MoneyTables):
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (inst.provider, inst.profile, inst.instance_id, inst.launch_id, inst.region,
                  inst.instance_type, inst.state.value, inst.name, inst.gpu_model, inst.gpu_count,
-                 inst.price_per_hour, inst.currency, int(inst.spot), inst.launched_at, inst.exit_code,
+                 inst.price_per_hour, inst.currency, int(inst.spot), inst.launched_at, exit_code,
                  inst.host, _dumps(dict(inst.extra)), ts),
             )
             if changed:

@@ -10,6 +10,7 @@ from workbench.core.guards import GuardEngine
 from workbench.core.jobspec import parse_spec
 from workbench.core.launcher import execute, plan
 from workbench.core.models import GpuSample, Profile
+from workbench.core.reconcile import reconcile
 from workbench_testing import fake_cloud_accounts
 
 SETTINGS = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
@@ -72,3 +73,42 @@ def test_max_runtime_and_idle_tear_down_on_moto(aws_accounts):
     events = [e for e in eng.poll() if e.launch_id]
     assert [(e.guard, e.action) for e in events] == [("idle", "teardown"), ("idle", "verified")]
     assert _running(stack) == []
+
+
+def test_budget_and_finished_job_tear_down_on_moto(aws_accounts):
+    from workbench.core import budgets
+    from workbench.core.models import InstanceState
+
+    acc, stack = aws_accounts
+    spec = parse_spec("name: moto-done\nrun: python3 train.py\nresources:\n  gpu: V100:1\n"
+                      "guards:\n  max_runtime: 24h\n")
+    lp = plan(acc, spec, profile="moto")
+    [inst] = execute(acc, lp)
+    # the remote runner records the job's exit code; the next listing from AWS must not erase it
+    acc.store.upsert_instance(inst.with_state(InstanceState.RUNNING, exit_code=0))
+    t0 = acc.store.get_launch(lp.launch_id).created_at
+    eng = GuardEngine(acc, clock=Clock(t0 + 5), collect_samples=False, finish_grace_s=120, teardown_poll_s=0.05,
+                      teardown_timeout_s=30)
+    [pending] = [e for e in eng.poll() if e.launch_id]
+    assert (pending.guard, pending.action) == ("finished", "pending")
+    eng.clock = Clock(t0 + 124)
+    assert [e for e in eng.poll() if e.launch_id] == []
+    eng.clock = Clock(t0 + 125)
+    assert [(e.guard, e.action) for e in eng.poll() if e.launch_id] == [("finished", "teardown"),
+                                                                        ("finished", "verified")]
+    assert _running(stack) == []
+
+    lp2 = plan(acc, spec, profile="moto")
+    [inst2] = execute(acc, lp2)
+    budgets.set_launch(acc.store, lp2.launch_id, 0.06)
+    reconcile(acc)  # moto starts instances at once: the ledger now says when it began running
+    running = next(e.ts for e in acc.store.ledger(instance_id=inst2.instance_id) if e.state == "running")
+    eng.clock = Clock(running + 1)  # one second, but AWS bills 60 s per start: $3.06 × 60 / 3600 = $0.051
+    events = [e for e in eng.poll() if e.launch_id == lp2.launch_id]
+    assert [(e.guard, e.action) for e in events] == [("budget", "warn"), ("budget", "warn")]
+    assert "80 %" in events[1].message and _running(stack) == [inst2.instance_id]
+    eng.clock = Clock(running + 71)  # $3.06 × 71 / 3600 = $0.0604 > $0.06
+    events = [e for e in eng.poll() if e.launch_id == lp2.launch_id]
+    assert [(e.guard, e.action) for e in events] == [("budget", "warn"), ("budget", "teardown"),
+                                                     ("budget", "verified")]
+    assert "100 %" in events[0].message and _running(stack) == []

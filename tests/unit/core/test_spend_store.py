@@ -124,3 +124,11 @@ def test_actual_costs_and_spot_history_come_from_the_provider(tmp_path, monkeypa
 
         teardown(acc, None, timeout=10, poll=0.05)
         acc.store.close()
+
+
+def test_a_known_exit_code_survives_a_listing_without_one(tmp_path):
+    with Store.open(tmp_path / "s.sqlite3") as st:
+        st.upsert_instance(_inst(), ts=1.0)
+        st.upsert_instance(_inst(exit_code=3), ts=2.0)  # the remote runner recorded it
+        st.upsert_instance(_inst(), ts=3.0)  # the cloud's next listing knows nothing of exit codes
+        assert st.get_instance("aws", "p", "i-1").exit_code == 3
