@@ -109,6 +109,11 @@
       <translation>实例(&amp;I)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>&amp;Keep running</source>
+      <translation>保持运行(&amp;K)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>&amp;Keep running and quit</source>
       <translation>保持运行并退出(&amp;K)</translation>
@@ -122,6 +127,11 @@
       <location filename="../../../workbench/ui/launch_wizard.py" />
       <source>&amp;Launch</source>
       <translation>启动(&amp;L)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>&amp;Let it end</source>
+      <translation>让它结束(&amp;L)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances_view.py" />
@@ -254,6 +264,11 @@
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>1 USD = </source>
+      <translation>1 美元 = </translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor.py" />
       <source>1 hour</source>
       <translation>1 小时</translation>
@@ -339,14 +354,44 @@
       <translation>可用性</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Billed</source>
+      <translation>已计费</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Billed cost reported by {source}; it lags by hours</source>
+      <translation>由 {source} 报告的已计费金额;会延迟数小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Billed: what the provider reports (lags by hours).</source>
+      <translation>已计费:云服务商报告的金额(延迟数小时)。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances_model.py" />
       <source>Billing now at {rate}</source>
       <translation>当前计费 {rate}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/guard_hook.py" />
       <source>Billing stopped</source>
       <translation>计费已停止</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Budget</source>
+      <translation>预算</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Budget for all spend this month ({currency}); 0 removes it. Warnings at 50, 80 and 100 %; at 100 % every launch that bills is torn down.</source>
+      <translation>本月全部花费的预算({currency});填 0 表示删除。在 50%、80% 和 100% 时提醒;达到 100% 时所有仍在计费的启动都会被销毁。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Budget used</source>
+      <translation>预算已用</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor_plots.py" />
@@ -501,6 +546,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>凭据有效：账号 {account} 中的 {principal}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Currency:</source>
+      <translation>货币:</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Dark</source>
       <translation>深色</translation>
@@ -509,6 +559,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_view.py" />
       <source>Describe the job in a short form.</source>
       <translation>用简短表单描述作业。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Difference</source>
+      <translation>差额</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_review.py" />
@@ -554,6 +609,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/spend_view.py" />
       <source>Estimates: price × billable seconds from each provider's price list.</source>
       <translation>估算方式：各云服务商价目表中的价格 × 计费秒数。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Estimates: price × billable seconds under each provider's billing rules; figures in {note}.</source>
+      <translation>估算:按各云服务商的计费规则,价格 × 计费秒数;金额单位:{note}。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_pages.py" />
@@ -626,6 +686,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>GPUs idle</source>
+      <translation>GPU 空闲</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>Give the command that runs the job.</source>
       <translation>请填写运行作业的命令。</translation>
@@ -634,6 +699,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>Give the job a name.</source>
       <translation>请为作业命名。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Guard</source>
+      <translation>守护</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Guard problem</source>
+      <translation>守护出现问题</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances_model.py" />
@@ -661,12 +736,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>实例</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>It will be ended at {time}. Keep it running to look at it; the maximum runtime, idle and budget guards still apply.</source>
+      <translation>它将在 {time} 被结束。如需查看,可保持运行;最长运行时间、空闲和预算守护仍然有效。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
       <source>Job</source>
       <translation>作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/guard_hook.py" />
       <source>Job finished</source>
       <translation>作业已完成</translation>
     </message>
@@ -684,6 +764,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_review.py" />
       <source>Job:</source>
       <translation>作业：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Keeps running</source>
+      <translation>保持运行</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts_view.py" />
@@ -791,6 +876,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>机器：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Machines</source>
+      <translation>机器数</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Machines are still billing</source>
       <translation>机器仍在计费</translation>
@@ -811,6 +901,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>来自您所有账号的匹配报价，按价格从低到高排列。标有 ⚠ 的报价在此账号上无法选择。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Maximum runtime reached</source>
+      <translation>已达到最长运行时间</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor_plots.py" />
       <source>Memory used</source>
       <translation>已用内存</translation>
@@ -824,6 +919,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Monitor</source>
       <translation>监控</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>Monthly &amp;budget…</source>
+      <translation>每月预算(&amp;B)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>Monthly budget</source>
+      <translation>每月预算</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_job_page.py" />
@@ -881,6 +986,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>没有与此作业匹配的报价。请返回并降低要求（GPU 型号、数量、显存），或添加账号。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>No offer of {model} to compare.</source>
+      <translation>没有可比较的 {model} 报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/logs_dialog.py" />
       <source>No output yet.</source>
       <translation>暂无输出。</translation>
@@ -914,6 +1024,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_review.py" />
       <source>Not capped: {price} per hour until the job ends or you stop it.</source>
       <translation>不封顶：每小时 {price}，直到作业结束或您将其停止。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Note</source>
+      <translation>说明</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/stop_all.py" />
@@ -976,6 +1091,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>打开日志文件</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Option</source>
+      <translation>方式</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/offers_model.py" />
       <source>Price source</source>
       <translation>价格来源</translation>
@@ -1004,6 +1124,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch_review.py" />
       <source>Projected cost:</source>
       <translation>预计费用：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Provider</source>
+      <translation>云服务商</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts_view.py" />
@@ -1054,11 +1179,6 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/session.py" />
       <source>Remote job problem</source>
       <translation>远程作业出现问题</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
-      <source>Uploading {files} files, {size} MB…</source>
-      <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/logs_dialog.py" />
@@ -1187,8 +1307,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/spend_view.py" />
-      <source>Spent</source>
-      <translation>已花费</translation>
+      <source>Spent (estimate)</source>
+      <translation>已花费(估算)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/offers_model.py" />
@@ -1216,7 +1336,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>状态</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/guard_hook.py" />
       <source>Still billing</source>
       <translation>仍在计费</translation>
     </message>
@@ -1304,6 +1424,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts_view.py" />
       <source>Testing {name}…</source>
       <translation>正在测试 {name}…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>The comparison needs a GPU model and a maximum runtime.</source>
+      <translation>比较需要 GPU 型号和最长运行时间。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/dialogs.py" />
@@ -1408,6 +1533,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>时间范围(&amp;W)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Total</source>
+      <translation>总计</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances_model.py" />
       <source>Type</source>
       <translation>类型</translation>
@@ -1431,6 +1561,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Up to date</source>
       <translation>已是最新</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <source>Uploading {files} files, {size} MB…</source>
+      <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances_model.py" />
@@ -1461,6 +1596,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor.py" />
       <source>Waiting for the first reading from {name}…</source>
       <translation>正在等待 {name} 的第一个读数…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>Ways to pay for this job</source>
+      <translation>这个任务的付费方式</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/main_window.py" />
@@ -1531,6 +1671,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts_view.py" />
       <source>built in; always available</source>
       <translation>内置；始终可用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>buy</source>
+      <translation>购买</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>cannot be checked (no exchange rate)</source>
+      <translation>无法检查(未设置汇率)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/remote_access.py" />
@@ -1643,6 +1793,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>残留 {kind} {id}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>monthly budget {amount}: {used}</source>
+      <translation>每月预算 {amount}:{used}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_review.py" />
       <source>no GPU</source>
       <translation>无 GPU</translation>
@@ -1699,8 +1854,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/spend_view.py" />
-      <source>per day (USD)</source>
-      <translation>每日花费 (USD)</translation>
+      <source>per day ({currency})</source>
+      <translation>每天({currency})</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor.py" />
@@ -1713,6 +1868,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已恢复</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>reserved 1 year</source>
+      <translation>预留 1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>reserved 3 years</source>
+      <translation>预留 3 年</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>retrying in {seconds} s</source>
       <translation>{seconds} 秒后重试</translation>
@@ -1723,7 +1888,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch_review.py" />
       <source>spot</source>
       <translation>竞价</translation>
     </message>
@@ -1913,6 +2078,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{label}（可选）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/guard_hook.py" />
+      <source>{launch} keeps running; end it with Terminate when you are done.</source>
+      <translation>{launch} 保持运行;用完后请点击“终止”结束它。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/credentials_form.py" />
       <source>{message}
 What to do: {hint}</source>
@@ -2000,6 +2170,11 @@ What to do: {hint}</source>
       <translation>{n} 秒</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch_review.py" />
+      <source>{n}× {model} for {hours} h. Reserved terms are paid in full even when the job is shorter; spot may be interrupted. Compare with buying the hardware: workbench plan --buy-price …</source>
+      <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
@@ -2018,6 +2193,16 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch_wizard.py" />
       <source>{provider} / {profile}, {region}</source>
       <translation>{provider} / {profile}，{region}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>{p} % of the monthly budget</source>
+      <translation>已用每月预算的 {p} %</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/spend_view.py" />
+      <source>{p} % of {amount}</source>
+      <translation>{amount} 的 {p} %</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor_plots.py" />
