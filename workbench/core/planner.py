@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import paths
+from .currency import CurrencySettings
 from .errors import ConfigError, WorkbenchError
 from .models import Offer, Prices
 
@@ -163,8 +164,12 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
 
 
 def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int, hours: float,
-         hardware: Hardware | None = None) -> Plan:
-    """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first."""
+         hardware: Hardware | None = None, fx: CurrencySettings | None = None) -> Plan:
+    """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
+
+    Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
+    currencies (without a rate, amounts are ordered as they are, each still labelled with its currency).
+    """
     if gpus < 1:
         raise ConfigError(f"the number of GPUs must be at least 1, not {gpus}")
     if not math.isfinite(hours) or hours <= 0:
@@ -190,7 +195,11 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
                   f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
                   + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
                      "; you keep the hardware afterwards (resale not counted)"))))
-    rows.sort(key=lambda r: (round(r.total, 6), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
+    def in_usd(r: PlanRow) -> float:
+        converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
+        return round(r.total if converted is None else converted, 6)
+
+    rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
     return Plan(gpu_model, gpus, hours, tuple(rows))
 
 
@@ -219,12 +228,18 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
         try:
             lines = [ln for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
             for row in csv.DictReader(lines):
-                cur = "CNY" if any(k.endswith("_cny") for k in row) else "USD"
+                # two layouts are bundled: "<term>_usd" columns, or "<term>" plus a "currency" column
+                cur = (row.get("currency") or ("CNY" if any(k.endswith("_cny") for k in row) else "USD")).upper()
                 sfx = "_" + cur.lower()
-                prices = Prices(on_demand=_num(row, "on_demand" + sfx), spot=_num(row, "spot" + sfx),
-                                reserved_1y=_num(row, "reserved_1y" + sfx), reserved_3y=_num(row, "reserved_3y" + sfx),
-                                currency=cur, source="bundled snapshot", as_of=row.get("as_of", ""))
-                out.append(Offer(provider=f.stem, region=row["region"], instance_type=row["instance_type"],
+
+                def price(term: str) -> float | None:
+                    return _num(row, term + sfx, term)
+
+                prices = Prices(on_demand=price("on_demand"), spot=price("spot"), reserved_1y=price("reserved_1y"),
+                                reserved_3y=price("reserved_3y"), currency=cur, source="bundled snapshot",
+                                as_of=row.get("as_of", ""))
+                out.append(Offer(provider=f.stem, region=row["region"],
+                                 instance_type=row.get("instance_type") or row["size"],
                                  gpu_model=row.get("gpu_model") or None, gpu_count=int(row.get("gpu_count") or 0),
                                  gpu_memory_gb=float(row.get("gpu_memory_gb") or 0), vcpus=int(row.get("vcpus") or 0),
                                  memory_gb=float(row.get("memory_gb") or 0), prices=prices))
@@ -247,4 +262,6 @@ def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: f
     live = {r.offer.provider for r in ranked}
     items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
     items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
-    return plan(items, gpu_model, gpus, hours, hardware), errors
+    from . import currency
+
+    return plan(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors

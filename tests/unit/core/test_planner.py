@@ -82,3 +82,39 @@ def test_break_even_and_bad_input():
         plan(OFFERS, "V100", 8, -1)
     with pytest.raises(ConfigError):
         Hardware(purchase_price=-5)
+
+
+def test_bundled_snapshots_in_both_layouts_price_the_plan(tmp_path):
+    from workbench.core.planner import snapshot_offers
+
+    (tmp_path / "cloudA.csv").write_text(
+        "# comment lines are skipped\n"
+        "instance_type,gpu_model,gpu_count,gpu_memory_gb,vcpus,memory_gb,on_demand_usd,spot_usd,region,as_of\n"
+        "v8,V100,8,16,64,488,24.48,7.34,east,2024-11-01\n")
+    (tmp_path / "cloudB.csv").write_text(
+        "size,gpu_model,gpu_count,gpu_memory_gb,vcpus,memory_gb,rdma,region,currency,on_demand,spot,reserved_1y,"
+        "reserved_3y,as_of\n"
+        "v4,V100,4,16,24,448,false,west,USD,12.24,,7.6,4.9,2025-06-01\n"
+        "c1,V100,1,16,6,112,false,cn-north,CNY,20.0,,,,2025-06-01\n")
+    (tmp_path / "broken.csv").write_text("what,is,this\n1,2,3\n")
+    offers = snapshot_offers(tmp_path)
+    assert {(o.provider, o.instance_type, o.prices.currency) for o in offers} == {
+        ("cloudA", "v8", "USD"), ("cloudB", "v4", "USD"), ("cloudB", "c1", "CNY")}
+    p = plan(offers, "V100", 8, HOURS)
+    got = {(r.option, r.instance_type): round(r.total, 2) for r in p.rows}
+    assert got[("on-demand", "v8")] == 52_876.80 and got[("spot", "v8")] == 15_854.40
+    assert got[("reserved-1y", "v4")] == 7.6 * 2 * 8760 and ("spot", "v4") not in got
+    cny = [r for r in p.rows if r.instance_type == "c1"]
+    assert cny and all(r.currency == "CNY" for r in cny)  # priced in CNY, labelled, never mixed with USD
+    assert all(r.price_source == "bundled snapshot" for r in p.rows)
+
+
+def test_rows_in_other_currencies_are_ordered_at_the_users_rate():
+    from workbench.core.currency import CurrencySettings
+
+    cny = Offer("cn", "north", "c8", "V100", 8, 16, 64, 488, Prices(on_demand=150.0, currency="CNY"))
+    usd = offer("u8", 8, 24.48, None, None, None)
+    assert [r.instance_type for r in plan([cny, usd], "V100", 8, 10).rows] == ["u8", "c8"]  # 244.8 < 1500 as is
+    ordered = plan([cny, usd], "V100", 8, 10, fx=CurrencySettings("CNY", 7.2)).rows
+    assert [r.instance_type for r in ordered] == ["c8", "u8"]  # ¥1500 ≈ $208 < $244.8
+    assert [r.currency for r in ordered] == ["CNY", "USD"]
