@@ -52,13 +52,16 @@ exec /usr/bin/python3 {SCRIPT_PATH} --config {CONFIG_PATH} --end-bill "${{1:-ter
 #: links workbench-end-bill into every user's ~/.workbench/bin (runs after cloud-init created the users)
 LINK_END_BILL = ('for h in /root /home/*; do [ -d "$h" ] || continue; u=$(stat -c %U "$h"); '
                  'mkdir -p "$h/.workbench/bin" && ln -sf ' + END_BILL_PATH + ' "$h/.workbench/bin/workbench-end-bill"'
-                 ' && chown -h "$u" "$h/.workbench" "$h/.workbench/bin" "$h/.workbench/bin/workbench-end-bill"; done')
+                 ' && chown -h "$u" "$h/.workbench" "$h/.workbench/bin" "$h/.workbench/bin/workbench-end-bill"; done; '
+                 'mkdir -p /opt/workbench/bin && ln -sf ' + END_BILL_PATH + ' /opt/workbench/bin/workbench-end-bill')
 
 
 def job_dir_globs(launch_id: str) -> list[str]:
-    """Where the remote runner's job folder may be (``$WORKBENCH_REMOTE_DIR`` defaults to ``~/.workbench``)."""
+    """Where the remote runner's job folder may be (``$WORKBENCH_REMOTE_DIR/jobs/<id>``: ``~/.workbench`` by
+    default; the Azure plugin prepares ``/opt/workbench``)."""
     lid = paths.check_launch_id(launch_id)
-    return [f"/root/.workbench/jobs/{lid}", f"/home/*/.workbench/jobs/{lid}", f"/var/lib/workbench/jobs/{lid}"]
+    return [f"/root/.workbench/jobs/{lid}", f"/home/*/.workbench/jobs/{lid}", f"/opt/workbench/jobs/{lid}",
+            f"/var/lib/workbench/jobs/{lid}"]
 
 
 def _guard_dir() -> Path:
