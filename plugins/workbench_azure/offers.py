@@ -1,0 +1,213 @@
+"""Offers for one Azure profile: resource SKUs + compute usages + retail prices, cached with a timestamp.
+
+Per region, three things are fetched and cached (each with the time it was
+fetched): the GPU sizes (resource SKUs, ``cache_ttl_s``), the vCPU quota (compute
+usages, at most 5 minutes: it changes with every launch) and the prices (the
+Retail Prices API, ``cache_ttl_s``, also kept on disk under the data dir so a
+restart does not page through the API again).
+
+Prices: live first (``pricing=auto``/``live``); when the API fails or lacks a size,
+the bundled snapshot (``auto``/``snapshot``) — every offer names its price source
+and date.  When the subscription's size list itself cannot be read for a
+transient reason (network), the region's offers come from the snapshot's shapes,
+marked "not checked against your subscription"; sign-in and permission errors
+are raised.
+
+Threading: safe from any thread; the caches are guarded by a lock, fetches run
+outside it (two threads may fetch the same thing once; the last one wins).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from workbench.core.errors import TransientError, WorkbenchError
+from workbench.core.models import Offer, Prices
+
+from . import retail, snapshot
+from .clients import AzureClients
+from .skus import Quota, SizeInfo, parse_skus, parse_usages, quota_note
+
+log = logging.getLogger("workbench.azure.offers")
+PROVIDER = "azure"
+USAGE_TTL_S = 300.0
+LIVE_SOURCE = "live: Azure Retail Prices API"
+
+
+class OfferCatalog:
+    """Sizes, quotas and prices per region for one profile (see the module doc)."""
+
+    def __init__(self, clients: AzureClients, cache_dir: Path | None, clock: Callable[[], float] = time.time) -> None:
+        self.clients = clients
+        self.settings = clients.settings
+        self.cache_dir = cache_dir
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._sizes: dict[str, tuple[float, list[SizeInfo]]] = {}
+        self._quotas: dict[str, tuple[float, dict[str, Quota]]] = {}
+        self._prices: dict[str, tuple[float, dict[tuple[str, str], retail.MeterPrices], str | None]] = {}
+
+    # -- cached pieces ---------------------------------------------------------------------
+    def _fresh(self, cache: dict, key: str, ttl: float) -> Any:
+        with self._lock:
+            hit = cache.get(key)
+        if hit is not None and self.clock() - hit[0] < ttl:
+            return hit
+        return None
+
+    def sizes(self, region: str) -> list[SizeInfo]:
+        hit = self._fresh(self._sizes, region, self.settings.cache_ttl_s)
+        if hit:
+            return hit[1]
+        try:
+            listing = self.clients.compute.resource_skus.list(filter=f"location eq '{region}'")
+            found = parse_skus(listing, region)
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self.clients.error(exc, f"listing VM sizes in {region}") from None
+        with self._lock:
+            self._sizes[region] = (self.clock(), found)
+        return found
+
+    def size(self, region: str, name: str) -> SizeInfo | None:
+        return next((s for s in self.sizes(region) if s.name.lower() == name.lower()), None)
+
+    def quotas(self, region: str, fresh: bool = False) -> dict[str, Quota]:
+        hit = None if fresh else self._fresh(self._quotas, region, min(USAGE_TTL_S, self.settings.cache_ttl_s))
+        if hit:
+            return hit[1]
+        try:
+            found = parse_usages(self.clients.compute.usage.list(region))
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self.clients.error(exc, f"reading vCPU quota in {region}") from None
+        with self._lock:
+            self._quotas[region] = (self.clock(), found)
+        return found
+
+    def forget_quotas(self) -> None:
+        with self._lock:
+            self._quotas.clear()
+
+    def prices(self, region: str, sizes: list[str]) -> tuple[dict[tuple[str, str], retail.MeterPrices], str | None, float]:
+        """(prices, why live prices are missing or None, fetched_at) for ``sizes`` in ``region``."""
+        s = self.settings
+        if s.pricing == "snapshot":
+            return {}, "pricing=snapshot", 0.0
+        if not s.prices_url:
+            return {}, f"no Retail Prices API for the {s.cloud} cloud", 0.0
+        key = f"{region}|{s.currency}|{','.join(sorted(sizes))}"
+        hit = self._fresh(self._prices, key, s.cache_ttl_s) or self._disk(key)
+        if hit:
+            return hit[1], hit[2], hit[0]
+        try:
+            items = retail.fetch(s.prices_url, retail.build_filter(region, sizes), s.currency,
+                                 verify=s.ca_bundle or True, timeout=s.read_timeout)
+        except WorkbenchError as exc:
+            if s.pricing == "live":
+                raise
+            log.warning("live Azure prices for %s failed, using the snapshot: %s", region, exc.message)
+            return {}, exc.message, 0.0
+        found = retail.parse(items)
+        now = self.clock()
+        with self._lock:
+            self._prices[key] = (now, found, None)
+        self._save(key, now, found)
+        return found, None, now
+
+    # -- disk cache of prices ------------------------------------------------------------------
+    def _path(self) -> Path | None:
+        return self.cache_dir / f"prices-{self.settings.profile_name}.json" if self.cache_dir else None
+
+    def _disk(self, key: str) -> tuple[float, dict, None] | None:
+        path = self._path()
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8")) if path and path.exists() else {}
+            entry = doc.get(key)
+            if not entry or self.clock() - float(entry["fetched_at"]) >= self.settings.cache_ttl_s:
+                return None
+            found = {(r, k): retail.MeterPrices(**{f: v for f, v in p.items() if f in
+                                                   ("on_demand", "spot", "reserved_1y", "reserved_3y", "currency")})
+                     for r, k, p in entry["prices"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        hit = (float(entry["fetched_at"]), found, None)
+        with self._lock:
+            self._prices[key] = hit
+        return hit
+
+    def _save(self, key: str, fetched_at: float, found: dict[tuple[str, str], retail.MeterPrices]) -> None:
+        path = self._path()
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            doc[key] = {"fetched_at": fetched_at, "prices": [
+                [r, k, {"on_demand": p.on_demand, "spot": p.spot, "reserved_1y": p.reserved_1y,
+                        "reserved_3y": p.reserved_3y, "currency": p.currency}] for (r, k), p in found.items()]}
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(doc), encoding="utf-8")
+            tmp.replace(path)
+        except (OSError, ValueError) as exc:  # a cache, never a reason to fail
+            log.info("cannot write the Azure price cache %s: %s", path, exc)
+
+    # -- offers ------------------------------------------------------------------------------------
+    def offers(self, region: str) -> list[Offer]:
+        try:
+            sizes = self.sizes(region)
+            quotas = self.quotas(region)
+        except TransientError as exc:
+            return self._snapshot_offers(region, f"not checked against your subscription: {exc.message}")
+        live, why, fetched_at = self.prices(region, [s.name for s in sizes]) if sizes else ({}, None, 0.0)
+        snap = snapshot.bundled()
+        as_of = datetime.datetime.fromtimestamp(fetched_at or self.clock(), datetime.timezone.utc).date().isoformat()
+        out = []
+        for size in sizes:
+            prices = self._prices_for(size.name, region, live.get((region, size.name)), snap, as_of, why)
+            note = size.unavailable or quota_note(size, quotas)
+            spot_note = quota_note(size, quotas, spot=True)
+            fam, low = quotas.get(size.family.lower()), quotas.get("lowprioritycores")
+            out.append(Offer(
+                provider=PROVIDER, region=region, instance_type=size.name, gpu_model=size.gpu_model,
+                gpu_count=size.gpus, gpu_memory_gb=size.gpu_memory_gb, vcpus=size.vcpus, memory_gb=size.memory_gb,
+                prices=prices, rdma=size.rdma, available=note is None, availability_note=note,
+                extra={"family": size.family, "zones": list(size.zones), "spot_capable": size.spot_capable,
+                       "encryption_at_host": size.encryption_at_host, "premium_io": size.premium_io,
+                       "accelerated_networking": size.accelerated_networking,
+                       "quota": {"family": [fam.current, fam.limit] if fam else None,
+                                 "spot": [low.current, low.limit] if low else None},
+                       "spot_note": spot_note, "notes": list(size.notes),
+                       "price_note": why, "fetched_at": self._sizes.get(region, (0.0,))[0]},
+            ))
+        return out
+
+    def _prices_for(self, name: str, region: str, live: retail.MeterPrices | None, snap: snapshot.Snapshot,
+                    as_of: str, why: str | None) -> Prices:
+        if live is not None and (live.on_demand is not None or live.spot is not None):
+            return Prices(on_demand=live.on_demand, spot=live.spot, reserved_1y=live.reserved_1y,
+                          reserved_3y=live.reserved_3y, currency=live.currency, source=LIVE_SOURCE, as_of=as_of)
+        row = snap.find(region, name) if self.settings.pricing != "live" else None
+        if row is not None:  # its own currency, labelled
+            return Prices(on_demand=row.on_demand, spot=row.spot, reserved_1y=row.reserved_1y,
+                          reserved_3y=row.reserved_3y, currency=row.currency, source="snapshot", as_of=row.as_of)
+        return Prices(currency=self.settings.currency, source=f"no price found ({why or 'not in the Retail Prices API'})",
+                      as_of=as_of)
+
+    def _snapshot_offers(self, region: str, note: str) -> list[Offer]:
+        log.warning("Azure offers in %s from the snapshot: %s", region, note)
+        out = []
+        for row in snapshot.bundled().region(region):
+            out.append(Offer(
+                provider=PROVIDER, region=region, instance_type=row.size, gpu_model=row.gpu_model,
+                gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,
+                prices=Prices(on_demand=row.on_demand, spot=row.spot, reserved_1y=row.reserved_1y,
+                              reserved_3y=row.reserved_3y, currency=row.currency, source="snapshot", as_of=row.as_of),
+                rdma=row.rdma, available=True, availability_note=note,
+                extra={"zones": [], "snapshot_only": True}))
+        return out
+

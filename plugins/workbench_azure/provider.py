@@ -1,0 +1,186 @@
+"""The Azure provider: GPU VMs (NC/ND series) with retail prices, one resource group per launch.
+
+Profile settings: see :mod:`.settings`.  Credentials (keyring): ``client_secret``
+(secret); ``tenant_id`` and ``client_id`` may be stored with it or set in the
+profile's settings; with ``auth=cli`` no secret is needed (the user's ``az login``).
+
+What each part does: :mod:`.clients` (sign-in, clouds, SDK clients), :mod:`.offers`
+(resource SKUs + usages + :mod:`.retail` prices, :mod:`.snapshot` fallback),
+:mod:`.launch` (resource group per launch, rollback, zone/region fallback, guard),
+:mod:`.inventory` (tag-based instances/leftovers, verified teardown),
+:mod:`.errors` (SDK errors → workbench errors).
+
+Threading: a provider object may be used from several worker threads; it keeps
+only lazily built SDK clients and caches, each behind a lock.  Every method may
+block on the network; none touches Qt.  Failure rules: only workbench errors
+leave; a secret never appears in a message.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+from typing import Iterable, Mapping, Sequence
+
+from workbench.core.errors import ConfigError, WorkbenchError
+from workbench.core.models import Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
+from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsStop
+
+from .settings import AzureSettings, parse
+
+log = logging.getLogger("workbench.azure")
+
+REGION_NAMES = {
+    "eastus": "East US", "eastus2": "East US 2", "southcentralus": "South Central US", "westus2": "West US 2",
+    "westus3": "West US 3", "westeurope": "West Europe", "northeurope": "North Europe", "uksouth": "UK South",
+    "swedencentral": "Sweden Central", "japaneast": "Japan East", "southeastasia": "Southeast Asia",
+    "australiaeast": "Australia East", "centralindia": "Central India", "chinanorth3": "China North 3",
+    "chinaeast2": "China East 2", "chinanorth2": "China North 2", "chinaeast3": "China East 3",
+}
+
+
+class AzureProvider(Provider, SupportsStop):
+    """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
+
+    id = "azure"
+    display_name = "Microsoft Azure"
+    credential_fields = (
+        CredentialField("tenant_id", "Tenant ID", optional=True,
+                        help="Directory (tenant) ID of the app registration; or tenant_id= in the profile settings"),
+        CredentialField("client_id", "Client ID", optional=True,
+                        help="Application (client) ID of the service principal; or client_id= in the settings"),
+        CredentialField("client_secret", "Client secret", secret=True, optional=True,
+                        help="The secret's Value; not needed with auth=cli (your `az login`)"),
+    )
+
+    def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
+        super().__init__(profile, secrets, context)
+        self._lock = threading.Lock()
+        self._parts: tuple | None = None
+        self._cidr: str | None = None
+
+    @classmethod
+    def default_region(cls) -> str | None:
+        return "eastus"
+
+    # -- parts, built on first use (no SDK import before) -------------------------------
+    @property
+    def settings(self) -> AzureSettings:
+        return self._build()[0]
+
+    def _build(self) -> tuple:
+        with self._lock:
+            if self._parts is None:
+                from .clients import AzureClients
+                from .inventory import Inventory
+                from .launch import Launcher
+                from .offers import OfferCatalog
+
+                settings = parse(self.profile, self._secrets)
+                clients = AzureClients(settings, self._secrets.get("client_secret"))
+                catalog = OfferCatalog(clients, self.context.data_dir / "azure")
+                inventory = Inventory(clients, self.profile.name, self.context.install_id)
+                launcher = Launcher(clients, catalog, inventory, self.context, self.profile.name, self._ssh_cidr)
+                self._parts = (settings, clients, catalog, inventory, launcher)
+            return self._parts
+
+    @property
+    def _clients(self):
+        return self._build()[1]
+
+    # -- account --------------------------------------------------------------------------
+    def check_credentials(self) -> Identity:
+        settings, clients = self._build()[:2]
+        clients.token()
+        sub = clients.subscription()
+        try:  # a read the workbench role grants: proves a role, not only a sign-in
+            next(iter(clients.resources.resource_groups.list(top=1)), None)
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise clients.error(exc, "listing resource groups") from None
+        who = settings.client_id if settings.auth == "secret" else "Azure CLI login"
+        return Identity(account=sub["id"], principal=who,
+                        display=f"{who} on subscription {sub['name'] or sub['id']} ({sub['id']}), {settings.cloud} cloud")
+
+    def regions(self) -> list[Region]:
+        return [Region(r, REGION_NAMES.get(r, r)) for r in self.settings.regions]
+
+    def offers(self, region: str | None = None) -> Iterable[Offer]:
+        settings, _, catalog = self._build()[:3]
+        wanted = [region] if region else list(settings.regions)
+        out: list[Offer] = []
+        for r in wanted:
+            out.extend(catalog.offers(r))
+        return out
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def launch(self, req: LaunchRequest) -> list[Instance]:
+        """Create the launch's resource group and VM; blocks until the VM is provisioned (see .launch)."""
+        return self._build()[4].launch(req)
+
+    def cancel_launch(self, launch_id: str) -> bool:
+        """Ask an in-flight launch to stop and roll back (any thread); False when none is running."""
+        return self._build()[4].cancel(launch_id)
+
+    def instances(self) -> list[Instance]:
+        return self._build()[3].instances()
+
+    def terminate(self, instances: Sequence[Instance]) -> None:
+        """Delete each instance's resource group and verify it is gone (already gone is success)."""
+        settings, _, _, inventory, _ = self._build()
+        groups = [i.extra.get("resource_group") or i.instance_id.split("/")[4] for i in instances
+                  if i.provider == self.id]
+        if groups:
+            inventory.delete_groups(groups, settings.terminate_timeout_s)
+
+    def stop(self, instances: Sequence[Instance]) -> None:
+        """Deallocate (a Stopped VM still bills compute on Azure; a deallocated one does not)."""
+        clients = self._clients
+        errors = []
+        for i in instances:
+            group = i.extra.get("resource_group") or i.instance_id.split("/")[4]
+            try:
+                clients.compute.virtual_machines.begin_deallocate(group, i.instance_id.rsplit("/", 1)[-1]).result()
+            except Exception as exc:  # noqa: BLE001 - mapped, collected per VM
+                errors.append(clients.error(exc, f"deallocating the VM of {group}"))
+        if errors:
+            raise errors[0] if len(errors) == 1 else WorkbenchError("; ".join(e.message for e in errors))
+
+    def leftovers(self) -> list[Resource]:
+        return self._build()[3].leftovers()
+
+    def delete(self, resources: Sequence[Resource]) -> None:
+        mine = [r for r in resources if r.provider == self.id]
+        if mine:
+            settings, _, _, inventory, _ = self._build()
+            inventory.delete_resources(mine, settings.terminate_timeout_s)
+
+    def console_url(self, item: Instance | Resource) -> str | None:
+        """The Azure portal page of a VM, resource group or resource (no network)."""
+        try:
+            settings = parse(self.profile, self._secrets)
+        except WorkbenchError:
+            return None
+        rid = item.instance_id if isinstance(item, Instance) else item.resource_id
+        if not rid.startswith("/subscriptions/"):
+            return None
+        tenant = f"@{settings.tenant_id}/" if settings.tenant_id else ""
+        return f"{settings.portal_url}/#{tenant}resource{rid}/overview"
+
+    # -- SSH source address ------------------------------------------------------------------
+    def _ssh_cidr(self) -> str:
+        settings = self.settings
+        if settings.ssh_cidr:
+            return settings.ssh_cidr
+        if self._cidr:
+            return self._cidr
+        import requests
+
+        try:
+            text = requests.get(settings.checkip_url, timeout=5).text.strip()
+            self._cidr = str(ipaddress.ip_network(f"{text}/32" if ":" not in text else f"{text}/128"))
+        except (requests.RequestException, ValueError):
+            raise ConfigError("cannot find this computer's public address for the SSH rule",
+                              hint="set ssh_cidr in the profile settings (e.g. 203.0.113.7/32)") from None
+        return self._cidr
+

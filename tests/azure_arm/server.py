@@ -1,0 +1,597 @@
+"""The ARM-protocol test server: real HTTPS on 127.0.0.1, the real wire protocol of the calls we make.
+
+    server = ArmServer(tmp_dir).start()
+    account = server.new_account()       # a tenant, a service principal, its own subscription
+    ... drive azure-identity and azure-mgmt-* at server.url with connection_verify=server.ca_file ...
+    server.stop()
+
+What it speaks (see the module docs of :mod:`.state`, :mod:`.compute`, :mod:`.network`,
+:mod:`.extensions`):
+
+* Microsoft Entra token endpoint for ClientSecretCredential (authority = ``server.url``,
+  ``disable_instance_discovery=True``): OpenID configuration + client-credentials grant, with
+  AADSTS errors for an unknown tenant, unknown client and wrong secret.
+* ARM: subscriptions, resource groups (+ tag-filtered listing, async delete via Location),
+  resource listings, compute (VMs, disks, resource SKUs, usages), network (NSG, VNet, public IP,
+  NIC), role assignments, DevTestLab schedules.  Every ARM call needs a bearer token from the
+  token endpoint and an ``api-version`` the real service accepts for that resource type
+  (:data:`API_VERSIONS`), and is checked against the caller's role (403 AuthorizationFailed /
+  LinkedAuthorizationFailed naming the action).
+* Long-running operations: 201/202 with Azure-AsyncOperation (and Location for deletes and
+  actions); they complete after ``polls`` status polls.
+* The public Retail Prices API (``/api/retail/prices``: OData ``$filter``, ``currencyCode``,
+  100 items a page with ``NextPageLink``) over the recorded items.
+* Fault injection by rule (:class:`Fault`): answer a matching request with an error (429 with
+  Retry-After, 500, ...) or let it start an operation that fails (AllocationFailed, ...).
+* An audit of every request with the RBAC action it needed (:attr:`ArmServer.seen`).
+
+Threading: one thread per connection (keep-alive); all state behind ``state.lock``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import ssl
+import threading
+import urllib.parse
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from . import catalog, compute, extensions, network, odata
+from .certs import make_tls_files
+from .state import ArmError, ArmState, Client, Ctx, Reply, public
+
+#: api-version(s) accepted per namespace (or namespace/type); what the SDKs this project pins send
+API_VERSIONS = {
+    "subscriptions": {"2022-12-01"},
+    "microsoft.resources": {"2025-04-01"},
+    "microsoft.compute/skus": {"2021-07-01"},
+    "microsoft.compute/disks": {"2026-03-02"},
+    "microsoft.compute": {"2026-04-01"},
+    "microsoft.network": {"2026-03-01"},
+    "microsoft.authorization": {"2022-04-01"},
+    "microsoft.devtestlab": {"2018-09-15"},
+}
+PAGE_SIZE = 10  # ARM list pages (small, so paging is exercised)
+PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
+CNY_PER_USD = 7.2  # the Retail Prices API converts with its own rate; any fixed rate shows the mechanism
+
+
+@dataclass
+class Fault:
+    """Answer matching requests with an error, ``times`` times (-1: until removed).
+
+    ``path`` is a regular expression searched in the lower-cased path; ``sub``
+    limits the rule to one subscription's calls.  ``in_operation``: the request
+    itself succeeds, the long-running operation it starts fails with code/message.
+    """
+
+    path: str
+    method: str | None = None
+    status: int = 500
+    code: str = "InternalServerError"
+    message: str = "Encountered internal server error."
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+    in_operation: bool = False
+    sub: str | None = None
+    hits: int = 0
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.times == 0 or (self.method and self.method != method):
+            return False
+        if self.sub and f"/subscriptions/{self.sub}".lower() not in path.lower():
+            return False
+        return re.search(self.path, path.lower()) is not None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request the server answered: who, what, which RBAC action(s) it needed, the status."""
+
+    method: str
+    path: str
+    api_version: str | None
+    client_id: str | None
+    sub: str | None
+    actions: tuple[str, ...]
+    status: int
+
+
+@dataclass(frozen=True)
+class Account:
+    tenant: str
+    client_id: str
+    secret: str
+    subscription: str
+    object_id: str
+
+
+def action_for(method: str, segs: list[str]) -> str | None:
+    """The RBAC action an ARM request needs (Azure's operation names), from its path segments."""
+    low = [s.lower() for s in segs]
+    verb = {"GET": "read", "HEAD": "read", "PUT": "write", "PATCH": "write", "DELETE": "delete"}.get(method)
+    if low == ["subscriptions"] or (len(low) == 2 and low[0] == "subscriptions"):
+        return "Microsoft.Resources/subscriptions/read"
+    if len(low) < 3 or low[0] != "subscriptions":
+        return None
+    rest = low[2:]
+    if rest[0] == "resourcegroups" and len(rest) <= 2:
+        return f"Microsoft.Resources/subscriptions/resourceGroups/{verb}"
+    if rest == ["resources"]:
+        return "Microsoft.Resources/subscriptions/resources/read"
+    if rest[0] == "resourcegroups" and rest[2:] == ["resources"]:
+        return "Microsoft.Resources/subscriptions/resourceGroups/resources/read"
+    if rest[0] == "operationresults":
+        return "Microsoft.Resources/subscriptions/operationresults/read"
+    if "providers" not in rest:
+        return None
+    i = rest.index("providers")
+    ns, tail = segs[2 + i + 1], segs[2 + i + 2:]
+    types = [tail[j] for j in range(0, len(tail), 2)]
+    if len(tail) % 2 == 1 and len(tail) > 1:  # a trailing action or child collection
+        *types, last = types
+        base = "/".join([ns, *types])
+        return f"{base}/{last}/action" if method == "POST" else f"{base}/{last}/read"
+    base = "/".join([ns, *types])
+    return f"{base}/action" if method == "POST" else f"{base}/{verb}"
+
+
+class ArmServer:
+    """The server (see the module doc).  ``polls``: status polls before an operation completes."""
+
+    def __init__(self, folder: Path, polls: int = 1) -> None:
+        self.tls = make_tls_files(folder)
+        self.state = ArmState(polls=polls)
+        self.faults: list[Fault] = []
+        self.seen: list[Seen] = []
+        self.price_page_size = PRICE_PAGE_SIZE
+        self.prices = catalog.retail_items()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle -------------------------------------------------------------------
+    def start(self) -> "ArmServer":
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(self.tls.cert_file, self.tls.key_file)
+        server = self
+
+        class Httpd(ThreadingHTTPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+
+            def get_request(self):  # TLS handshake on the connection's own thread, not the accept loop
+                sock, addr = self.socket.accept()
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle + delayed-ACK stalls
+                return ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+
+        class Handler(_Handler):
+            arm = server
+
+        self._httpd = Httpd(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="arm-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "start() first"
+        return f"https://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def ca_file(self) -> str:
+        return str(self.tls.ca_file)
+
+    @property
+    def prices_url(self) -> str:
+        return f"{self.url}/api/retail/prices"
+
+    # -- test helpers -------------------------------------------------------------------
+    def new_account(self, actions: tuple[str, ...] = ("*",), name: str = "Workbench Test") -> Account:
+        """A fresh tenant + service principal + subscription (tests never share state through it)."""
+        tenant, sub = str(uuid.uuid4()), str(uuid.uuid4())
+        client_id, secret = str(uuid.uuid4()), f"s3cr3t-{uuid.uuid4().hex}"
+        self.state.add_subscription(sub, tenant, name)
+        c = self.state.add_client(tenant, client_id, secret, (sub,), actions)
+        return Account(tenant, client_id, secret, sub, c.object_id)
+
+    def add_fault(self, path: str, **kw: Any) -> Fault:
+        f = Fault(path, **kw)
+        with self.state.lock:
+            self.faults.append(f)
+        return f
+
+    def clear_faults(self, sub: str | None = None) -> None:
+        with self.state.lock:
+            self.faults = [f for f in self.faults if sub is not None and f.sub != sub]
+
+    def actions(self, sub: str) -> set[str]:
+        """Every RBAC action the calls on ``sub`` needed (including linked ones), answered or refused."""
+        with self.state.lock:
+            return {a for s in self.seen if s.sub == sub for a in s.actions}
+
+    def groups(self, sub: str) -> list[dict[str, Any]]:
+        with self.state.lock:
+            return [dict(g) for g in self.state.list_groups(sub)]
+
+    def resources(self, sub: str, group: str | None = None) -> list[dict[str, Any]]:
+        with self.state.lock:
+            found = self.state.in_group(sub, group) if group else self.state.in_subscription(sub)
+            return [dict(r) for r in found]
+
+    def vm(self, sub: str, group: str) -> dict[str, Any] | None:
+        return next((r for r in self.resources(sub, group) if r["type"] == compute.VM_TYPE), None)
+
+    def set_power(self, sub: str, group: str, power: str) -> None:
+        """What happens outside the app: a shutdown from inside the VM ("stopped"), a spot eviction ("evicted")."""
+        with self.state.lock:
+            vm = next(r for r in self.state.in_group(sub, group) if r["type"] == compute.VM_TYPE)
+            if power == "evicted":
+                if vm["properties"].get("evictionPolicy") == "Delete":
+                    compute.remove_vm(self.state, vm)
+                else:
+                    vm["_power"] = "deallocated"
+            else:
+                vm["_power"] = power
+
+    # -- dispatch (called by the handler) -------------------------------------------------
+    def handle(self, method: str, raw_path: str, headers: Any, body: bytes) -> tuple[Reply, Seen]:
+        parts = urllib.parse.urlsplit(raw_path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(parts.query, keep_blank_values=True).items()}
+        segs = [urllib.parse.unquote(s) for s in parts.path.split("/") if s]
+        client: Client | None = None
+        sub = segs[1] if len(segs) > 1 and segs[0].lower() == "subscriptions" else None
+        actions: list[str] = []
+        try:
+            with self.state.lock:
+                for f in self.faults:
+                    if f.matches(method, parts.path) and not f.in_operation:
+                        f.hits += 1
+                        f.times -= 1 if f.times > 0 else 0
+                        raise ArmError(f.status, f.code, f.message, f.headers)
+            if parts.path.lower().startswith("/api/retail/prices"):
+                reply = self._prices(query)
+            elif len(segs) >= 2 and segs[1:] == ["v2.0", ".well-known", "openid-configuration"]:
+                reply = self._openid(segs[0])
+            elif len(segs) == 4 and segs[1:] == ["oauth2", "v2.0", "token"] and method == "POST":
+                reply = self._token(segs[0], body)
+            else:
+                auth = headers.get("Authorization") or ""
+                client = self.state.client_for(auth[7:]) if auth.startswith("Bearer ") else None
+                if client is None:
+                    raise ArmError(401, "InvalidAuthenticationToken", "The access token is invalid.")
+                reply = self._arm(method, segs, query, body, client, actions)
+        except ArmError as exc:
+            if exc.code.islower() and "_" in exc.code:  # AAD-style error document
+                reply = Reply(exc.status, {"error": exc.code, "error_description": exc.message,
+                                           "error_codes": [int(re.search(r"AADSTS(\d+)", exc.message).group(1))]})
+            else:
+                reply = Reply(exc.status, exc.body(), exc.headers)
+        seen = Seen(method, parts.path, query.get("api-version"), client.client_id if client else None, sub,
+                    tuple(actions), reply.status)
+        with self.state.lock:
+            self.seen.append(seen)
+        return reply, seen
+
+    # -- identity -----------------------------------------------------------------------
+    def _openid(self, tenant: str) -> Reply:
+        if tenant not in self.state.tenants:
+            raise ArmError(400, "invalid_tenant", f"AADSTS90002: Tenant '{tenant}' not found. Check to make sure you "
+                           "have the correct tenant ID and are signing into the correct cloud.")
+        base = f"{self.url}/{tenant}"
+        return Reply(200, {"token_endpoint": f"{base}/oauth2/v2.0/token",
+                           "authorization_endpoint": f"{base}/oauth2/v2.0/authorize",
+                           "issuer": f"{base}/v2.0", "tenant_region_scope": "NA",
+                           "token_endpoint_auth_methods_supported": ["client_secret_post", "private_key_jwt"]})
+
+    def _token(self, tenant: str, body: bytes) -> Reply:
+        form = {k: v[-1] for k, v in urllib.parse.parse_qs(body.decode()).items()}
+        if form.get("grant_type") != "client_credentials":
+            raise ArmError(400, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.")
+        scope = form.get("scope", "")
+        if not scope.endswith("/.default"):
+            raise ArmError(400, "invalid_scope", f"AADSTS1002012: The provided value for scope {scope} is not valid.")
+        token = self.state.issue_token(tenant, form.get("client_id", ""), form.get("client_secret", ""))
+        return Reply(200, {"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": token})
+
+    # -- retail prices ------------------------------------------------------------------
+    def _prices(self, query: dict[str, str]) -> Reply:
+        flt = query.get("$filter")
+        try:
+            pred = odata.parse(flt) if flt else (lambda item: True)
+        except ValueError as exc:
+            raise ArmError(400, "BadRequest", f"Invalid OData filter: {exc}") from None
+        currency = query.get("currencyCode", "'USD'").strip("'")
+        if currency not in ("USD", "CNY"):
+            raise ArmError(400, "BadRequest", f"Invalid currency code {currency}.")
+        items = [i for i in self.prices if pred(i)]
+        skip = int(query.get("$skip", "0") or 0)
+        page = items[skip:skip + self.price_page_size]
+        if currency != "USD":
+            page = [{**i, "currencyCode": currency, "retailPrice": round(i["retailPrice"] * CNY_PER_USD, 4),
+                     "unitPrice": round(i["unitPrice"] * CNY_PER_USD, 4)} for i in page]
+        nxt = None
+        if skip + self.price_page_size < len(items):
+            q = {k: v for k, v in query.items() if k != "$skip"}
+            q["$skip"] = str(skip + self.price_page_size)
+            nxt = f"{self.prices_url}?{urllib.parse.urlencode(q, quote_via=urllib.parse.quote)}"
+        return Reply(200, {"BillingCurrency": currency, "CustomerEntityId": "Default", "CustomerEntityType": "Retail",
+                           "Items": page, "NextPageLink": nxt, "Count": len(page)})
+
+    # -- ARM ----------------------------------------------------------------------------
+    def _check_version(self, segs: list[str], query: dict[str, str]) -> None:
+        low = [s.lower() for s in segs]
+        if len(low) <= 2 or (len(low) == 3 and low[2] == "locations"):
+            key = "subscriptions"
+        elif "providers" in low:
+            i = low.index("providers")
+            ns = low[i + 1]
+            key = f"{ns}/{low[i + 2]}" if len(low) > i + 2 and f"{ns}/{low[i + 2]}" in API_VERSIONS else ns
+            if len(low) > i + 4 and low[i + 2] == "locations" and low[i + 4] in ("operations", "operationresults"):
+                key = ns  # operation status: any version of the namespace
+                allowed = set().union(*(v for k, v in API_VERSIONS.items() if k.split("/")[0] == ns))
+                self._version_in(query, allowed)
+                return
+        else:
+            key = "microsoft.resources"
+        if key not in API_VERSIONS:
+            raise ArmError(404, "NoRegisteredProviderFound", f"No registered resource provider found for '{key}'.")
+        self._version_in(query, API_VERSIONS[key])
+
+    @staticmethod
+    def _version_in(query: dict[str, str], allowed: set[str]) -> None:
+        v = query.get("api-version")
+        if not v:
+            raise ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required "
+                           "for all requests.")
+        if v not in allowed:
+            raise ArmError(400, "InvalidApiVersionParameter", f"The api-version '{v}' is invalid. The supported versions "
+                           f"are '{','.join(sorted(allowed))}'.")
+
+    def _arm(self, method: str, segs: list[str], query: dict[str, str], body: bytes, client: Client,
+             actions: list[str]) -> Reply:
+        self._check_version(segs, query)
+        path = "/" + "/".join(segs)
+        action = action_for(method, segs)
+        if action is None:
+            raise ArmError(404, "InvalidResourceType", f"The resource type could not be found for path {path}.")
+        actions.append(action)
+        if len(segs) >= 2 and segs[1] not in client.subscriptions:
+            raise ArmError(404, "SubscriptionNotFound", f"The subscription '{segs[1]}' could not be found.")
+        if not client.may(action):
+            raise ArmError(403, "AuthorizationFailed", f"The client '{client.client_id}' with object id "
+                           f"'{client.object_id}' does not have authorization to perform action '{action}' over scope "
+                           f"'{path}' or the scope is invalid. If access was recently granted, please refresh your "
+                           "credentials.")
+
+        def require(linked: str, scope: str) -> None:
+            actions.append(linked)
+            if not client.may(linked):
+                raise ArmError(403, "LinkedAuthorizationFailed", f"The client '{client.client_id}' with object id "
+                               f"'{client.object_id}' has permission to perform action '{action}' on scope '{path}'; "
+                               f"however, it does not have permission to perform action(s) '{linked}' on the linked "
+                               f"scope(s) '{scope}' (respectively) or the linked scope(s) are invalid.")
+
+        try:
+            data = json.loads(body) if body else {}
+        except ValueError:
+            raise ArmError(400, "InvalidRequestContent", "The request content was invalid and could not be deserialized.") from None
+        ctx = Ctx(method, segs[1] if len(segs) > 1 else "", client, self.url, query.get("api-version", ""), query)
+        with self.state.lock:
+            for f in self.faults:
+                if f.in_operation and f.matches(method, path):
+                    f.hits += 1
+                    f.times -= 1 if f.times > 0 else 0
+                    ctx.lro_error = ArmError(200, f.code, f.message)
+                    break
+            return _route(self, ctx, method, segs, query, data, require)
+
+
+def _page(server: ArmServer, ctx: Ctx, segs: list[str], query: dict[str, str], items: list[dict[str, Any]]) -> Reply:
+    skip = int(query.get("$skiptoken", "0") or 0)
+    out: dict[str, Any] = {"value": items[skip:skip + PAGE_SIZE]}
+    if skip + PAGE_SIZE < len(items):
+        q = dict(query, **{"$skiptoken": str(skip + PAGE_SIZE)})
+        out["nextLink"] = f"{server.url}/{'/'.join(urllib.parse.quote(s) for s in segs)}?" \
+                          f"{urllib.parse.urlencode(q, quote_via=urllib.parse.quote)}"
+    return Reply(200, out)
+
+
+_TAG_FILTER = re.compile(r"^\s*tagName eq '([^']*)'(?:\s+and\s+tagValue eq '([^']*)')?\s*$", re.IGNORECASE)
+
+
+def _filtered(items: list[dict[str, Any]], flt: str | None) -> list[dict[str, Any]]:
+    if not flt:
+        return items
+    m = _TAG_FILTER.match(flt)
+    if m:
+        name, value = m.group(1), m.group(2)
+        return [i for i in items if any(k.lower() == name.lower() and (value is None or v == value)
+                                        for k, v in (i.get("tags") or {}).items())]
+    try:
+        pred = odata.parse(flt, ignore_case=True)
+    except ValueError as exc:
+        raise ArmError(400, "InvalidFilterInQueryString", f"Invalid $filter '{flt}': {exc}") from None
+    return [i for i in items if pred(i)]
+
+
+def _listed(r: dict[str, Any]) -> dict[str, Any]:
+    keys = ("id", "name", "type", "location", "tags", "managedBy", "sku", "kind", "zones", "identity")
+    return {k: r[k] for k in keys if r.get(k) is not None}
+
+
+def _route(server: ArmServer, ctx: Ctx, method: str, segs: list[str], query: dict[str, str],
+           data: dict[str, Any], require) -> Reply:
+    st = server.state
+    low = [s.lower() for s in segs]
+    if low == ["subscriptions"]:
+        return Reply(200, {"value": [st.subscriptions[s] for s in ctx.client.subscriptions]})
+    sub = segs[1]
+    if len(low) == 2:
+        return Reply(200, st.subscriptions[sub])
+    rest, rlow = segs[2:], low[2:]
+    if rlow == ["resourcegroups"]:
+        return _page(server, ctx, segs, query, _filtered(st.list_groups(sub), query.get("$filter")))
+    if rlow[0] == "resourcegroups" and len(rest) == 2:
+        if method == "GET":
+            return Reply(200, st.group(sub, rest[1]))
+        if method == "HEAD":
+            st.group(sub, rest[1])
+            return Reply(204)
+        if method == "PUT":
+            return st.put_group(ctx, rest[1], data)
+        if method == "PATCH":
+            g = st.group(sub, rest[1])
+            if "tags" in data:
+                g["tags"] = dict(data["tags"] or {})
+            return Reply(200, g)
+        if method == "DELETE":
+            return st.delete_group(ctx, rest[1])
+    if rlow == ["resources"]:
+        items = [_listed(r) for r in st.in_subscription(sub) if r["type"] != extensions.ROLE_TYPE]
+        return _page(server, ctx, segs, query, _filtered(items, query.get("$filter")))
+    if rlow[0] == "resourcegroups" and rlow[2:] == ["resources"]:
+        st.group(sub, rest[1])
+        items = [_listed(r) for r in st.in_group(sub, rest[1]) if r["type"] != extensions.ROLE_TYPE]
+        return _page(server, ctx, segs, query, _filtered(items, query.get("$filter")))
+    if rlow[0] == "operationresults" and len(rest) == 2:
+        op = st.poll(rest[1])
+        if op.status == "InProgress":
+            return Reply(202, None, {"Location": f"{server.url}/{'/'.join(segs)}?api-version={ctx.api_version}",
+                                     "Retry-After": "0"})
+        if op.status == "Failed":
+            return Reply(409, {"error": {"code": op.error.code, "message": op.error.message}})
+        return Reply(200)
+    if rlow[0] == "providers":
+        return _subscription_provider(server, ctx, method, segs, rest, rlow, query)
+    if rlow[0] == "resourcegroups" and len(rest) >= 6 and rlow[2] == "providers":
+        return _resource(server, ctx, method, segs, rest, rlow, data, require)
+    raise ArmError(404, "InvalidResourceType", f"Unknown path /{'/'.join(segs)}.")
+
+
+def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, query) -> Reply:
+    st = server.state
+    ns = rlow[1]
+    if rlow[1:] == ["microsoft.compute", "skus"]:
+        flt = query.get("$filter") or ""
+        m = re.match(r"^\s*location eq '([^']+)'\s*$", flt)
+        if flt and not m:
+            raise ArmError(400, "InvalidFilter", f"Unsupported $filter '{flt}' for resource SKUs.")
+        return Reply(200, {"value": compute.skus(st, ctx.sub, m.group(1) if m else None)})
+    if rlow[1:3] == ["microsoft.compute", "locations"] and rlow[4:] == ["usages"]:
+        return Reply(200, {"value": compute.usages(st, ctx.sub, rlow[3])})
+    if rlow[1:] == ["microsoft.compute", "virtualmachines"]:
+        with_view = query.get("statusOnly") == "true"
+        vms = [compute.vm_json(r, with_view) for r in st.in_subscription(ctx.sub) if r["type"] == compute.VM_TYPE]
+        return _page(server, ctx, segs, query, vms)
+    if len(rlow) == 3 and rlow[1] in ("microsoft.network", "microsoft.compute"):  # list_all of a type
+        items = [public(r) for r in st.in_subscription(ctx.sub) if r["type"].lower() == f"{rlow[1]}/{rlow[2]}"]
+        return _page(server, ctx, segs, query, items)
+    if len(rlow) == 6 and rlow[2] == "locations" and rlow[4] in ("operations", "operationresults"):
+        op = st.poll(rest[5])
+        if rlow[4] == "operations":
+            body: dict[str, Any] = {"name": op.id, "status": op.status, "startTime": "2025-01-01T00:00:00Z"}
+            if op.error:
+                body["error"] = {"code": op.error.code, "message": op.error.message}
+            return Reply(200, body)
+        if op.status == "InProgress":
+            return Reply(202, None, {"Location": f"{server.url}/{'/'.join(segs)}?api-version={ctx.api_version}"})
+        if op.status == "Failed":
+            return Reply(409, {"error": {"code": op.error.code, "message": op.error.message}})
+        return Reply(204)
+    raise ArmError(404, "InvalidResourceType", f"The resource type '{ns}/{'/'.join(rlow[2:])}' could not be found.")
+
+
+def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, require) -> Reply:
+    st = server.state
+    group = rest[1]
+    ns, rtype, name, tail = rest[3], rest[4], rest[5], rlow[6:]
+    rid = "/" + "/".join(segs[:8])
+    kind = f"{ns}/{rtype}".lower()
+    if method != "DELETE" or kind != "microsoft.compute/virtualmachines":
+        st.group(ctx.sub, group)
+    scope = "/" + "/".join(segs[:4])
+    if method == "PUT" and not tail:
+        if kind == "microsoft.network/networksecuritygroups":
+            return network.put_nsg(st, ctx, rid, name, data)
+        if kind == "microsoft.network/virtualnetworks":
+            return network.put_vnet(st, ctx, rid, name, data)
+        if kind == "microsoft.network/publicipaddresses":
+            return network.put_public_ip(st, ctx, rid, name, data)
+        if kind == "microsoft.network/networkinterfaces":
+            return network.put_nic(st, ctx, rid, name, data, require)
+        if kind == "microsoft.compute/virtualmachines":
+            return compute.put_vm(st, ctx, rid, name, data, require)
+        if kind == "microsoft.compute/disks":
+            return compute.put_disk(st, ctx, rid, name, data)
+        if kind == "microsoft.authorization/roleassignments":
+            return extensions.put_role_assignment(st, ctx, rid, name, scope, data)
+        if kind == "microsoft.devtestlab/schedules":
+            return extensions.put_schedule(st, ctx, rid, name, data)
+        raise ArmError(400, "InvalidResourceType", f"The resource type '{ns}/{rtype}' is not supported here.")
+    res = st.get(rid, "NotFound" if kind.startswith("microsoft.network") else "ResourceNotFound")
+    if method == "GET" and not tail:
+        if kind == "microsoft.compute/virtualmachines":
+            return Reply(200, compute.vm_json(res, (ctx.query.get("$expand") or "").lower() == "instanceview"))
+        return Reply(200, public(res))
+    if method == "GET" and tail == ["instanceview"] and kind == "microsoft.compute/virtualmachines":
+        return Reply(200, compute.vm_json(res, True)["properties"]["instanceView"])
+    if method == "PATCH" and not tail and kind == "microsoft.compute/disks":
+        return compute.patch_disk(st, ctx, res, data)
+    if method == "POST" and len(tail) == 1 and kind == "microsoft.compute/virtualmachines":
+        return compute.vm_action(st, ctx, res, tail[0])
+    if method == "DELETE" and not tail:
+        if kind == "microsoft.compute/virtualmachines":
+            return compute.delete_vm(st, ctx, res)
+        if kind == "microsoft.compute/disks":
+            return compute.delete_disk(st, ctx, res)
+        if kind.startswith("microsoft.network/"):
+            return network.delete(st, ctx, res)
+        st.remove(rid)
+        return Reply(200)
+    raise ArmError(405, "MethodNotAllowed", f"{method} is not supported on {'/'.join(rlow)}.")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    arm: ArmServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.request.settimeout(30)
+        try:
+            self.request.do_handshake()
+        except (OSError, ssl.SSLError):
+            self.close_connection = True
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        reply, _ = self.arm.handle(self.command, self.path, self.headers, body)
+        data = b"" if reply.body is None else json.dumps(reply.body).encode()
+        self.send_response(reply.status)
+        for k, v in reply.headers.items():
+            self.send_header(k, v)
+        if reply.body is not None:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("x-ms-request-id", str(uuid.uuid4()))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    do_GET = do_PUT = do_POST = do_PATCH = do_DELETE = do_HEAD = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass

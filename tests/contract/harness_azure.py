@@ -1,0 +1,54 @@
+"""The contract suite against the Azure plugin and our ARM-protocol test server (real HTTPS, real SDKs).
+
+Each test gets its own tenant, service principal and subscription on the shared
+server, so tests never see each other's resources; the job is never run (there is
+no machine), so a launch stays RUNNING until terminated.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+from workbench.core.models import JobSpec, LaunchRequest
+from workbench.core.provider import Provider, ProviderContext, launch_tags
+
+from .harness import HarnessEntry
+
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
+    sys.path.insert(0, _TESTS)
+
+from azure_arm import profile_for, shared_server  # noqa: E402
+
+
+class AzureHarness:
+    name = "azure"
+    settle_s = 10.0
+
+    def __init__(self) -> None:
+        self.server = shared_server()
+        self.account = self.server.new_account()
+        self.install_id = f"azure-contract-{uuid.uuid4().hex[:8]}"
+        self._provider: Provider | None = None
+
+    def make_provider(self, tmp_path: Path) -> Provider:
+        from workbench_azure.provider import AzureProvider
+
+        profile = profile_for(self.server, self.account, name="azure-contract")
+        self._provider = AzureProvider(profile, {"client_secret": self.account.secret},
+                                       ProviderContext(install_id=self.install_id, data_dir=tmp_path))
+        return self._provider
+
+    def make_request(self, launch_id: str) -> LaunchRequest:
+        assert self._provider is not None, "make_provider first"
+        offer = next(o for o in self._provider.offers("eastus") if o.instance_type == "Standard_NC4as_T4_v3")
+        return LaunchRequest(launch_id=launch_id, spec=JobSpec(name="contract-sleep", run="sleep 30"), offer=offer,
+                             profile=self._provider.profile.name, tags=launch_tags(launch_id, self.install_id))
+
+    def cleanup(self) -> None:
+        """Nothing to do: the account's subscription lives only in the test server's memory."""
+
+
+ENTRIES = [HarnessEntry("azure", AzureHarness)]
