@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import FAKE_NVIDIA_SMI, FAKE_SHUTDOWN, LID, T0
+from guardsim import FAKE_NVIDIA_SMI, FAKE_SHUTDOWN, LID, T0
 from workbench.core import guard_install as gi
 from workbench.core.errors import ConfigError
 from workbench.core.jobspec import parse_spec

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import LID, T0, FakeAzure, Machine
+from guardsim import LID, T0, FakeAzure, Machine
 
 MIN = 60
 
