@@ -225,8 +225,11 @@ class MotoStack:
     """A running moto server with the injector in front; ``url`` is the endpoint for every service."""
 
     def __init__(self) -> None:
+        import logging
+
         from moto.server import ThreadedMotoServer
 
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one access-log line per request otherwise
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self.server.start()
         inner = self.server._server  # the werkzeug server ThreadedMotoServer made; we wrap its app

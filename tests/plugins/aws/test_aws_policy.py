@@ -1,0 +1,60 @@
+"""Least privilege: the shipped IAM policy lists exactly the AWS actions the plugin calls.
+
+Two checks: every AWS operation any test in this folder sends is in the policy (conftest's
+autouse hook records them through botocore ``before-call`` events), and the policy lists
+nothing the plugin's code never calls (a scan of the plugin for client method names, mapped
+to operations with botocore's own service models).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .conftest import POLICY, policy_actions
+
+PLUGIN = Path(__file__).resolve().parents[3] / "plugins" / "workbench_aws"
+SERVICES = {"ec2": "ec2", "sts": "sts", "pricing": "pricing", "service-quotas": "servicequotas", "ssm": "ssm",
+            "cloudwatch": "cloudwatch", "ce": "ce"}
+#: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone
+IMPLIED = {"ec2:CreateTags"}
+
+
+def called_actions() -> set[str]:
+    import botocore.session
+    from botocore import xform_name
+
+    session = botocore.session.get_session()
+    by_method: dict[str, set[str]] = {}
+    for service, prefix in SERVICES.items():
+        model = session.get_service_model(service)
+        for op in model.operation_names:
+            by_method.setdefault(xform_name(op), set()).add(f"{prefix}:{op}")
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PLUGIN.glob("*.py")))
+    # client.run_instances(...), a bound method handed on (ec2.describe_vpcs), or a paginator's name
+    names = set(re.findall(r"\.([a-z][a-z0-9_]+)\b", source)) | set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)',
+                                                                           source))
+    found: set[str] = set()
+    for name in names & set(by_method):
+        found |= by_method[name]
+    return found
+
+
+def test_policy_is_valid_iam_json_with_conditions_on_mutations():
+    doc = json.loads(POLICY.read_text(encoding="utf-8"))
+    assert doc["Version"] == "2012-10-17"
+    by_sid = {s["Sid"]: s for s in doc["Statement"]}
+    mutations = by_sid["WorkbenchChangeOnlyItsOwnResources"]
+    assert "ec2:TerminateInstances" in mutations["Action"]
+    assert mutations["Condition"] == {"StringEquals": {"aws:ResourceTag/workbench:managed": "true"}}
+    assert all(s["Effect"] == "Allow" for s in doc["Statement"])
+
+
+def test_policy_lists_exactly_what_the_plugin_calls():
+    called = called_actions()
+    assert {"ec2:RunInstances", "ec2:DescribeInstances", "pricing:GetProducts", "sts:GetSessionToken",
+            "ce:GetCostAndUsage", "cloudwatch:GetMetricStatistics"} <= called
+    policy = policy_actions()
+    assert sorted(called - policy) == [], "called but not allowed"
+    assert sorted(policy - called - IMPLIED) == [], "allowed but never called"
