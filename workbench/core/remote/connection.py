@@ -203,23 +203,36 @@ class Connection:
             chan.shutdown_write()
             out, err = bytearray(), bytearray()
             deadline = time.monotonic() + timeout
+            nap = 0.001
+            # read until EOF, not until the exit status: sshd may send the status before the last output
             while True:
-                if chan.recv_ready():
-                    out += chan.recv(65536)
-                elif chan.recv_stderr_ready():
+                if chan.recv_stderr_ready():
                     err += chan.recv_stderr(65536)
-                elif chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                elif chan.recv_ready():
+                    out += chan.recv(65536)
+                elif chan.eof_received or chan.closed:
                     break
                 elif time.monotonic() > deadline:
                     chan.close()
                     raise TransientError(f"{shlex.split(command)[0] if command else 'command'} on "
                                          f"{self.target.where} did not finish within {timeout:g} s")
-                elif chan.closed and not self.alive:
-                    raise _lost(self.target, EOFError("channel closed"))
+                elif not self.alive:
+                    raise _lost(self.target, EOFError("connection closed"))
                 else:
-                    chan.status_event.wait(0.05)
+                    time.sleep(nap)
+                    nap = min(0.02, nap * 2)
+                    continue
+                nap = 0.001
+            while chan.recv_ready():
+                out += chan.recv(65536)
+            while chan.recv_stderr_ready():
+                err += chan.recv_stderr(65536)
+            if not chan.status_event.wait(max(0.0, deadline - time.monotonic())):
+                raise _lost(self.target, EOFError("no exit status"))
             rc = chan.recv_exit_status()
             chan.close()
+            if rc == -1 and not self.alive:  # closed without a status: the connection dropped
+                raise _lost(self.target, EOFError("connection closed"))
             return Result(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
         except WorkbenchError:
             raise

@@ -281,6 +281,8 @@ class RemoteJob:
             parts = res.out.split()
             phase = parts[0] if parts else "starting"
             if phase == "finished" and len(parts) > 1:
+                if self.spec.on_finish != OnFinish.KEEP:
+                    self._hold(conn)  # the app is here: the machine waits for its on_finish (outputs first)
                 while logs.pull(conn, remote_log, self.local_log):
                     pass
                 return self._record_exit(int(parts[1]))
