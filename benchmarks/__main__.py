@@ -11,6 +11,9 @@ GUI figures (benchmarks/gui.py, each in fresh processes on the offscreen platfor
 - the largest event-loop stall while a cloud with 500 ms per call is refreshed, launched into
   through the wizard and torn down with Stop all billing, vs the idle recorder's largest gap.
 - bytes held by the monitor's rings for 64 instances × 8 GPUs × 24 h (target <= 250 MB).
+
+AWS figures (benchmarks/aws.py, against moto in server mode): launch and teardown wall time,
+and one launch + teardown under 30 % throttling + 10 % 5xx with botocore's shipped backoff.
 """
 
 from __future__ import annotations
@@ -91,6 +94,9 @@ def main() -> int:
     from benchmarks import remote  # telemetry CPU per sample, upload throughput over a loopback sshd
 
     remote.report()
+    from benchmarks import aws  # launch / teardown wall time against moto, clean and under injected faults
+
+    rows.extend(aws.rows())
     print(f"{'measure':52} {'value':>10} {'baseline':>10} {'ratio':>7}  target")
     for name, value, baseline, target in rows:
         print(f"{name:52} {value * 1000:8.1f}ms {baseline * 1000:8.1f}ms {value / baseline:6.2f}x  {target}")
