@@ -9,7 +9,9 @@ edit with its source cited in the file, not a code change.  A rule says
   ``extra["storage_per_hour"]``),
 * the billing increment and the minimum billed per start (AWS Linux 60 s,
   Azure 300 s since June 2025): each time an instance enters a compute-billing
-  state from one that is not, at least ``minimum_seconds_per_start`` are billed.
+  state from one that is not, at least ``minimum_seconds_per_start`` are billed;
+* a disk list price per GB-month, used with the job spec's ``disk_gb`` when the
+  plugin reports no disk price of its own.
 
 Thread-safe: rules are immutable and cached after the first read.  A missing
 or malformed rule file falls back to the conservative default rule (bills
@@ -44,6 +46,8 @@ class BillingRule:
     minimum_seconds_per_start: float = 0.0
     description: str = ""
     sources: tuple[str, ...] = field(default=())
+    #: list price of the machine's disk per GB-month, for launches whose plugin reports no disk price
+    disk_usd_per_gb_month: float = 0.0
 
     def bills_compute(self, state: InstanceState) -> bool:
         return state in self.compute_states
@@ -80,6 +84,7 @@ def parse_rule(data: dict, provider: str) -> BillingRule:
         provider=provider, compute_states=states("compute_states"), storage_states=states("storage_states"),
         increment_seconds=increment, minimum_seconds_per_start=minimum,
         description=str(data.get("description", "")), sources=tuple(str(s) for s in data.get("sources", [])),
+        disk_usd_per_gb_month=float(data.get("disk_usd_per_gb_month", 0.0)),
     )
 
 

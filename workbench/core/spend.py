@@ -10,7 +10,8 @@ turn into money is the provider's :class:`~workbench.core.billing_rules.BillingR
   (AWS Linux 60 s, Azure 300 s); the top-up is counted at the run's start,
   because the provider is owed it from that moment;
 * disks bill ``storage_per_hour`` in the rule's storage states (stopped and
-  deallocated included);
+  deallocated included); when the plugin reports no disk price, the book uses the
+  spec's ``disk_gb`` at the rule's list price per GB-month;
 * an UNKNOWN state (a failed look-up) bills as the state before it did, or as
   compute when nothing came before: never less than the provider may charge;
 * a spot instance with recorded price history pays the price of each moment,
@@ -24,6 +25,7 @@ and answers the questions the CLI, the GUI and the guards ask.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime as _dt
 import time
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from .models import Instance, InstanceState
 from .store import LaunchRecord, LedgerEntry
 
 Key = tuple[str, str, str]  # (provider, profile, instance_id)
+HOURS_PER_MONTH = 730.0  # the clouds' own convention for monthly prices
 History = Sequence[tuple[float, float]]  # (ts, price per hour), oldest first
 
 
@@ -257,14 +260,27 @@ class SpendBook:
         inst = self.instances.get(key)
         return inst.launch_id if inst is not None else None
 
-    def cost(self, key: Key, now: float, since: float = 0.0, until: float | None = None) -> Cost:
+    def _entries(self, key: Key) -> list[LedgerEntry]:
+        """The instance's ledger; without a disk price from the plugin, the spec's disk at the rule's list price."""
         entries = self.entries.get(key, [])
+        rule = self.rules(key[0])
+        if not entries or not rule.disk_usd_per_gb_month or any(e.storage_per_hour for e in entries):
+            return entries
+        rec = self.launches.get(self.launch_of(key) or "")
+        disk_gb = ((rec.spec or {}).get("resources") or {}).get("disk_gb") if rec is not None else None
+        if not disk_gb:
+            return entries
+        hourly = float(disk_gb) * rule.disk_usd_per_gb_month / HOURS_PER_MONTH
+        return [dataclasses.replace(e, storage_per_hour=hourly) for e in entries]
+
+    def cost(self, key: Key, now: float, since: float = 0.0, until: float | None = None) -> Cost:
+        entries = self._entries(key)
         if not entries:
             return Cost()
         return instance_cost(entries, self.rules(key[0]), now, since, until, self.spot.get(key))
 
     def rate(self, key: Key, now: float) -> float:
-        entries = self.entries.get(key, [])
+        entries = self._entries(key)
         return rate_now(entries, self.rules(key[0]), now, self.spot.get(key)) if entries else 0.0
 
     def _display(self, amount: float, key: Key) -> float:

@@ -139,3 +139,18 @@ def test_book_sums_by_launch_provider_and_day():
     assert sum(v for _, v in book.by_day(5, now)) == pytest.approx(8.1)
     assert sum(v for _, v in spend_by_day(ledger, 5, now)) == pytest.approx(8.1)
     assert book.rate_total(now) == 0.0
+
+
+def test_book_prices_the_specs_disk_when_the_plugin_reports_none():
+    from workbench.core.models import Instance, InstanceState
+    from workbench.core.store import LaunchRecord
+
+    ledger = led("aws", (0, "running", 3.6), (3600, "stopped", 3.6), (3 * 3600, "terminated", 3.6), iid="a")
+    insts = [Instance("aws", "p", "a", "L1", "r", "t", InstanceState.TERMINATED)]
+    rec = LaunchRecord("L1", "job", "aws", "p", "r", T0, spec={"resources": {"disk_gb": 730}})
+    book = SpendBook(ledger, insts, [rec])
+    # 730 GB × $0.08 per GB-month / 730 h = $0.08/h for 3 hours (running + stopped), compute one hour
+    assert book.cost(("aws", "p", "a"), T0 + 5 * 3600).storage == pytest.approx(0.24)
+    assert book.launch_total("L1", T0 + 5 * 3600) == pytest.approx(3.6 + 0.24)
+    reported = led("aws", (0, "running", 3.6, 0.01), (3600, "terminated", 3.6, 0.01), iid="a")
+    assert SpendBook(reported, insts, [rec]).cost(("aws", "p", "a"), T0 + 7200).storage == pytest.approx(0.01)
