@@ -203,8 +203,23 @@ def day_starts(days: int, now: float) -> list[float]:
 
 
 def burn_rate(instances: Iterable[Instance]) -> float:
-    """Current $/h of everything still billable (from the instances' own prices)."""
-    return sum(i.price_per_hour for i in instances if i.state.billable)
+    """Current cost per hour of these instances under their providers' rules (compute + reported disks).
+
+    An AWS instance that is stopped costs only its disks; an Azure VM that is
+    stopped but not deallocated still costs its full price.
+    """
+    total = 0.0
+    for i in instances:
+        rule = rule_for(i.provider)
+        unknown = i.state == InstanceState.UNKNOWN
+        if unknown or rule.bills_compute(i.state):
+            total += i.price_per_hour
+        if unknown or rule.bills_storage(i.state):
+            try:
+                total += max(0.0, float(i.extra.get("storage_per_hour") or 0.0))
+            except (TypeError, ValueError):
+                pass
+    return total
 
 
 def projected_cost(price_per_hour: float | None, max_runtime_minutes: int | None) -> float | None:

@@ -154,3 +154,19 @@ def test_book_prices_the_specs_disk_when_the_plugin_reports_none():
     assert book.launch_total("L1", T0 + 5 * 3600) == pytest.approx(3.6 + 0.24)
     reported = led("aws", (0, "running", 3.6, 0.01), (3600, "terminated", 3.6, 0.01), iid="a")
     assert SpendBook(reported, insts, [rec]).cost(("aws", "p", "a"), T0 + 7200).storage == pytest.approx(0.01)
+
+
+def test_burn_rate_follows_the_rules():
+    from workbench.core.models import Instance, InstanceState
+    from workbench.core.spend import burn_rate
+
+    def inst(provider, state, price=2.0, disk=0.1):
+        return Instance(provider, "p", f"{provider}-{state.value}", "L", "r", "t", state, price_per_hour=price,
+                        extra={"storage_per_hour": disk})
+
+    assert burn_rate([inst("aws", InstanceState.STOPPED)]) == pytest.approx(0.1)  # disks only
+    assert burn_rate([inst("azure", InstanceState.STOPPED)]) == pytest.approx(2.1)  # not deallocated: full price
+    assert burn_rate([inst("azure", InstanceState.DEALLOCATED)]) == pytest.approx(0.1)
+    assert burn_rate([inst("aws", InstanceState.RUNNING), inst("local", InstanceState.RUNNING, disk=0)]) == \
+        pytest.approx(2.1 + 2.0)
+    assert burn_rate([inst("aws", InstanceState.TERMINATED)]) == 0.0
