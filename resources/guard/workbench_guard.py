@@ -67,8 +67,8 @@ AZURE_DEFAULTS = {
     "resource": "https://management.azure.com/",
     "subscription_id": None,
     "resource_group": None,
-    "api_version": "2021-04-01",
-    "compute_api_version": "2024-07-01",
+    "api_version": "2025-04-01",
+    "compute_api_version": "2026-04-01",
     "vm_name": None,
     "timeout_s": 20,
 }

@@ -45,6 +45,7 @@ class Machine:
 
     root: Path
     config: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)  # extra environment for the guard process (e.g. SSL_CERT_FILE)
 
     @property
     def job(self) -> Path:
@@ -59,7 +60,7 @@ class Machine:
 
     def run(self, at: float, *args: str) -> GuardRun:
         env = dict(os.environ, PATH=f"{self.root / 'bin'}:{os.environ['PATH']}", GPU_DIR=str(self.root / "gpu"),
-                   WORKBENCH_GUARD_NOW=repr(at))
+                   WORKBENCH_GUARD_NOW=repr(at), **self.env)
         p = subprocess.run([sys.executable, str(SCRIPT), "--config", str(self.root / "guard.json"), *args],
                            capture_output=True, text=True, env=env, timeout=60)
         return GuardRun(p.returncode, p.stdout + p.stderr)
@@ -90,6 +91,8 @@ class FakeAzure:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict]] = []
+        self.token = self.TOKEN  # what the "managed identity" gets from IMDS
+        self.compute = {"subscriptionId": "sub-1", "resourceGroupName": f"wb-{LID}", "name": "vm-1"}
         self.token_status = 200
         self.delete_status = 202
         outer = self
@@ -117,11 +120,10 @@ class FakeAzure:
                         if outer.token_status != 200:
                             return self._reply(outer.token_status, {"error": "invalid_request",
                                                                     "error_description": "Identity not found"})
-                        return self._reply(200, {"access_token": outer.TOKEN, "token_type": "Bearer",
+                        return self._reply(200, {"access_token": outer.token, "token_type": "Bearer",
                                                  "resource": q.get("resource")})
                     if url.path == "/metadata/instance":
-                        return self._reply(200, {"compute": {"subscriptionId": "sub-1", "resourceGroupName":
-                                                             f"wb-{LID}", "name": "vm-1"}})
+                        return self._reply(200, {"compute": outer.compute})
                 if self.headers.get("Authorization") != f"Bearer {outer.TOKEN}":
                     return self._reply(401, {"error": {"code": "AuthenticationFailed"}})
                 if self.command == "DELETE" and url.path == f"/subscriptions/sub-1/resourcegroups/wb-{LID}":

@@ -128,7 +128,7 @@ def test_azure_deletes_its_own_resource_group_with_the_managed_identity(machine:
     assert azure.calls("DELETE") == []
     machine.run(T0 + 3600)
     [(_, path, headers, query)] = azure.calls("DELETE")
-    assert path == f"/subscriptions/sub-1/resourcegroups/wb-{LID}" and query["api-version"] == "2021-04-01"
+    assert path == f"/subscriptions/sub-1/resourcegroups/wb-{LID}" and query["api-version"] == "2025-04-01"
     assert headers["Authorization"] == f"Bearer {FakeAzure.TOKEN}"
     token_calls = [r for r in azure.calls("GET") if r[1].endswith("/token")]
     assert token_calls[0][3]["resource"] == azure.url + "/" and token_calls[0][2]["Metadata"] == "true"
