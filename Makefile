@@ -51,7 +51,7 @@ installer: debs-installer $(VENV)/.stamp-installer
 # Install the .deb on this machine (root), run the installed app's self-test, a Local job from the
 # installed CLI, then remove it and check that nothing is left.
 installer-test: installer
-	scripts/with-secret-service.sh $(PY) installer/linux/test_deb.py
+	scripts/with-secret-service.sh $(PY) installer/linux/check_installed.py
 
 doctor: $(VENV)/.stamp-run
 	$(VENV)/bin/workbench doctor

@@ -45,14 +45,15 @@ EXCLUDED_MODULES = [
     "tkinter", "_tkinter", "IPython", "matplotlib", "scipy", "pandas", "PIL", "OpenGL",
     "pytest", "_pytest", "moto", "pyqtgraph.opengl", "pyqtgraph.examples", "pyqtgraph.jupyter",
     "numpy.f2py", "numpy.distutils", "setuptools", "pip", "PyInstaller",
-    # Qt modules the app does not use (PySide6-Addons would bring some of them)
+    # Qt modules the app does not use (PySide6-Addons would bring some of them).  Not QtOpenGL and
+    # QtOpenGLWidgets: pyqtgraph's curves import them (the self-test's plot check proves it).
     "PySide6.QtWebEngineCore", "PySide6.QtWebEngineWidgets", "PySide6.QtWebEngineQuick",
     "PySide6.Qt3DCore", "PySide6.Qt3DRender", "PySide6.Qt3DExtras", "PySide6.QtMultimedia",
     "PySide6.QtMultimediaWidgets", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtQuickWidgets",
     "PySide6.QtQuick3D", "PySide6.QtCharts", "PySide6.QtDataVisualization", "PySide6.QtPdf",
     "PySide6.QtPdfWidgets", "PySide6.QtBluetooth", "PySide6.QtPositioning", "PySide6.QtLocation",
     "PySide6.QtSql", "PySide6.QtTest", "PySide6.QtDesigner", "PySide6.QtHelp", "PySide6.QtUiTools",
-    "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtNetwork", "PySide6.QtXml",
+    "PySide6.QtNetwork", "PySide6.QtXml",
     "PySide6.QtConcurrent", "PySide6.QtPrintSupport", "PySide6.QtSpatialAudio",
     "PySide6.QtSerialPort", "PySide6.QtWebSockets", "PySide6.QtRemoteObjects", "PySide6.QtScxml",
     "PySide6.QtSensors", "PySide6.QtTextToSpeech", "PySide6.QtNfc", "PySide6.QtHttpServer",
@@ -83,7 +84,7 @@ _DROP_DATA = [
 #: before a release.
 _QT_PLUGINS = "PySide6/Qt/plugins/"
 _DROP_BINARIES = [
-    re.compile(r"(^|/)libQt6(Quick|Qml|Pdf|VirtualKeyboard|Network|OpenGLWidgets|Designer|Test|Sql|"
+    re.compile(r"(^|/)libQt6(Quick|Qml|Pdf|VirtualKeyboard|Network|Designer|Test|Sql|"
                r"Multimedia|WebEngine|3D|Charts|DataVisualization|Positioning|Location|Bluetooth|"
                r"EglFSDeviceIntegration|EglFsKmsSupport|WlShellIntegration)[A-Za-z]*\.so"),
     re.compile(r"(^|/)%s(qmltooling|sqldrivers|multimedia|position|networkinformation|tls|designer|"

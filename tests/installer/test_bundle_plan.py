@@ -114,6 +114,7 @@ def test_data_trimming(path, dropped):
     ("PySide6/Qt/plugins/imageformats/libqsvg.so", False),
     ("PySide6/Qt/lib/libQt6Network.so.6", True),
     ("PySide6/Qt/lib/libQt6Widgets.so.6", False),
+    ("PySide6/Qt/lib/libQt6OpenGLWidgets.so.6", False),  # pyqtgraph's curves need it
     ("PySide6/Qt/lib/libQt6Svg.so.6", False),
     ("PySide6/Qt/lib/libQt6DBus.so.6", False),
 ])
@@ -154,3 +155,5 @@ def test_the_spec_compiles_and_names_what_build_py_expects():
     assert 'name="cloud-gpu-workbench"' in spec  # build.py and the .iss read build/bundle/cloud-gpu-workbench
     assert '"Cloud GPU Workbench.app"' in spec
     assert 'exe("workbench-gui", False)' in spec and 'exe("workbench", True)' in spec
+    assert '"PySide6.QtOpenGL"' in spec  # imported by a computed name in pyqtgraph
+    assert "PySide6.QtOpenGL" not in bundle_plan.EXCLUDED_MODULES

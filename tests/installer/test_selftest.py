@@ -70,3 +70,31 @@ def test_this_install_registers_its_native_backend():
 def test_resources_and_store_checks_pass_from_source():
     assert selftest.resources_check().status == "ok"
     assert selftest.store_roundtrip_check().status == "ok"
+
+
+def test_sdk_names_resolve_to_the_distributions_own_packages():
+    import re
+
+    modules_of: dict[str, list[str]] = {}
+    for module, dists in metadata.packages_distributions().items():
+        for d in dists:
+            modules_of.setdefault(re.sub(r"[-_.]+", "-", d).lower(), []).append(module)
+    assert selftest._sdk_modules("azure-mgmt-compute", modules_of) == ["azure.mgmt.compute"]  # not all of azure
+    assert selftest._sdk_modules("azure_identity", modules_of) == ["azure.identity"]  # "images" is data
+    assert selftest._sdk_modules("boto3", modules_of) == ["boto3"]
+
+
+def test_sdk_requirements_are_the_plugins_extra():
+    class Dist:
+        requires = ['boto3>=1.34; extra == "aws"', 'azure-identity>=1; extra == "azure"', "PyYAML>=6",
+                    'pytest; extra == "test"']
+
+    assert selftest._extra_requirements(Dist(), "aws") == ["boto3"]
+    assert selftest._extra_requirements(Dist(), "local") == []
+
+
+def test_sdk_checks_pass_for_every_available_plugin_from_source():
+    checks = selftest.sdk_checks()
+    assert checks and all(c.status == "ok" for c in checks), [c.to_json() for c in checks]
+    by_name = {c.name: c.detail for c in checks}
+    assert "boto3" in by_name["sdk aws"]

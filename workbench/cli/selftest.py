@@ -4,10 +4,14 @@ Checks, in order, each reported even when an earlier one failed:
 
 * **plugins**: every ``workbench.providers`` entry point loads (a frozen app that lost the
   package metadata finds none, so the built-in Local provider is required);
+* **sdks**: each plugin's cloud SDK (the requirements of its distribution under the extra named
+  like the plugin, e.g. ``boto3; extra == "aws"``) imports, and botocore finds its service data:
+  plugins import their SDK lazily, so a bundle that lost one would otherwise fail on first use;
 * **resources**: the bundled icons and example specs, the app's compiled translations;
 * **store**: a SQLite round trip in a throwaway folder (the user's state is not touched);
-* **window**: the main window opens and closes (offscreen unless a platform is set), and Qt's
-  own translations for the shipped languages are where Qt looks for them;
+* **window**: the main window opens and closes (offscreen unless a platform is set), a
+  pyqtgraph plot draws (the monitor builds its plots on first use), and Qt's own translations for
+  the shipped languages are where Qt looks for them;
 * **keyring**: the platform's native keyring backend is registered (frozen apps commonly lose
   keyring's entry points and fall back to "no keyring"); whether it is usable right now
   (unlocked, Secret Service running) is reported too, as a warning when not.
@@ -20,7 +24,9 @@ Runs on the calling thread; opens a QApplication if there is none.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import re
 import sys
 import tempfile
 from importlib import metadata
@@ -54,6 +60,71 @@ def plugin_checks() -> list[Check]:
         checks.append(Check("plugin local", "fail", "the built-in Local provider was not found",
                             "the package metadata (entry points) is missing from this install"))
     return checks
+
+
+def _extra_requirements(dist: metadata.Distribution, extra: str) -> list[str]:
+    names = []
+    for req in dist.requires or []:
+        name, _, marker = req.partition(";")
+        if re.search(r"""extra\s*==\s*["']%s["']""" % re.escape(extra), marker):
+            names.append(re.split(r"[\s\[<>=!~(]", name.strip(), maxsplit=1)[0])
+    return names
+
+
+def sdk_checks() -> list[Check]:
+    """Import every available plugin's SDK packages (see the module docstring)."""
+    providers_of = metadata.packages_distributions()  # top-level import name → distributions
+    modules_of: dict[str, list[str]] = {}
+    for module, dists in providers_of.items():
+        for d in dists:
+            modules_of.setdefault(re.sub(r"[-_.]+", "-", d).lower(), []).append(module)
+    checks = []
+    for e in discover().values():
+        if not e.available or not e.distribution:
+            continue
+        try:
+            reqs = _extra_requirements(metadata.distribution(e.distribution), e.id)
+        except metadata.PackageNotFoundError:
+            continue
+        if not reqs:
+            continue
+        imported = []
+        try:
+            for req in reqs:
+                for module in _sdk_modules(req, modules_of):
+                    importlib.import_module(module)
+                    imported.append(module)
+            if "botocore" in sys.modules:  # service models are data files: load one, offline
+                import botocore.session
+
+                botocore.session.get_session().get_service_model("ec2")
+            checks.append(Check(f"sdk {e.id}", "ok", ", ".join(sorted(set(imported)))))
+        except Exception as exc:
+            checks.append(Check(f"sdk {e.id}", "fail", f"{type(exc).__name__}: {exc}",
+                                "reinstall the app; a packaged app must bundle every plugin's SDK"))
+    return checks
+
+
+def _sdk_modules(requirement: str, modules_of: dict[str, list[str]]) -> list[str]:
+    """Import names of one installed distribution: ``azure-mgmt-compute`` → ``azure.mgmt.compute``."""
+    key = re.sub(r"[-_.]+", "-", requirement).lower()
+    tops = modules_of.get(key)
+    if not tops:
+        raise ModuleNotFoundError(f"{requirement} is not installed")
+    out = set()
+    for top in tops:
+        if top.startswith("_") or importlib.util.find_spec(top) is None:
+            continue  # data folders some distributions ship beside their package ("images")
+        spec = importlib.util.find_spec(top)
+        if spec.origin is None and spec.submodule_search_locations:  # a namespace (azure): the dist's own part
+            parts = key.replace("-", ".").split(".")
+            while len(parts) > 1 and importlib.util.find_spec(".".join(parts)) is None:
+                parts.pop()
+            top = ".".join(parts)
+        out.add(top)
+    if not out:
+        raise ModuleNotFoundError(f"{requirement} has no importable package")
+    return sorted(out)
 
 
 def resources_check() -> Check:
@@ -92,6 +163,17 @@ def window_checks() -> list[Check]:
         checks = [Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")]
     except Exception as exc:
         return [Check("window", "fail", f"{type(exc).__name__}: {exc}", "run `workbench doctor`")]
+    try:
+        import numpy
+        import pyqtgraph as pg
+
+        plot = pg.PlotWidget()
+        plot.plot(numpy.arange(10.0), numpy.arange(10.0) ** 2)
+        plot.grab()  # draws it
+        plot.deleteLater()
+        checks.append(Check("plots", "ok", f"pyqtgraph {pg.__version__}, numpy {numpy.__version__}"))
+    except Exception as exc:
+        checks.append(Check("plots", "fail", f"{type(exc).__name__}: {exc}", "reinstall the app"))
     from PySide6.QtCore import QLibraryInfo
 
     qt_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))
@@ -133,6 +215,7 @@ def keyring_check(entry_points=None, store: CredentialStore | None = None) -> Ch
 
 def self_test(as_json: bool) -> int:
     checks = plugin_checks()
+    checks.extend(sdk_checks())
     for check in (resources_check, store_roundtrip_check):
         try:
             checks.append(check())
