@@ -30,7 +30,7 @@ from workbench.core.provider import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 
 from . import snapshot
 from .clients import AzureClients
-from .skus import gpu_of
+from .skus import gpu_of, text
 
 log = logging.getLogger("workbench.azure.inventory")
 PROVIDER = "azure"
@@ -51,10 +51,7 @@ DISK_MONTHLY = {
                  (4096, 143.36)),
 }
 PUBLIC_IP_HOURLY = 0.005  # Standard static IPv4
-BILLABLE_TYPES = {"microsoft.compute/disks", "microsoft.network/publicipaddresses", "microsoft.compute/snapshots"}
-DELETE_API = {"microsoft.compute/snapshots": "2026-03-02", "microsoft.network/networkinterfaces": "2026-03-01",
-              "microsoft.network/networksecuritygroups": "2026-03-01", "microsoft.network/virtualnetworks": "2026-03-01",
-              "microsoft.devtestlab/schedules": "2018-09-15"}
+BILLABLE_TYPES = {"microsoft.compute/disks", "microsoft.network/publicipaddresses"}  # what the app creates that bills
 
 
 def group_of(resource_id: str) -> str:
@@ -75,9 +72,9 @@ def disk_hourly(sku: str | None, size_gb: float | None) -> float | None:
 
 def _state(vm: Any) -> tuple[InstanceState, str, str]:
     view = getattr(vm, "instance_view", None)
-    codes = [str(s.code or "") for s in (getattr(view, "statuses", None) or [])]
+    codes = [text(s.code) for s in (getattr(view, "statuses", None) or [])]
     power = next((c.split("/", 1)[1] for c in codes if c.startswith("PowerState/")), "")
-    prov = str(getattr(vm, "provisioning_state", "") or "")
+    prov = text(getattr(vm, "provisioning_state", ""))
     if prov.lower() == "deleting":
         return InstanceState.TERMINATING, power, prov
     if power in POWER:
@@ -102,8 +99,8 @@ def build_instance(vm: Any, group_name: str, group_tags: dict[str, str], profile
                    ip: str | None) -> Instance:
     tags = {**group_tags, **dict(vm.tags or {})}
     state, power, prov = _state(vm)
-    spot = str(getattr(vm, "priority", "") or "") == "Spot"
-    size = str(vm.hardware_profile.vm_size)
+    spot = text(getattr(vm, "priority", "")) == "Spot"
+    size = text(vm.hardware_profile.vm_size)
     price, currency = _price(tags, vm.location, size, spot)
     created = getattr(vm, "time_created", None)
     shape = snapshot.bundled().shape(size)
@@ -207,7 +204,7 @@ class Inventory:
             g = group_of(r.id).lower()
             if g in groups:
                 inside.setdefault(g, []).append(r)
-            elif self._ours(r.tags) and str(r.type).lower() in BILLABLE_TYPES and not getattr(r, "managed_by", None):
+            elif self._ours(r.tags) and text(r.type).lower() in BILLABLE_TYPES and not getattr(r, "managed_by", None):
                 out.append(self._resource(r, sub))
         for key, g in groups.items():
             if key in live or _deleting(g):
@@ -223,7 +220,7 @@ class Inventory:
         return out
 
     def _hourly(self, r: Any) -> float | None:
-        t = str(r.type).lower()
+        t = text(r.type).lower()
         if t == "microsoft.network/publicipaddresses":
             return PUBLIC_IP_HOURLY
         if t == "microsoft.compute/disks":
@@ -235,7 +232,7 @@ class Inventory:
         return None
 
     def _resource(self, r: Any, sub: str) -> Resource:
-        return Resource(provider=PROVIDER, profile=self.profile, resource_id=r.id, kind=str(r.type).split("/")[-1],
+        return Resource(provider=PROVIDER, profile=self.profile, resource_id=r.id, kind=text(r.type).split("/")[-1],
                         region=r.location, launch_id=(r.tags or {}).get(TAG_LAUNCH),
                         extra={"name": r.name, "resource_group": group_of(r.id), "price_per_hour": self._hourly(r)})
 
@@ -320,10 +317,6 @@ class Inventory:
                 self.clients.compute.disks.begin_delete(group, name).result()
             elif rtype == "microsoft.network/publicipaddresses":
                 self.clients.network.public_ip_addresses.begin_delete(group, name).result()
-            elif rtype == "microsoft.compute/virtualmachines":
-                self.clients.compute.virtual_machines.begin_delete(group, name).result()
-            elif rtype in DELETE_API:
-                self.clients.resources.resources.begin_delete_by_id(rid, DELETE_API[rtype]).result()
             else:
                 raise PluginError(f"do not know how to delete {rid}", hint="delete it in the Azure portal")
         except WorkbenchError:
@@ -334,4 +327,4 @@ class Inventory:
 
 def _deleting(group: Any) -> bool:
     props = getattr(group, "properties", None)
-    return str(getattr(props, "provisioning_state", "") or "").lower() == "deleting"
+    return text(getattr(props, "provisioning_state", "")).lower() == "deleting"

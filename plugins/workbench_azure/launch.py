@@ -49,7 +49,7 @@ from .errors import error_code
 from .inventory import (TAG_GPU, TAG_GPUS, TAG_NAME, TAG_PRICE, TAG_SIZE, TAG_SPOT, TAG_VM, VM_NAME, Inventory,
                         build_instance)
 from .offers import OfferCatalog
-from .skus import SizeInfo
+from .skus import SizeInfo, text
 
 log = logging.getLogger("workbench.azure.launch")
 NSG, VNET, SUBNET, IP, NIC, OS_DISK = "wb-nsg", "wb-vnet", "default", "wb-ip", "wb-nic", "wb-osdisk"
@@ -86,6 +86,7 @@ class Launcher:
         self.ssh_cidr = ssh_cidr
         self._cancel: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
+        self._host_encryption_refused = False  # the subscription lacks the EncryptionAtHost feature
 
     # -- cancel --------------------------------------------------------------------------
     def cancel(self, launch_id: str) -> bool:
@@ -156,7 +157,7 @@ class Launcher:
             if isinstance(err, NotFoundError):
                 return None  # a launch that crashed before its VM: complete it
             raise err from None
-        if str(vm.provisioning_state).lower() == "failed":
+        if text(vm.provisioning_state).lower() == "failed":
             return None
         return self._instance(vm, g.name, dict(g.tags or {}))
 
@@ -243,7 +244,8 @@ class Launcher:
                 "ipConfigurations": [{"name": "ipconfig1", "properties": {
                     "subnet": {"id": f"{vnet.id}/subnets/{SUBNET}"}, "privateIPAllocationMethod": "Dynamic",
                     "publicIPAddress": {"id": pip.id, "properties": {"deleteOption": "Delete"}}}}]}}))
-        at_host = s.encryption_at_host == "on" or (s.encryption_at_host == "auto" and size.encryption_at_host)
+        at_host = s.encryption_at_host == "on" or (s.encryption_at_host == "auto" and size.encryption_at_host
+                                                   and not self._host_encryption_refused)
         body = self._vm_body(req, region, zone, size, {**group_tags}, nic.id, sub, group, at_host)
         try:
             vm = step(f"creating VM {size.name} in {region}" + (f" zone {zone}" if zone else ""),
@@ -252,12 +254,13 @@ class Launcher:
             if not (at_host and s.encryption_at_host == "auto" and "encryptionathost" in exc.message.lower()):
                 raise
             log.warning("launch %s: encryption at host refused (%s); creating the VM without it", lid, exc.message)
+            self._host_encryption_refused = True
             self._delete_vm(group)
             body = self._vm_body(req, region, zone, size, {**group_tags}, nic.id, sub, group, False)
             at_host = False
             vm = step(f"creating VM {size.name} in {region}",
                       lambda: c.compute.virtual_machines.begin_create_or_update(group, VM_NAME, body))
-        if str(vm.provisioning_state).lower() == "failed":
+        if text(vm.provisioning_state).lower() == "failed":
             raise CapacityError(f"VM {size.name} in {region} ended in provisioning state Failed")
         step("tagging the OS disk", lambda: c.compute.disks.begin_update(group, OS_DISK, {"tags": tags}))
         self._grant_guard(lid, gid, vm, sub, deadline)

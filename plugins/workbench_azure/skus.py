@@ -75,6 +75,13 @@ class Quota:
         return max(0, self.limit - self.current)
 
 
+def text(value: Any) -> str:
+    """An SDK field as plain text: enums (``str`` subclasses whose str() is 'Cls.MEMBER') give their value."""
+    if value is None:
+        return ""
+    return str(getattr(value, "value", value))
+
+
 def gpu_of(family: str, name: str) -> tuple[str | None, float]:
     found = FAMILY_GPUS.get(family.lower())
     if found:
@@ -97,7 +104,7 @@ def parse_skus(skus: Iterable[Any], region: str) -> list[SizeInfo]:
     """The GPU VM sizes among ``skus`` (one region's resource SKU listing)."""
     out = []
     for sku in skus:
-        if str(getattr(sku, "resource_type", "")).lower() != "virtualmachines":
+        if text(getattr(sku, "resource_type", "")).lower() != "virtualmachines":
             continue
         caps = _caps(sku)
         try:
@@ -113,8 +120,8 @@ def parse_skus(skus: Iterable[Any], region: str) -> list[SizeInfo]:
                 zones = tuple(sorted(str(z) for z in (getattr(info, "zones", None) or [])))
         unavailable, notes = None, []
         for r in getattr(sku, "restrictions", None) or []:
-            rtype = str(getattr(r, "type", "") or "")
-            reason = str(getattr(r, "reason_code", "") or "restricted")
+            rtype = text(getattr(r, "type", ""))
+            reason = text(getattr(r, "reason_code", "")) or "restricted"
             info = getattr(r, "restriction_info", None)
             if rtype == "Location":
                 locs = [str(x).lower() for x in (getattr(info, "locations", None) or getattr(r, "values", None) or [])]

@@ -216,10 +216,16 @@ class ArmServer:
         with self.state.lock:
             self.faults = [f for f in self.faults if sub is not None and f.sub != sub]
 
-    def actions(self, sub: str) -> set[str]:
-        """Every RBAC action the calls on ``sub`` needed (including linked ones), answered or refused."""
+    def actions(self, client_id: str) -> set[str]:
+        """Every RBAC action the calls of ``client_id`` needed (including linked ones), answered or refused."""
         with self.state.lock:
-            return {a for s in self.seen if s.sub == sub for a in s.actions}
+            return {a for s in self.seen if s.client_id == client_id for a in s.actions}
+
+    def add_client(self, account: Account, actions: tuple[str, ...] = ("*",)) -> Account:
+        """Another service principal in ``account``'s tenant with a role on its subscription."""
+        client_id, secret = str(uuid.uuid4()), f"s3cr3t-{uuid.uuid4().hex}"
+        c = self.state.add_client(account.tenant, client_id, secret, (account.subscription,), actions)
+        return Account(account.tenant, client_id, secret, account.subscription, c.object_id)
 
     def groups(self, sub: str) -> list[dict[str, Any]]:
         with self.state.lock:
@@ -504,7 +510,7 @@ def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest,
             body: dict[str, Any] = {"name": op.id, "status": op.status, "startTime": "2025-01-01T00:00:00Z"}
             if op.error:
                 body["error"] = {"code": op.error.code, "message": op.error.message}
-            return Reply(200, body)
+            return Reply(200, body, {"Retry-After": "1"} if st.held(op) else {})
         if op.status == "InProgress":
             return Reply(202, None, {"Location": f"{server.url}/{'/'.join(segs)}?api-version={ctx.api_version}"})
         if op.status == "Failed":

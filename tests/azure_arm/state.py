@@ -76,6 +76,7 @@ class SubConfig:
     restricted: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (region, size) -> json
     features: set[str] = field(default_factory=set)  # e.g. "Microsoft.Compute/EncryptionAtHost"
     principal_delay: int = 0  # role assignments answer PrincipalNotFound this many times for a new VM identity
+    hold: bool = False  # operations stay InProgress (answered with Retry-After: 1) until this is cleared
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Operation:
     on_done: Callable[[], None]
     on_fail: Callable[[ArmError], None]
     forced_error: ArmError | None = None
+    sub: str = ""
     status: str = "InProgress"
     error: ArmError | None = None
 
@@ -156,9 +158,9 @@ class ArmState:
     # -- operations ------------------------------------------------------------------
     def new_operation(self, ctx: Ctx, on_done: Callable[[], None],
                       on_fail: Callable[[ArmError], None] = lambda e: None) -> Operation:
-        op = Operation(f"{uuid.uuid4()}", self.polls, on_done, on_fail, forced_error=ctx.lro_error)
+        op = Operation(f"{uuid.uuid4()}", self.polls, on_done, on_fail, forced_error=ctx.lro_error, sub=ctx.sub)
         self.operations[op.id] = op
-        if op.polls_left <= 0:
+        if op.polls_left <= 0 and not self.config(ctx.sub).hold:
             self._finish(op)
         return op
 
@@ -167,11 +169,14 @@ class ArmState:
             op = self.operations.get(op_id)
             if op is None:
                 raise ArmError(404, "OperationNotFound", f"The operation '{op_id}' was not found.")
-            if op.status == "InProgress":
+            if op.status == "InProgress" and not self.config(op.sub).hold:
                 op.polls_left -= 1
                 if op.polls_left <= 0:
                     self._finish(op)
             return op
+
+    def held(self, op: Operation) -> bool:
+        return op.status == "InProgress" and self.config(op.sub).hold
 
     def _finish(self, op: Operation) -> None:
         try:
