@@ -13,8 +13,9 @@ Extra tags on instances (written at launch) make a listing self-sufficient:
 Leftovers are tagged things no live instance uses: available (detached)
 volumes, Elastic IPs not associated with a live instance, and the security
 groups and key pairs of launches without a live instance.  Stopped instances
-are not leftovers: ``instances()`` reports them as STOPPED, priced at their
-EBS storage (they bill for it).
+are not leftovers: ``instances()`` reports them as STOPPED (billable), with
+``price_per_hour`` the machine's running price and ``extra["storage_per_hour"]``
+its root volume's EBS price, which the billing rule charges while stopped.
 
 Threading: pure functions over a client the caller owns (one per thread).
 Failure rules: botocore errors propagate; callers translate them.
@@ -102,11 +103,11 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
     if spot and reason in SPOT_INTERRUPTION_CODES:
         extra["spot_interrupted"] = True
         extra["status_label"] = "spot interrupted"
+    if disk_gb:
+        # the root volume (gp3): what the spend book charges in every storage state, stopped included
+        extra["storage_per_hour"] = ebs_hourly(disk_gb)
     if state == InstanceState.STOPPED:
-        # the machine no longer bills, its disk does
-        extra["billing_note"] = "stopped: EBS storage still bills"
-        extra["running_price_per_hour"] = price
-        price = ebs_hourly(disk_gb) if disk_gb else 0.0
+        extra["billing_note"] = "stopped: the machine does not bill, its EBS storage does"
     model, count = _gpu(tags.get(TAG_GPU))
     launched = raw.get("LaunchTime")
     return Instance(

@@ -148,6 +148,9 @@ class Launcher:
             return self._run(ec2, req, image, key_name, group_id, subnets, created)
         except BaseException as exc:
             self._rollback(ec2, req, created, exc)
+            if isinstance(exc, Exception) and not isinstance(exc, WorkbenchError):
+                raise self._err(exc, f"launching {req.offer.instance_type}", "RunInstances", region,
+                                req.offer.instance_type) from None
             raise
 
     # -- pieces ------------------------------------------------------------------------------

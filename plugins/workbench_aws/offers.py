@@ -183,7 +183,8 @@ class OfferBook:
                                            "DescribeSpotPriceHistory").message
         offers = []
         for itype in types:
-            offer = self._offer(region, shapes[itype], snap, list_prices.get(itype), spot.get(itype) or {}, notes)
+            offer = self._offer(region, shapes[itype], snap, list_prices.get(itype), spot.get(itype) or {}, notes,
+                                live)
             if offer is not None:
                 offers.append(offer)
         log.info("%d AWS offers in %s (%d live shapes, %d live prices)", len(offers), region,
@@ -210,7 +211,7 @@ class OfferBook:
         return found
 
     def _offer(self, region: str, shape: Shape, snap: Snapshot, listed: pricing.ListPrice | None,
-               spot_by_az: dict[str, float], notes: dict[str, str]) -> Offer | None:
+               spot_by_az: dict[str, float], notes: dict[str, str], live: bool) -> Offer | None:
         row = snap.find(region, shape.instance_type)
         sources: list[str] = []
         on_demand = listed.on_demand if listed else None
@@ -233,8 +234,9 @@ class OfferBook:
         fell_back = only_snapshot and self._settings.pricing != "snapshot"
         source = "; ".join(sources) + (" (live prices unavailable)" if fell_back and notes else "")
         as_of = row.as_of if only_snapshot and row is not None else _today()
-        available, note, quota_extra = self._quota(region, shape)
-        extra: dict[str, Any] = {"shape_source": shape.source, "quota": quota_extra}
+        available, note, quota_extra = self._quota(region, shape) if live else (True, None, {})
+        extra: dict[str, Any] = {"shape_source": shape.source, "quota": quota_extra,
+                                 "fetched_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
         if spot_by_az:
             extra["spot_by_az"] = dict(spot_by_az)
         if row is not None:
@@ -254,8 +256,6 @@ class OfferBook:
         )
 
     def _quota(self, region: str, shape: Shape) -> tuple[bool, str | None, dict[str, Any]]:
-        if self._settings.pricing == "snapshot":
-            return True, None, {}
         od_q, spot_q = quotas.quota_for(shape.instance_type), quotas.quota_for(shape.instance_type, spot=True)
         od = self._quotas.value(region, od_q)
         sp = self._quotas.value(region, spot_q) if od is not None else None

@@ -30,11 +30,11 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
-from workbench.core import provider as core_provider
 from workbench.core.errors import TransientError, WorkbenchError
-from workbench.core.models import (GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile,
-                                   Region, Resource)
-from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsStop, SupportsTelemetry
+from workbench.core.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
+                                   Profile, Region, Resource)
+from workbench.core.provider import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
+                                     SupportsStop, SupportsTelemetry)
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
 from .errors import error_code, translate
@@ -46,10 +46,6 @@ from .settings import DEFAULT_REGION, parse
 log = logging.getLogger("workbench.aws")
 T = TypeVar("T")
 
-# Capabilities added to the core contract by the spend issue; used when present.
-_OPTIONAL_CAPABILITIES = tuple(getattr(core_provider, name) for name in ("SupportsBilling", "SupportsSpotHistory")
-                               if hasattr(core_provider, name))
-
 REGION_NAMES = {
     "us-east-1": "US East (N. Virginia)", "us-east-2": "US East (Ohio)", "us-west-1": "US West (N. California)",
     "us-west-2": "US West (Oregon)", "eu-west-1": "Europe (Ireland)", "eu-west-2": "Europe (London)",
@@ -60,7 +56,7 @@ REGION_NAMES = {
 }
 
 
-class AwsProvider(Provider, SupportsStop, SupportsTelemetry, *_OPTIONAL_CAPABILITIES):  # type: ignore[misc]
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
@@ -165,10 +161,13 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, *_OPTIONAL_CAPABILI
     # -- offers ----------------------------------------------------------------------------------
     def offers(self, region: str | None = None) -> Iterable[Offer]:
         """GPU offers of the enabled regions (or one of them); live prices with the snapshot as fallback."""
-        enabled = self.enabled_regions() if self.settings.pricing != "snapshot" or self.settings.all_regions \
-            else list(self.settings.regions)
-        wanted = [region] if region else enabled
-        wanted = [r for r in wanted if r in enabled]
+        try:
+            enabled = self.enabled_regions()
+        except WorkbenchError:
+            if self.settings.pricing == "live":
+                raise
+            enabled = snapshot.load().regions()  # "all" regions but AWS cannot say which: the snapshot's
+        wanted = [r for r in ([region] if region else enabled) if r in enabled]
         return [o for batch in self._fan_out(wanted, self._offers.region) for o in batch]
 
     # -- launch and listing ------------------------------------------------------------------------
@@ -300,10 +299,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, *_OPTIONAL_CAPABILI
             self._cpu_seen[instance.instance_id] = fresh[-1].ts
         return fresh
 
-    def actual_costs(self, start_day: str, end_day: str) -> list[Any]:
+    def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
         """Billed cost per launch tag and UTC day from Cost Explorer (see ``billing_note`` on the tag)."""
-        from workbench.core.models import ActualCost  # type: ignore[attr-defined]
-
         try:
             rows = billing.cost_by_launch(self._clients.client("ce", billing.COST_EXPLORER_REGION),
                                           start_day, end_day)

@@ -113,3 +113,28 @@ def test_the_credential_form_offers_keys_or_a_named_profile():
     assert fields["secret_access_key"].secret and fields["session_token"].secret
     assert not fields["access_key_id"].secret and not fields["aws_profile"].secret
     assert all(f.optional for f in fields.values())
+
+
+def test_an_sso_profile_without_a_login_says_how_to_sign_in(moto, make_provider, tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    config.write_text("[profile sso-user]\nsso_session = corp\nsso_account_id = 123456789012\n"
+                      "sso_role_name = Researcher\nregion = us-east-1\n\n[sso-session corp]\n"
+                      "sso_start_url = https://corp.awsapps.com/start\nsso_region = us-east-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path))  # no SSO token cache
+    with pytest.raises(AuthError) as info:
+        make_provider(secrets={"aws_profile": "sso-user"}).check_credentials()
+    assert "SSO" in info.value.message and "aws sso login" in info.value.hint
+    assert moto.faults.calls == []
+
+
+def test_every_client_has_a_read_timeout_and_a_slow_answer_is_transient(moto, make_provider):
+    from workbench.core.errors import TransientError
+
+    moto.faults.add(FaultRule(operation="GetCallerIdentity", latency_s=1.0))
+    provider = make_provider(read_timeout="0.3", max_attempts="2")
+    t = time.monotonic()
+    with pytest.raises(TransientError, match="did not answer") as info:
+        provider.check_credentials()
+    assert time.monotonic() - t < 3 and "ReadTimeout" in info.value.message
+    assert len(moto.faults.find("GetCallerIdentity")) == 2  # botocore retried once, then gave up

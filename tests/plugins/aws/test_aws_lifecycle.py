@@ -160,14 +160,18 @@ def test_terminate_sweeps_the_launchs_volumes_addresses_groups_and_keys(moto, ma
 
 
 def test_stopped_instances_bill_for_their_disk_and_are_not_leftovers(moto, make_provider):
+    from workbench.core.spend import burn_rate
+
     provider = make_provider()
     inst = provider.launch(_request(provider, "stop-1", disk_gb=200))[0]
+    disk = 200 * 0.08 / 730
+    assert inst.extra["storage_per_hour"] == pytest.approx(disk, rel=1e-4)
     provider.stop([inst])
     listed = provider.instances()
     assert [i.state for i in listed] == [InstanceState.STOPPED]
-    assert listed[0].state.billable
-    assert listed[0].price_per_hour == pytest.approx(200 * 0.08 / 730, rel=1e-4)
-    assert listed[0].extra["billing_note"].startswith("stopped")
+    assert listed[0].state.billable and listed[0].extra["billing_note"].startswith("stopped")
+    assert listed[0].price_per_hour == pytest.approx(3.06)  # what it costs again once started
+    assert burn_rate(listed) == pytest.approx(disk, rel=1e-4)  # stopped on AWS: only the disk bills
     assert provider.leftovers() == []
     provider.terminate(listed)
     assert provider.instances() == []

@@ -35,6 +35,7 @@ def test_offers_have_live_shapes_live_prices_and_the_seed_types(moto, make_provi
     assert p5.prices.source == "snapshot" and p5.prices.as_of == "2024-11-01" and p5.rdma and p5.gpu_count == 8
     assert {"g4dn.xlarge", "g6.xlarge", "p4d.24xlarge"} <= set(offers)
     assert all(o.hourly() is not None for o in offers.values())
+    assert datetime.datetime.fromisoformat(p3.extra["fetched_at"]).date().isoformat() == _today()
     pages = [c.param("NextToken") for c in moto.faults.find("GetProducts")]
     assert pages == [None, "page2"]
     filters = {f["Field"]: f["Value"] for f in moto.faults.find("GetProducts")[0].param("Filters")}
