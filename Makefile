@@ -13,13 +13,15 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
              libfreetype6 libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
              libxcb-keysyms1 libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 \
              libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-glx0 fonts-wqy-microhei
-# Tests also need a private D-Bus session with a real Secret Service, Xvfb for screenshots, and a
-# real OpenSSH server (started on a loopback port by the SSH tests) with its client tools.
-DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client
+# Tests also need a private D-Bus session with a real Secret Service, Xvfb for screenshots, a
+# real OpenSSH server (started on a loopback port by the SSH tests) with its client tools, and
+# objdump (binutils) for the installer's packaging tests.
+DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client \
+             binutils
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
-# from DEBS_RUN; installer-test validates the menu entry and runs the installed app's self-test
-# against a real Secret Service.
-DEBS_INSTALLER := $(DEBS_TEST) binutils desktop-file-utils
+# from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
+# installed app's self-test against a real Secret Service.
+DEBS_INSTALLER := $(DEBS_TEST) desktop-file-utils
 
 .PHONY: run test bench doctor screenshots i18n clean debs-run debs-test installer installer-test debs-installer
 

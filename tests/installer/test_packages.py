@@ -31,7 +31,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def icon_dir(tmp_path_factory):
+def icon_dir(tmp_path_factory, qapp):  # pytest-qt's QApplication: icons.py must not make a QGuiApplication
     out = tmp_path_factory.mktemp("icons")
     icons.build(out)
     return out
