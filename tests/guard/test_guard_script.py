@@ -159,3 +159,15 @@ def test_azure_stop_deallocates_the_vm(machine: Machine, azure: FakeAzure):
     assert r.rc == 0
     [(_, path, _, query)] = azure.calls("POST")
     assert path == f"/subscriptions/sub-1/resourcegroups/wb-{LID}/providers/Microsoft.Compute/virtualMachines/vm-1/deallocate"
+
+
+def test_the_script_is_python_36_syntax_and_stdlib_only():
+    import ast
+    import sys
+
+    from guardsim import SCRIPT
+
+    tree = ast.parse(SCRIPT.read_text(), feature_version=(3, 6))  # the oldest python3 the clouds' images ship
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported and imported <= set(sys.stdlib_module_names)
