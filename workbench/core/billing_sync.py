@@ -56,12 +56,20 @@ def sync_actual_costs(accounts: Accounts, since_day: str, now: float | None = No
     return errors
 
 
-def sync_spot_history(accounts: Accounts, now: float | None = None,
-                      lookback_s: float = 31 * 86400.0) -> list[tuple[str, WorkbenchError]]:
-    """Store the spot price history of spot instances launched in the last ``lookback_s``."""
+def sync_spot_history(accounts: Accounts, now: float | None = None, lookback_s: float = 31 * 86400.0,
+                      max_age_s: float = 0.0) -> list[tuple[str, WorkbenchError]]:
+    """Store the spot price history of spot instances launched in the last ``lookback_s``.
+
+    With ``max_age_s`` > 0 nothing is asked when the last sync is younger than that
+    (the GUI calls this after every refresh).
+    """
     now = time.time() if now is None else now
     store = accounts.store
     errors: list[tuple[str, WorkbenchError]] = []
+    last = store.get_setting("spot_history.synced_at")
+    if max_age_s > 0 and last is not None and now - float(last) < max_age_s:
+        return errors
+    store.set_setting("spot_history.synced_at", repr(now))
     first_ts: dict[tuple[str, str, str], float] = {}
     for e in store.ledger():
         first_ts.setdefault((e.provider, e.profile, e.instance_id), e.ts)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayo
 
 from ..core import budgets, currency
 from ..core.accounts import Accounts
-from ..core.billing_sync import actual_by, sync_actual_costs
+from ..core.billing_sync import actual_by, sync_actual_costs, sync_spot_history
 from ..core.budgets import BudgetStatus
 from ..core.currency import CurrencySettings
 from ..core.spend import SpendBook, start_of_month, start_of_today
@@ -85,9 +85,11 @@ def build_report(accounts: Accounts, now: float | None = None, fetch_actual: boo
     store = accounts.store
     month_start = start_of_month(now)
     since_day = _dt.date.fromtimestamp(month_start - 62 * 86400).isoformat()
-    if fetch_actual:
+    if fetch_actual:  # both cached: the providers are asked at most every few hours
         for name, exc in sync_actual_costs(accounts, since_day, now=now):
             log.info("billed cost of %s not available: %s", name, exc)
+        for name, exc in sync_spot_history(accounts, now=now, max_age_s=3600.0):
+            log.info("spot price history of %s not available: %s", name, exc)
     book = SpendBook.load(store)
     cur = book.currency
     statuses = {s.budget.scope: s for s in budgets.statuses(store, book, now)}

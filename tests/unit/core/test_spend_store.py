@@ -132,3 +132,24 @@ def test_a_known_exit_code_survives_a_listing_without_one(tmp_path):
         st.upsert_instance(_inst(exit_code=3), ts=2.0)  # the remote runner recorded it
         st.upsert_instance(_inst(), ts=3.0)  # the cloud's next listing knows nothing of exit codes
         assert st.get_instance("aws", "p", "i-1").exit_code == 3
+
+
+def test_spot_history_sync_can_be_throttled(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
+    acc, _ = fake_cloud_accounts(monkeypatch, {"fk": {"spot_history": "0:1.0"}})
+    try:
+        sp = parse_spec("name: s\nrun: x\nresources:\n  gpu: V100:1\n  spot: true\nguards:\n  max_runtime: 2h\n")
+        [inst] = execute(acc, plan(acc, sp, profile="fk"))
+        assert sync_spot_history(acc, now=inst.launched_at + 10, max_age_s=3600) == []
+        assert len(acc.store.spot_prices()) == 1
+        acc.save_profile(acc.profile("fk").__class__("fk", "fakecloud", "fake-east",
+                                                     settings={"spot_history": "0:1.0,5:2.0"}))
+        sync_spot_history(acc, now=inst.launched_at + 20, max_age_s=3600)  # too soon: not asked
+        assert len(acc.store.spot_prices()[("fakecloud", "fk", inst.instance_id)]) == 1
+        sync_spot_history(acc, now=inst.launched_at + 20)  # the CLI always asks
+        assert len(acc.store.spot_prices()[("fakecloud", "fk", inst.instance_id)]) == 2
+    finally:
+        from workbench.core.teardown import teardown
+
+        teardown(acc, None, timeout=10, poll=0.05)
+        acc.store.close()
