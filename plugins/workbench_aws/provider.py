@@ -44,6 +44,7 @@ from .session import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clien
 from .settings import DEFAULT_REGION, parse
 
 log = logging.getLogger("workbench.aws")
+CLOUDWATCH_EVERY_S = 60.0
 T = TypeVar("T")
 
 REGION_NAMES = {
@@ -88,6 +89,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._pool_lock = threading.Lock()
         self._regions: tuple[float, list[str]] | None = None
         self._cpu_seen: dict[str, float] = {}
+        self._cpu_asked: dict[str, float] = {}
 
     @classmethod
     def default_region(cls) -> str | None:
@@ -287,7 +289,17 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     # -- AWS's own numbers ---------------------------------------------------------------------------
     def samples(self, instance: Instance) -> list[GpuSample]:
-        """New CloudWatch CPU points (kind "cpu") since the last call for this instance."""
+        """New CloudWatch CPU points (kind "cpu") since the last call for this instance.
+
+        CloudWatch has one point a minute at best (five with basic monitoring) and bills
+        per request, so it is asked at most once a minute per instance; GPU readings come
+        over SSH (``core.remote``), this is the fallback for a machine without an address.
+        """
+        now = time.monotonic()
+        with self._pool_lock:
+            if now - self._cpu_asked.get(instance.instance_id, -CLOUDWATCH_EVERY_S) < CLOUDWATCH_EVERY_S:
+                return []
+            self._cpu_asked[instance.instance_id] = now
         try:
             found = billing.cpu_samples(self._clients.client("cloudwatch", instance.region), instance.instance_id)
         except Exception as exc:  # noqa: BLE001

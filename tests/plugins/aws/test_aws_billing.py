@@ -31,7 +31,8 @@ def test_cloudwatch_cpu_points_come_back_once_as_cpu_samples(moto, make_provider
     samples = provider.samples(_instance())
     assert [(s.kind, s.util_percent) for s in samples] == [("cpu", 12.5), ("cpu", 80.0)]
     assert samples[0].ts < samples[1].ts and samples[0].instance_id == "i-0123456789abcdef0"
-    assert provider.samples(_instance()) == []  # nothing new since
+    assert provider.samples(_instance()) == []  # asked at most once a minute
+    assert len(moto.faults.find("GetMetricStatistics")) == 1
 
 
 def test_cost_explorer_cost_is_grouped_by_the_launch_tag(moto, make_provider):

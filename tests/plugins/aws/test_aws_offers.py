@@ -125,3 +125,12 @@ def test_quota_values_mark_offers_and_a_missing_permission_is_not_an_error(moto,
     offers = _by_type(make_provider(name="no-quota-permission").offers())
     assert offers["p3.2xlarge"].available and offers["p3.2xlarge"].availability_note is None
     assert len(moto.faults.find("GetServiceQuota")) == 1  # asked once, then left alone for the region
+
+
+def test_regions_all_asks_the_account_once(moto, make_provider):
+    provider = make_provider(regions="all")
+    names = [r.name for r in provider.regions()]
+    assert {"us-east-1", "us-west-2", "eu-west-1"} <= set(names) and names == sorted(names)
+    assert dict((r.name, r.display_name) for r in provider.regions())["eu-west-1"] == "Europe (Ireland)"
+    assert len(moto.faults.find("DescribeRegions")) == 1
+    assert [r.name for r in make_provider(regions="eu-west-1,us-east-1").regions()] == ["eu-west-1", "us-east-1"]
