@@ -157,26 +157,17 @@ def store_roundtrip_check() -> Check:
 def window_checks() -> list[Check]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from ..ui.smoke import open_and_close_main_window
+        from ..ui.smoke import draw_a_plot, open_and_close_main_window, qt_translations_dir
 
         title = open_and_close_main_window()
         checks = [Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")]
     except Exception as exc:
         return [Check("window", "fail", f"{type(exc).__name__}: {exc}", "run `workbench doctor`")]
     try:
-        import numpy
-        import pyqtgraph as pg
-
-        plot = pg.PlotWidget()
-        plot.plot(numpy.arange(10.0), numpy.arange(10.0) ** 2)
-        plot.grab()  # draws it
-        plot.deleteLater()
-        checks.append(Check("plots", "ok", f"pyqtgraph {pg.__version__}, numpy {numpy.__version__}"))
+        checks.append(Check("plots", "ok", draw_a_plot()))
     except Exception as exc:
         checks.append(Check("plots", "fail", f"{type(exc).__name__}: {exc}", "reinstall the app"))
-    from PySide6.QtCore import QLibraryInfo
-
-    qt_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))
+    qt_dir = Path(qt_translations_dir())
     missing = [lang for lang in SHIPPED_LANGUAGES if not (qt_dir / f"qtbase_{lang}.qm").is_file()]
     names = ", ".join(f"qtbase_{lang}.qm" for lang in (missing or SHIPPED_LANGUAGES))
     checks.append(Check("qt translations", "fail" if missing else "ok",
