@@ -197,6 +197,8 @@ class GuardEngine:
                       events: list[GuardEvent]) -> _Decision | None:
         rec = book.launches.get(lid)
         g = LaunchGuards.of(rec, lid)
+        if not any(i.state.active for i in insts):
+            return None  # stopped / deallocated: only its disks bill, and only the budget guards them
         started = rec.created_at if rec is not None else min((i.launched_at or now) for i in insts)
         if g.max_runtime_s is not None and now >= started + g.max_runtime_s:
             return _Decision(lid, MAX_RUNTIME, "teardown",

@@ -179,6 +179,9 @@ def test_on_finish_stop_stops_and_keep_only_notifies(acc):
     states = {i.launch_id: i.state for i in acc.store.list_instances()}
     assert states[lid] == InstanceState.STOPPED and states[lid_keep] == InstanceState.RUNNING
     assert eng.poll() == []  # the notice is given once
+    clock.t += 3600  # past max runtime: the running one is ended, the stopped one (disks kept) is left alone
+    assert {(e.launch_id, e.action) for e in eng.poll()} == {(lid_keep, "teardown"), (lid_keep, "verified")}
+    assert {i.launch_id: i.state for i in acc.store.list_instances()}[lid] == InstanceState.STOPPED
 
 
 def test_two_engines_act_once(acc):
