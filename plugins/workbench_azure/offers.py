@@ -10,8 +10,9 @@ Prices: live first (``pricing=auto``/``live``); when the API fails or lacks a si
 the bundled snapshot (``auto``/``snapshot``) — every offer names its price source
 and date.  When the subscription's size list itself cannot be read for a
 transient reason (network), the region's offers come from the snapshot's shapes,
-marked "not checked against your subscription"; sign-in and permission errors
-are raised.
+marked "not checked against your subscription"; when sign-in fails (no secret
+stored, wrong secret, missing role) they come from the snapshot too, marked
+unavailable with the reason, so the catalogue can be browsed before sign-in.
 
 Threading: safe from any thread; the caches are guarded by a lock, fetches run
 outside it (two threads may fetch the same thing once; the last one wins).
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.core.errors import TransientError, WorkbenchError
+from workbench.core.errors import AuthError, TransientError, WorkbenchError
 from workbench.core.models import Offer, Prices
 
 from . import retail, snapshot
@@ -161,8 +162,10 @@ class OfferCatalog:
         try:
             sizes = self.sizes(region)
             quotas = self.quotas(region)
-        except TransientError as exc:
-            return self._snapshot_offers(region, f"not checked against your subscription: {exc.message}")
+        except TransientError as exc:  # offline: the catalogue still shows what exists, unchecked
+            return self._snapshot_offers(region, f"not checked against your subscription: {exc.message}", True)
+        except AuthError as exc:  # shown with the reason, and not launchable until sign-in works
+            return self._snapshot_offers(region, f"sign-in needed: {exc.message}", False)
         live, why, fetched_at = self.prices(region, [s.name for s in sizes]) if sizes else ({}, None, 0.0)
         snap = snapshot.bundled()
         as_of = datetime.datetime.fromtimestamp(fetched_at or self.clock(), datetime.timezone.utc).date().isoformat()
@@ -198,7 +201,7 @@ class OfferCatalog:
         return Prices(currency=self.settings.currency, source=f"no price found ({why or 'not in the Retail Prices API'})",
                       as_of=as_of)
 
-    def _snapshot_offers(self, region: str, note: str) -> list[Offer]:
+    def _snapshot_offers(self, region: str, note: str, available: bool) -> list[Offer]:
         log.warning("Azure offers in %s from the snapshot: %s", region, note)
         out = []
         for row in snapshot.bundled().region(region):
@@ -207,7 +210,7 @@ class OfferCatalog:
                 gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,
                 prices=Prices(on_demand=row.on_demand, spot=row.spot, reserved_1y=row.reserved_1y,
                               reserved_3y=row.reserved_3y, currency=row.currency, source="snapshot", as_of=row.as_of),
-                rdma=row.rdma, available=True, availability_note=note,
+                rdma=row.rdma, available=available, availability_note=note,
                 extra={"zones": [], "snapshot_only": True}))
         return out
 

@@ -95,10 +95,21 @@ class LaunchRun(QObject):
         self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)
 
     def cancel(self) -> None:
-        """Tear the launch down as soon as the provider has answered (a no-op when nothing is running)."""
+        """Tear the launch down as soon as the provider has answered (a no-op when nothing is running).
+
+        A provider with ``cancel_launch(launch_id)`` (Azure: a launch waits minutes for its VM) is
+        also asked, off the UI thread, to stop early; it then rolls back and raises.
+        """
         if self.in_flight and not self.cancel_requested:
             log.info("launch %s: cancel requested", self.launch_id)
             self.cancel_requested = True
+            self.session.run(self._interrupt_provider)
+
+    def _interrupt_provider(self) -> None:  # worker thread
+        accounts = self.session.accounts
+        stop = getattr(accounts.provider(accounts.profile(self.profile)), "cancel_launch", None)
+        if callable(stop):
+            stop(self.launch_id)
 
     # -- outcomes -------------------------------------------------------------
     def _launched(self, instances: list[Instance]) -> None:
@@ -115,6 +126,9 @@ class LaunchRun(QObject):
         if not shiboken6.isValid(self):
             return
         self.in_flight = False
+        if self.cancel_requested:  # the provider stopped early because it was asked to: a cancel, not a failure
+            self._tear_down("cancelled")
+            return
         self.failed.emit(exc)
         self.check_remains()
 

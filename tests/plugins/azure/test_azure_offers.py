@@ -112,3 +112,10 @@ def test_persistent_throttling_is_transient_and_the_arm_being_unreachable_uses_t
     offline = _by_size(dead.offers("westus2"))
     assert offline["Standard_ND96asr_v4"].prices.on_demand == 27.197
     assert "cannot reach Azure" in offline["Standard_ND96asr_v4"].availability_note
+
+
+def test_without_a_working_sign_in_the_catalogue_is_shown_but_not_launchable(make_provider):
+    offers = _by_size(make_provider(secret="").offers("eastus"))
+    nd = offers["Standard_ND96asr_v4"]
+    assert nd.prices.on_demand == 27.197 and nd.prices.source == "snapshot"
+    assert not nd.available and nd.availability_note.startswith("sign-in needed: no client secret stored")
