@@ -8,7 +8,7 @@ What each part does: :mod:`.clients` (sign-in, clouds, SDK clients), :mod:`.offe
 (resource SKUs + usages + :mod:`.retail` prices, :mod:`.snapshot` fallback),
 :mod:`.launch` (resource group per launch, rollback, zone/region fallback, guard),
 :mod:`.inventory` (tag-based instances/leftovers, verified teardown),
-:mod:`.errors` (SDK errors → workbench errors).
+:mod:`.errors` (SDK errors → workbench errors), :mod:`.billing` (Cost Management actuals).
 
 Threading: a provider object may be used from several worker threads; it keeps
 only lazily built SDK clients and caches, each behind a lock.  Every method may
@@ -24,8 +24,8 @@ import threading
 from typing import Iterable, Mapping, Sequence
 
 from workbench.core.errors import ConfigError, WorkbenchError
-from workbench.core.models import Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
-from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsStop
+from workbench.core.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
+from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
 
 from .settings import AzureSettings, parse
 
@@ -40,7 +40,7 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop):
+class AzureProvider(Provider, SupportsStop, SupportsBilling):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
@@ -154,6 +154,12 @@ class AzureProvider(Provider, SupportsStop):
         if mine:
             settings, _, _, inventory, _ = self._build()
             inventory.delete_resources(mine, settings.terminate_timeout_s)
+
+    def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
+        """Billed cost per launch tag and UTC day from Azure Cost Management (slow, lags by hours: cache it)."""
+        from .billing import actual_costs
+
+        return actual_costs(self._clients, self.id, self.profile.name, self.context.install_id, start_day, end_day)
 
     def console_url(self, item: Instance | Resource) -> str | None:
         """The Azure portal page of a VM, resource group or resource (no network)."""

@@ -13,7 +13,7 @@ What it speaks (see the module docs of :mod:`.state`, :mod:`.compute`, :mod:`.ne
   AADSTS errors for an unknown tenant, unknown client and wrong secret.
 * ARM: subscriptions, resource groups (+ tag-filtered listing, async delete via Location),
   resource listings, compute (VMs, disks, resource SKUs, usages), network (NSG, VNet, public IP,
-  NIC), role assignments, DevTestLab schedules.  Every ARM call needs a bearer token from the
+  NIC), role assignments, DevTestLab schedules, Cost Management queries (over cost lines a test sets).  Every ARM call needs a bearer token from the
   token endpoint and an ``api-version`` the real service accepts for that resource type
   (:data:`API_VERSIONS`), and is checked against the caller's role (403 AuthorizationFailed /
   LinkedAuthorizationFailed naming the action).
@@ -42,7 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from . import catalog, compute, extensions, network, odata
+from . import catalog, compute, costs, extensions, network, odata
 from .certs import make_tls_files
 from .state import ArmError, ArmState, Client, Ctx, Reply, public
 
@@ -56,6 +56,7 @@ API_VERSIONS = {
     "microsoft.network": {"2026-03-01"},
     "microsoft.authorization": {"2022-04-01"},
     "microsoft.devtestlab": {"2018-09-15"},
+    "microsoft.costmanagement": {"2023-03-01"},
 }
 PAGE_SIZE = 10  # ARM list pages (small, so paging is exercised)
 PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
@@ -480,13 +481,14 @@ def _route(server: ArmServer, ctx: Ctx, method: str, segs: list[str], query: dic
             return Reply(409, {"error": {"code": op.error.code, "message": op.error.message}})
         return Reply(200)
     if rlow[0] == "providers":
-        return _subscription_provider(server, ctx, method, segs, rest, rlow, query)
+        return _subscription_provider(server, ctx, method, segs, rest, rlow, query, data)
     if rlow[0] == "resourcegroups" and len(rest) >= 6 and rlow[2] == "providers":
         return _resource(server, ctx, method, segs, rest, rlow, data, require)
     raise ArmError(404, "InvalidResourceType", f"Unknown path /{'/'.join(segs)}.")
 
 
-def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, query) -> Reply:
+def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, query,
+                           data: dict[str, Any]) -> Reply:
     st = server.state
     ns = rlow[1]
     if rlow[1:] == ["microsoft.compute", "skus"]:
@@ -501,6 +503,8 @@ def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest,
         with_view = query.get("statusOnly") == "true"
         vms = [compute.vm_json(r, with_view) for r in st.in_subscription(ctx.sub) if r["type"] == compute.VM_TYPE]
         return _page(server, ctx, segs, query, vms)
+    if rlow[1:] == ["microsoft.costmanagement", "query"] and method == "POST":
+        return costs.query(st, ctx, data, f"{server.url}/{'/'.join(segs)}")
     if len(rlow) == 3 and rlow[1] in ("microsoft.network", "microsoft.compute"):  # list_all of a type
         items = [public(r) for r in st.in_subscription(ctx.sub) if r["type"].lower() == f"{rlow[1]}/{rlow[2]}"]
         return _page(server, ctx, segs, query, items)

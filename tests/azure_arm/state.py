@@ -77,6 +77,7 @@ class SubConfig:
     features: set[str] = field(default_factory=set)  # e.g. "Microsoft.Compute/EncryptionAtHost"
     principal_delay: int = 0  # role assignments answer PrincipalNotFound this many times for a new VM identity
     hold: bool = False  # operations stay InProgress (answered with Retry-After: 1) until this is cleared
+    costs: list[dict[str, Any]] = field(default_factory=list)  # billed cost lines: day, tags, cost, currency
 
 
 @dataclass

@@ -231,3 +231,13 @@ def test_cancel_rolls_the_launch_back(arm, account, provider, request_for):
     assert not t.is_alive() and outcome and isinstance(outcome[0], Cancelled)
     _nothing_left(arm, account, req.launch_id)
     assert not provider.cancel_launch(req.launch_id)  # nothing in flight any more
+
+
+def test_a_size_withdrawn_after_the_offers_were_listed_is_a_capacity_error(arm, account, provider, request_for):
+    req = request_for(provider, "Standard_NC6s_v3")  # offers (and the size list) are now cached
+    arm.state.config(account.subscription).restricted[("eastus", "Standard_NC6s_v3")] = {
+        "type": "Location", "values": ["eastus"], "restrictionInfo": {"locations": ["eastus"]},
+        "reasonCode": "NotAvailableForSubscription"}
+    with pytest.raises(CapacityError, match="SkuNotAvailable"):
+        provider.launch(req)
+    _nothing_left(arm, account, req.launch_id)

@@ -4,7 +4,7 @@ The ARM test server enforces a service principal's role on every call (403
 AuthorizationFailed / LinkedAuthorizationFailed name the missing action) and
 records the action each call needed.  The test drives every path that calls
 Azure — sign-in, offers, a launch that falls over to the next zone, listing,
-deallocate, leftovers (pricing a disk), deleting leftovers, a teardown that fails
+deallocate, leftovers (pricing a disk), deleting leftovers, billed cost, a teardown that fails
 once and reports what is left, then succeeds — with a principal that has only the
 role's actions, then compares: nothing refused, and the role holds no action the
 plugin never needed.
@@ -40,6 +40,7 @@ def test_the_plugin_needs_exactly_the_role_s_actions(arm, account, make_provider
 
     prov.check_credentials()
     assert prov.offers("eastus")
+    assert prov.actual_costs("2025-01-01", "2025-01-31") == []
     req = request_for(prov, spec=JobSpec(name="train", run="x", guards=Guards(max_runtime_minutes=90)))
     [inst] = prov.launch(req)
     assert inst.extra["zone"] == "2"  # zone 1 had no capacity: its VM was deleted

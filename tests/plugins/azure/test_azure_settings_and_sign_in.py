@@ -142,3 +142,11 @@ def test_console_links_need_no_network(provider, account):
     cn = AzureProvider(Profile("cn", "azure", None, settings={"cloud": "china", "auth": "cli"}), {},
                        ProviderContext("i", provider.context.data_dir))
     assert cn.console_url(inst).startswith("https://portal.azure.cn/#resource/subscriptions/")
+
+
+def test_a_token_arm_no_longer_accepts_is_an_auth_error(arm, provider):
+    provider.check_credentials()
+    with arm.state.lock:
+        arm.state.tokens.clear()  # e.g. revoked, or signed for another audience
+    with pytest.raises(AuthError, match="did not accept the sign-in"):
+        provider.instances()
