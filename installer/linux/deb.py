@@ -12,7 +12,8 @@
 ``Depends`` is worked out from the bundle itself: every shared library that a
 bundled ELF file links (NEEDED) and the bundle does not carry is looked up in
 the system's linker cache and mapped to its Debian package with ``dpkg -S``;
-``libc6`` gets the highest ``GLIBC_x.y`` symbol version the bundle uses.  A
+``libc6`` gets the highest ``GLIBC_x.y`` symbol version the bundle uses, and ``EXTRA_DEPENDS``
+what no ELF file links (fontconfig's configuration and fonts).  A
 library that neither the bundle nor this system has is an error: the bundle
 would not run here either.
 
@@ -38,6 +39,11 @@ import elf  # noqa: E402
 PACKAGE = "cloud-gpu-workbench"
 INSTALL_DIR = f"/opt/{PACKAGE}"
 MAINTAINER = "Cloud GPU Workbench maintainers <noreply@cloud-gpu-workbench.invalid>"
+#: Depends the linker cannot see: the bundle carries libfontconfig, but fontconfig needs the
+#: system's configuration (/etc/fonts) and at least one font, which libfontconfig1 brings.
+EXTRA_DEPENDS = ("libfontconfig1",)
+#: A Secret Service for credentials, and a CJK font for the Chinese interface.
+RECOMMENDS = "gnome-keyring | kwalletmanager | keepassxc, fonts-noto-cjk | fonts-wqy-microhei"
 DESCRIPTION = """\
 Rent GPU machines on clouds, watch them train, stop the bill
  A desktop app (and the `workbench` command) for researchers who rent GPU
@@ -97,7 +103,7 @@ class Dependencies:
 
     def depends_line(self) -> str:
         parts = []
-        for pkg in sorted(self.packages):
+        for pkg in sorted(set(self.packages) | set(EXTRA_DEPENDS)):
             if pkg == "libc6" and self.glibc:
                 parts.append(f"libc6 (>= {self.glibc})")
             else:
@@ -151,9 +157,8 @@ def installed_size_kib(root: Path) -> int:
 
 def control_text(version: str, arch: str, depends: str, installed_kib: int) -> str:
     return (f"Package: {PACKAGE}\nVersion: {version}\nArchitecture: {arch}\nMaintainer: {MAINTAINER}\n"
-            f"Installed-Size: {installed_kib}\nDepends: {depends}\nSection: science\nPriority: optional\n"
-            f"Homepage: https://github.com/cloud-gpu-workbench/cloud-gpu-workbench\n"
-            f"Description: {DESCRIPTION}\n")
+            f"Installed-Size: {installed_kib}\nDepends: {depends}\nRecommends: {RECOMMENDS}\n"
+            f"Section: science\nPriority: optional\nDescription: {DESCRIPTION}\n")
 
 
 def build_deb(bundle: Path, icons: Path, out_dir: Path, version: str, work: Path,

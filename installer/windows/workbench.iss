@@ -34,7 +34,6 @@ AppName={#AppName}
 AppVersion={#AppVersion}
 AppVerName={#AppName} {#AppVersion}
 AppPublisher=Cloud GPU Workbench contributors
-AppPublisherURL=https://github.com/cloud-gpu-workbench/cloud-gpu-workbench
 DefaultDirName={autopf}\{#AppName}
 DefaultGroupName={#AppName}
 DisableProgramGroupPage=yes
