@@ -246,6 +246,22 @@ def plan(entry_points=None) -> Plan:
     return Plan(plugins, packages, meta, missing)
 
 
+def resource_files(root) -> list[tuple[str, str]]:
+    """``resources/`` as (file, bundle folder) pairs, minus what git ignores there (outputs of an
+    example run in place, editor files); every file when ``root`` is not a git checkout."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(root)
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "resources"],
+                             cwd=root, capture_output=True, check=True).stdout.decode()
+        files = [root / f for f in out.split("\0") if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = [p for p in (root / "resources").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return [(str(f), str(f.parent.relative_to(root))) for f in sorted(files) if f.is_file()]
+
+
 def source_roots(packages) -> list[str]:
     """The sys.path folders holding ``packages`` (editable installs map them through an import
     finder that PyInstaller's analysis does not consult: it needs the folders on ``pathex``)."""

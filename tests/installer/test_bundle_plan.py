@@ -157,3 +157,21 @@ def test_the_spec_compiles_and_names_what_build_py_expects():
     assert 'exe("workbench-gui", False)' in spec and 'exe("workbench", True)' in spec
     assert '"PySide6.QtOpenGL"' in spec  # imported by a computed name in pyqtgraph
     assert "PySide6.QtOpenGL" not in bundle_plan.EXCLUDED_MODULES
+
+
+def test_resources_are_bundled_without_what_git_ignores(tmp_path):
+    import subprocess
+
+    (tmp_path / "resources" / "examples" / "demo" / "results").mkdir(parents=True)
+    (tmp_path / "resources" / "icons").mkdir()
+    (tmp_path / "resources" / "icons" / "app.svg").write_text("<svg/>")
+    (tmp_path / "resources" / "examples" / "demo" / ".gitignore").write_text("results/\n")
+    (tmp_path / "resources" / "examples" / "demo" / "results" / "metrics.json").write_text("{}")
+    everything = bundle_plan.resource_files(tmp_path)  # not a git checkout: every file
+    assert any(f.endswith("metrics.json") for f, _ in everything)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    found = dict(bundle_plan.resource_files(tmp_path))  # untracked but not ignored files count
+    assert found == {str(tmp_path / "resources/examples/demo/.gitignore"): "resources/examples/demo",
+                     str(tmp_path / "resources/icons/app.svg"): "resources/icons"}
+    real = dict(bundle_plan.resource_files(ROOT))
+    assert str(ROOT / "resources/icons/app.svg") in real and str(ROOT / "resources/examples/local-smoke.yaml") in real
