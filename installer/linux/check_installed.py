@@ -13,7 +13,8 @@ Steps (each printed with its time; the first failure stops with exit 1, after re
 3. a Local job from the installed CLI: launch a sleeper, see it running (its process exists and
    has a clean environment: no LD_LIBRARY_PATH into the bundle), ``down`` it, verify it is gone;
 4. ``dpkg -r``: /opt/cloud-gpu-workbench (including a stray file put there on purpose, for
-   postrm to clean), /usr/bin/workbench, the .desktop file and the icons are gone;
+   postrm to clean), /usr/bin/workbench, the .desktop file and the icons are gone; then
+   ``dpkg --purge`` so that dpkg forgets the package (``-r`` keeps postrm until a purge);
 5. timings: ``--version`` and ``--self-test`` of the installed app vs the same from source
    (the venv): the first run after install and the median of the next 3.
 
@@ -183,6 +184,10 @@ def remove() -> None:
     check(not left, f"left behind after dpkg -r: {left}")
     status = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", PACKAGE], capture_output=True, text=True).stdout
     check("install ok installed" not in status, f"dpkg still lists the package as installed: {status}")
+    # `dpkg -r` keeps the maintainer scripts until a purge ("rc"): purge, so dpkg forgets it entirely
+    run(["dpkg", "--purge", PACKAGE], None, None, timeout=120)
+    status = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", PACKAGE], capture_output=True, text=True).stdout
+    check(status.strip() in ("", "unknown ok not-installed"), f"dpkg still knows the package after purge: {status}")
     step("removed: nothing left under /opt, no link, no menu entry, no icons")
 
 
@@ -270,7 +275,7 @@ def main(argv=None) -> int:
                 run([str(BIN), "down", "--all", "--yes"], env, cwd, timeout=120, ok=(0, 1, 3, 4))
             except Exception:
                 pass
-            subprocess.run(["dpkg", "-r", PACKAGE], capture_output=True)
+            subprocess.run(["dpkg", "--purge", PACKAGE], capture_output=True)
             return 1
         try:
             remove()
