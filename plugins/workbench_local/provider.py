@@ -64,6 +64,7 @@ class LocalProvider(Provider, SupportsTelemetry):
     id = "local"
     display_name = "This computer"
     credential_fields = ()
+    runs_jobs_over_ssh = False  # its own runner (jobs.py)
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)

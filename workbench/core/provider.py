@@ -54,6 +54,9 @@ class Provider(ABC):
     id: ClassVar[str]
     display_name: ClassVar[str]
     credential_fields: ClassVar[tuple[CredentialField, ...]] = ()
+    #: True when the job runs on the machine through the app's SSH runner (clouds); False when the
+    #: provider runs jobs itself (Local) or its machines have no SSH (test doubles).
+    runs_jobs_over_ssh: ClassVar[bool] = True
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         self.profile = profile

@@ -13,6 +13,7 @@ jobs and streams run on their own daemon threads and report through ``on_event``
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from pathlib import Path
@@ -31,8 +32,18 @@ FINAL_PHASES = ("done", "kept", "error")
 
 
 def is_remote(inst: Instance) -> bool:
-    """A machine reached over SSH (the Local provider runs jobs itself)."""
-    return inst.provider != "local"
+    """A machine whose job the app runs over SSH (its provider's ``runs_jobs_over_ssh``)."""
+    return _over_ssh(inst.provider)
+
+
+@functools.lru_cache(maxsize=None)
+def _over_ssh(provider_id: str) -> bool:
+    if provider_id == "local":
+        return False  # the common case, without listing plugins
+    from ..registry import discover
+
+    entry = discover().get(provider_id)
+    return entry is None or entry.cls is None or bool(entry.cls.runs_jobs_over_ssh)
 
 
 class RemoteJobs:
