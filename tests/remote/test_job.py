@@ -142,3 +142,23 @@ def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     assert hold > time.time() + 600  # the machine's own on_finish waits past this
     time.sleep(2.5)  # past the grace: only the hold keeps the machine from ending itself
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
+
+
+def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machine(remote, tmp_path):
+    """The GUI leaves terminate/stop to the finish guard (grace + "keep running"); keeping the
+    machine also tells the machine's own on_finish to stand down."""
+    spec = make_spec(tmp_path, "mkdir -p out && echo result > out/r.txt", outputs=["out"])
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    j = job(remote.accounts, inst, spec, events, grace_s=2, teardown_by_guards=True)
+    assert j.run() == 0
+    # outputs came home, but the machine was not torn down by the job itself
+    assert (paths.job_dir(inst.launch_id) / "outputs" / "out" / "r.txt").read_text() == "result\n"
+    assert "terminating" not in events.phases()
+    assert _provider_state(remote)["instances"][inst.instance_id]["state"] != "terminated"
+    j.keep_machine()
+    assert "kept" in events.phases()
+    hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
+    assert hold > time.time() + 365 * 86400
+    time.sleep(2.5)  # past the machine's grace: the hold keeps it from ending itself
+    assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()

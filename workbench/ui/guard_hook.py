@@ -115,10 +115,17 @@ class GuardHook(QObject):
 
     def keep_running(self, launch_id: str) -> Task:
         """Answer the job-finished guard with "keep running" (off the UI thread)."""
-        return (self.session.run(self._engine().keep_running, launch_id, lane=LANE)
+        return (self.session.run(self._keep, launch_id, lane=LANE)
                 .then(lambda _ok: self.session.notify.emit(
                     tr("Keeps running"), tr("{launch} keeps running; end it with Terminate when you are done.")
                     .format(launch=launch_id), "info")))
+
+    def _keep(self, launch_id: str) -> None:
+        """Worker thread: the app's guard stands down, and so does the machine's own on_finish."""
+        self._engine().keep_running(launch_id)
+        remote = self.session.remote
+        if remote is not None:
+            remote.keep(launch_id)
 
     def close_prompts(self) -> None:
         for box in self.prompts.values():

@@ -20,7 +20,7 @@ from ..core.accounts import Accounts
 from ..core.errors import TransientError, WorkbenchError
 from ..core.models import Instance, InstanceState
 from ..core.reconcile import reconcile
-from ..core.remote.job import JobEvent
+from ..core.remote.job import JobEvent, JobOptions
 from ..core.remote.jobs import RemoteJobs, is_remote
 from ..core.spend import burn_rate, spend_by_instance, start_of_today
 from ..core.store import LaunchRecord
@@ -144,7 +144,9 @@ class Session(QObject):
                                                                      for i in snap.instances)):
             return
         if self.remote is None:
-            self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit)
+            # The finish guard (guard_hook) ends machines after its grace, with "keep running".
+            self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit,
+                                     options=JobOptions(teardown_by_guards=True))
         self.remote.sync(snap.instances, snap.launches)
 
     def _on_remote_event(self, ev: JobEvent) -> None:

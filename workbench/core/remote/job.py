@@ -69,6 +69,9 @@ class JobOptions:
     grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
     teardown_timeout_s: float = 600.0
     apply_on_finish: bool = True
+    #: The GUI's finish guard (core.guards) ends the machine after its grace period, with "keep
+    #: running" in between; then on_finish here only downloads the outputs.
+    teardown_by_guards: bool = False
 
 
 def read_state(launch_id: str) -> dict[str, Any]:
@@ -329,6 +332,16 @@ class RemoteJob:
     def _hold(self, conn: Connection, seconds: float = 900) -> None:
         conn.run(f"echo {int(time.time() + seconds)} > {shlex.quote(self.remote_dir + '/hold')}", timeout=30)
 
+    def keep_machine(self, years: int = 10) -> None:
+        """"Keep running" after the job ended: the machine's own on_finish stands down (its other guards stay)."""
+        conn = self._connect(min(self.opts.reconnect_deadline_s, 300), "keeping")
+        if conn is None:
+            return
+        with conn:
+            self._probe(conn)
+            self._hold(conn, seconds=years * 365 * 86400)
+        self._emit("kept", "kept running at your request", kind="phase")
+
     def apply_on_finish(self) -> None:
         """Download the outputs, then terminate / stop / keep as the spec says (after the exit code)."""
         action = self.spec.on_finish
@@ -343,6 +356,10 @@ class RemoteJob:
                                                   f"{self.local_dir / 'outputs'}", kind="phase")
             except WorkbenchError as exc:
                 self._emit("downloading", f"could not download the outputs: {exc.message}", kind="warning")
+        if action != OnFinish.KEEP and self.opts.teardown_by_guards:
+            self._emit("finished", f"the job ended; the machine is {'stopped' if action == OnFinish.STOP else 'terminated'}"
+                                   f" after the finish guard's grace period unless you keep it running", kind="phase")
+            return
         if action == OnFinish.KEEP:
             self._emit("kept", f"on_finish is 'keep': {self.instance.name or self.launch_id} keeps running and "
                                f"billing {self.instance.price_per_hour:.2f} {self.instance.currency}/h until you "

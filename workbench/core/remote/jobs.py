@@ -94,6 +94,15 @@ class RemoteJobs:
             for iid in [i for i in self.streams if i not in live]:
                 self.streams.pop(iid).stop()
 
+    def keep(self, launch_id: str) -> bool:
+        """Tell the machine of ``launch_id`` to skip its own on_finish (blocking; call off the UI thread)."""
+        with self._lock:
+            job = self.jobs.get(launch_id)
+        if job is None:
+            return False
+        job.keep_machine()
+        return True
+
     def _start_job(self, inst: Instance, spec_dict: dict) -> None:
         try:
             spec = spec_from_dict(spec_dict)
