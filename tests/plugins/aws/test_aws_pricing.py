@@ -196,6 +196,28 @@ def test_user_data_records_the_start_and_carries_no_secret():
     assert '"launch_id": "mnist-0a1b2c"' in script and "python3 main.py" not in script
 
 
+def test_user_data_installs_the_instance_guard_within_the_16_kib_limit(tmp_path):
+    import base64
+    import gzip
+    import json
+    import re
+    import subprocess
+    import time
+
+    spec = JobSpec(name="mnist", run="python3 main.py", guards=Guards(max_runtime_minutes=90))
+    script = userdata.render("mnist-0a1b2c", "install1", spec, "ubuntu")
+    assert len(script.encode()) <= userdata.MAX_BYTES
+    subprocess.run(["bash", "-n"], input=script, text=True, check=True)  # the whole script parses
+    fragment = script.split("<<'WORKBENCH_GUARD_EOF'\n", 1)[1].split("WORKBENCH_GUARD_EOF", 1)[0]
+    assert "systemctl enable --now workbench-guard.timer" in fragment
+    packed = {path: data for data, path in re.findall(r"printf '%s' '?([A-Za-z0-9+/=]+)'? \| base64 -d \| gzip -dc > (\S+)",
+                                                       fragment)}
+    assert len(packed) == fragment.count("base64 -d") >= 3
+    config = next(json.loads(gzip.decompress(base64.b64decode(v))) for k, v in packed.items() if k.endswith(".json"))
+    assert config["cloud"] == "aws" and config["launch_id"] == "mnist-0a1b2c" and config["max_runtime_s"] == 5400
+    assert abs(config["not_after"] - (time.time() + 5400)) < 60
+
+
 def test_instances_are_read_back_from_tags_alone():
     now = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     raw = {"InstanceId": "i-1", "InstanceType": "p3.2xlarge", "State": {"Name": "terminated"}, "LaunchTime": now,
