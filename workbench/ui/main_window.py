@@ -26,6 +26,7 @@ from .format import money
 from .i18n import LANGUAGES, N_, tr
 from .icons import icon
 from .instances_view import InstancesView
+from .mfa import MfaPrompter
 from .session import Session, Snapshot
 from .settings import UiSettings
 from .tray import Tray
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.session.refresh_started.connect(lambda: self.statusBar().showMessage(tr("Refreshing…")))
         self.session.refresh_failed.connect(self._refresh_failed)
         self.session.notify.connect(self._notify)
+        self.mfa = MfaPrompter(self.session, self)
         self._restore_layout()
         self._snapshot(self.session.snapshot)
         if accounts is not None:

@@ -851,6 +851,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>MB</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/mfa.py" />
+      <source>MFA code for {profile}</source>
+      <translation>{profile} 的 MFA 验证码</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor_plots.py" />
       <source>MIG {index} · {profile}</source>
       <translation>MIG {index} · {profile}</translation>
@@ -2178,6 +2183,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/mfa.py" />
+      <source>{profile} needs the six-digit code your MFA device shows now.</source>
+      <translation>{profile} 需要您的 MFA 设备当前显示的六位验证码。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/stop_all.py" />
