@@ -1321,6 +1321,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>竞价 $/小时</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances_model.py" />
+      <source>Spot interrupted</source>
+      <translation>竞价实例被回收</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>Start a job on this computer or a cloud GPU</source>
       <translation>在这台计算机或云端 GPU 上启动作业</translation>
