@@ -1,0 +1,178 @@
+"""Monitor figures at scale, each in a fresh process on the offscreen Qt platform.
+
+    python -m benchmarks.monitor cpu | memory
+
+cpu: 64 machines × 8 GPUs stream telemetry at 1 Hz into the real :class:`TelemetryHub` (a feeder
+thread parses the recorded H100 ×8 ``nvidia-smi`` lines per machine, as the SSH channel threads
+do, minute averages going to the real store), while the real :class:`MonitorView` is open on one
+of them with 24 h of history and the "All" window, polling the hub at its own 1 s rate and
+redrawing at its own ≤ 2 Hz.  Prints ``cpu_busy cpu_idle redraw_median_ms redraw_max_ms redraws``:
+process CPU time (``time.process_time``) per wall second over ``SECONDS`` of that, and over the
+same time with the same window open and nothing streaming (the baseline).  A redraw is the
+view's ``redraw()`` (window, decimation, handing data to pyqtgraph) plus one synchronous paint of
+the plots.  Not counted: SSH decryption of the streams (asyncssh, in the real app).
+
+memory: RSS (psutil) of a process with the app's monitor view and hub holding 64 × 8 GPUs ×
+24 h of history at 1 Hz (the view's rings: 2 h raw + 48 h of minute min/max; the hub's rings:
+15 min per GPU); prints ``rss_loaded rss_empty``, the baseline being the same process with the
+view open before any history was loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MACHINES, GPUS = 64, 8
+SECONDS = 15.0
+HOURS = 24.0
+
+
+def _lines() -> list[str]:
+    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
+    return [ln for ln in text.splitlines() if ln.strip()][:GPUS]
+
+
+def _setup():
+    """QApplication, a real store and Session, a hub, and a visible MonitorView on machine 0."""
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.core.accounts import Accounts
+    from workbench.core.models import Instance, InstanceState
+    from workbench.core.store import Store
+    from workbench.core.telemetry import TelemetryHub
+    from workbench.ui.monitor import MonitorView, instance_key
+    from workbench.ui.session import Session
+
+    app = QApplication.instance() or QApplication(["bench"])
+    store = Store.open()
+    session = Session(Accounts(store))
+    hub = TelemetryHub(store)
+    session.remote = SimpleNamespace(hub=hub)  # the hub is what the monitor reads of RemoteJobs
+    insts = [Instance("aws", "bench", f"i-bench{m:04d}", f"bench-{m}", "us-east-1", "p5.48xlarge",
+                      InstanceState.RUNNING, name=f"job-{m}", host=f"198.51.100.{m + 1}", launched_at=time.time())
+             for m in range(MACHINES)]
+    view = MonitorView(session)
+    view.resize(1200, 800)
+    view.show()
+    view.window_box.setCurrentIndex(2)  # "All": the most points to window and decimate
+    view.show_instance(insts[0])
+    return app, session, hub, view, insts, instance_key
+
+
+def _history(view, inst, key_of, hours: float = HOURS) -> None:
+    """``hours`` of 1 Hz readings for every GPU of ``inst`` in the view's rings, ending now."""
+    from workbench.ui.series import SampleBatch, SeriesSet
+
+    n = int(hours * 3600)
+    ts = time.time() - n + np.arange(n, dtype=np.float64)
+    rng = np.random.default_rng(len(view.series))
+    sets = view.series.setdefault(key_of(inst), SeriesSet())
+    sets.add({("gpu", g, "NVIDIA H100 80GB HBM3"): SampleBatch(ts, rng.uniform(0, 100, n).astype(np.float32),
+                                                               rng.uniform(0, 80_000, n).astype(np.float32),
+                                                               81_559.0) for g in range(GPUS)})
+
+
+def _pump(app, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.002)
+
+
+def cpu() -> tuple[float, float, float, float, int]:
+    from workbench.core.telemetry import parse_line
+
+    app, session, hub, view, insts, key_of = _setup()
+    _history(view, insts[0], key_of)
+    redraws: list[float] = []
+    inner = view.redraw
+
+    def timed_redraw() -> None:
+        t = time.perf_counter()
+        inner()
+        if view._plots is not None:
+            view._plots.canvas.viewport().repaint()
+        redraws.append(time.perf_counter() - t)
+
+    view.redraw = timed_redraw
+    _pump(app, 2.0)  # first poll, history load, pyqtgraph import and first paint: not steady state
+    c0, w0 = time.process_time(), time.perf_counter()
+    _pump(app, SECONDS)
+    idle = (time.process_time() - c0) / (time.perf_counter() - w0)
+    lines = _lines()
+    stop = threading.Event()
+
+    def feed() -> None:  # one thread for all machines; the app has one per SSH channel
+        next_at = time.monotonic()
+        while not stop.is_set():
+            now = time.time()
+            for inst in insts:
+                hub.add(inst.instance_id, [r for r in map(parse_line, lines) if r is not None], now)
+            next_at += 1.0
+            stop.wait(max(0.0, next_at - time.monotonic()))
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    _pump(app, 2.0)
+    redraws.clear()
+    c0, w0 = time.process_time(), time.perf_counter()
+    _pump(app, SECONDS)
+    busy = (time.process_time() - c0) / (time.perf_counter() - w0)
+    stop.set()
+    feeder.join()
+    if not redraws:
+        raise RuntimeError("the monitor never redrew while telemetry streamed")
+    session.runner.shutdown() if hasattr(session.runner, "shutdown") else None
+    return busy, idle, statistics.median(redraws) * 1000, max(redraws) * 1000, len(redraws)
+
+
+def memory() -> tuple[int, int]:
+    import psutil
+
+    from workbench.core.telemetry import parse_line
+
+    app, session, hub, view, insts, key_of = _setup()
+    _pump(app, 1.0)
+    _ = view.plots  # pyqtgraph loaded and the plots built, as once anything is shown
+    _pump(app, 0.5)
+    proc = psutil.Process()
+    empty = proc.memory_info().rss
+    for inst in insts:
+        _history(view, inst, key_of)
+    readings = [r for r in map(parse_line, _lines()) if r is not None]
+    t0 = time.time() - hub.capacity
+    for k in range(hub.capacity):  # the hub's rings full (15 min per GPU)
+        for inst in insts:
+            hub.add(inst.instance_id, readings, t0 + k)
+    view._dirty = True
+    _pump(app, 1.5)  # a redraw of the selected machine's 24 h
+    return proc.memory_info().rss, empty
+
+
+def main(argv: list[str]) -> int:
+    with tempfile.TemporaryDirectory(prefix="wb-bench-mon-", ignore_cleanup_errors=True) as home:
+        os.environ["WORKBENCH_HOME"] = home
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        if argv[:1] == ["cpu"]:
+            print("%.6f %.6f %.3f %.3f %d" % cpu(), flush=True)
+        elif argv[:1] == ["memory"]:
+            print("%d %d" % memory(), flush=True)
+        else:
+            print(__doc__, file=sys.stderr)
+            return 2
+    os._exit(0)  # skip interpreter teardown: not part of any figure
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
