@@ -400,3 +400,27 @@ def test_cancelling_the_mfa_prompt_does_not_ask_again_every_refresh(qtbot, fake_
     win.session.refresh()
     qtbot.waitUntil(lambda: not win.session.refreshing and bool(win.session.snapshot.errors), timeout=15_000)
     assert "mfa" not in win.mfa.open and "mfa" in win.mfa.declined
+
+
+def test_views_modules_are_preloaded_off_the_ui_thread():
+    """In a fresh interpreter: the window's module does not import the lazy views; the preload does,
+    on a thread that is not the main one."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, threading
+import workbench.ui.main_window as mw
+lazy = ['workbench.ui' + m for m, _ in mw.LAZY_VIEWS.values()]
+assert not any(m in sys.modules for m in lazy), [m for m in lazy if m in sys.modules]
+seen = []
+real = mw.importlib.import_module
+mw.importlib.import_module = lambda *a: (seen.append(threading.current_thread().name), real(*a))[1]
+mw.preload_views().join(timeout=60)
+assert all(m in sys.modules for m in lazy)
+assert seen and set(seen) == {'preload-views'}, seen
+print('ok')
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
@@ -52,6 +53,25 @@ LAZY_VIEWS = {"launch": (".launch_view", "LaunchView"), "monitor": (".monitor", 
 
 BADGE_STYLE = ("QLabel#burn-badge {{ border-radius: 10px; padding: 3px 10px; font-weight: bold; "
                "color: {fg}; background: {bg}; }}")
+
+
+def preload_views() -> threading.Thread:
+    """Import the lazily built views' modules on a background thread once the window is up.
+
+    Their imports (numpy, the wizard, keyring…) are most of a view's first-show cost; done here
+    they no longer stall the event loop when the user first opens Launch or Monitor.  Only
+    module code runs on this thread: every widget is still made on the main thread.
+    """
+    def work() -> None:
+        for module, _name in LAZY_VIEWS.values():
+            try:
+                importlib.import_module(module, __package__)
+            except Exception:  # noqa: BLE001 - the view reports its own import error when shown
+                log.debug("preloading %s failed", module, exc_info=True)
+
+    thread = threading.Thread(target=work, name="preload-views", daemon=True)
+    thread.start()
+    return thread
 
 
 class MainWindow(QMainWindow):
@@ -234,6 +254,12 @@ class MainWindow(QMainWindow):
         self.view(self.current_view())
         self.stack.setCurrentIndex(max(0, row))
         self.settings.last_view = self.current_view()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt)
+        super().showEvent(event)
+        if not getattr(self, "_warmed", False):
+            self._warmed = True
+            QTimer.singleShot(0, preload_views)
 
     def view(self, key: str) -> QWidget:
         """The view ``key``, built on first use in place of its placeholder."""
