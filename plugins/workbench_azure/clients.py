@@ -109,6 +109,16 @@ class AzureClients:
         with self._lock:
             return self._clients.setdefault(kind, client)
 
+    def close(self) -> None:
+        """Close the clients' HTTP sessions (they are rebuilt on next use)."""
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+            cred, self._credential = self._credential, None
+        for c in clients:
+            c.close()
+        if cred is not None and hasattr(cred, "close"):
+            cred.close()
+
     @property
     def compute(self) -> Any:
         return self._client("compute")

@@ -173,6 +173,13 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
         tenant = f"@{settings.tenant_id}/" if settings.tenant_id else ""
         return f"{settings.portal_url}/#{tenant}resource{rid}/overview"
 
+    def close(self) -> None:
+        """Release the SDK clients' connections (not part of the contract; the app keeps providers for life)."""
+        with self._lock:
+            parts = self._parts
+        if parts is not None:
+            parts[1].close()
+
     # -- SSH source address ------------------------------------------------------------------
     def _ssh_cidr(self) -> str:
         settings = self.settings

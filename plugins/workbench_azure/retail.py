@@ -57,7 +57,15 @@ def build_filter(region: str, sizes: Iterable[str]) -> str:
 def fetch(url: str, filter_: str, currency: str = "USD", *, verify: bool | str = True, timeout: float = 30.0,
           get_json: GetJson | None = None) -> list[dict[str, Any]]:
     """Every item of the query, following ``NextPageLink`` (at most 50 pages)."""
-    get = get_json or _requests_getter(verify, timeout)
+    if get_json is not None:
+        return _pages(get_json, url, filter_, currency)
+    import requests
+
+    with requests.Session() as session:
+        return _pages(_requests_getter(session, verify, timeout), url, filter_, currency)
+
+
+def _pages(get: GetJson, url: str, filter_: str, currency: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     page = get(url, {"$filter": filter_, "currencyCode": f"'{currency}'"})
     for _ in range(MAX_PAGES):
@@ -100,10 +108,8 @@ def parse(items: Iterable[dict[str, Any]]) -> dict[tuple[str, str], MeterPrices]
     return out
 
 
-def _requests_getter(verify: bool | str, timeout: float) -> GetJson:
+def _requests_getter(session: Any, verify: bool | str, timeout: float) -> GetJson:
     import requests
-
-    session = requests.Session()
 
     def get(url: str, params: dict[str, str] | None) -> dict[str, Any]:
         for attempt in range(3):

@@ -48,7 +48,9 @@ class AzureHarness:
                              profile=self._provider.profile.name, tags=launch_tags(launch_id, self.install_id))
 
     def cleanup(self) -> None:
-        """Nothing to do: the account's subscription lives only in the test server's memory."""
+        """Close the provider's connections; its resources live only in the test server's memory."""
+        if self._provider is not None:
+            self._provider.close()
 
 
 ENTRIES = [HarnessEntry("azure", AzureHarness)]

@@ -45,14 +45,19 @@ def make_provider(arm: ArmServer, account: Account, install_id: str, tmp_path: P
     """make_provider(account=None, secret=None, data_dir=None, **settings) → AzureProvider on the test server."""
     from workbench_azure.provider import AzureProvider
 
+    made: list[AzureProvider] = []
+
     def make(acct: Account | None = None, secret: str | None = None, data_dir: Path | None = None,
              owner: str | None = None, region: str = "eastus", **settings: str) -> AzureProvider:
         a = acct or account
         profile = profile_for(arm, a, region=region, **settings)
-        return AzureProvider(profile, {"client_secret": a.secret if secret is None else secret},
-                             ProviderContext(install_id=owner or install_id, data_dir=data_dir or tmp_path / "data"))
+        made.append(AzureProvider(profile, {"client_secret": a.secret if secret is None else secret},
+                                  ProviderContext(install_id=owner or install_id, data_dir=data_dir or tmp_path / "data")))
+        return made[-1]
 
-    return make
+    yield make
+    for p in made:
+        p.close()
 
 
 @pytest.fixture
