@@ -31,21 +31,19 @@ app's per-profile mutation lane); ``cancel`` may be called from any thread.
 
 from __future__ import annotations
 
-import datetime
 import logging
 import threading
 import time
-import uuid
 from typing import Any, Callable
 
-from workbench.core.errors import AuthError, CapacityError, ConfigError, NotFoundError, PluginError, WorkbenchError
+from workbench.core.errors import CapacityError, ConfigError, NotFoundError, PluginError, WorkbenchError
 from workbench.core.models import Instance, LaunchRequest
 from workbench.core.paths import check_launch_id
 from workbench.core.provider import ProviderContext, TAG_OWNER
 
 from . import customdata
 from .clients import AzureClients
-from .errors import error_code
+from .guard import add_shutdown_schedule, grant_guard_role
 from .inventory import (TAG_GPU, TAG_GPUS, TAG_NAME, TAG_PRICE, TAG_SIZE, TAG_SPOT, TAG_VM, VM_NAME, Inventory,
                         build_instance)
 from .offers import OfferCatalog
@@ -53,10 +51,6 @@ from .skus import SizeInfo, text
 
 log = logging.getLogger("workbench.azure.launch")
 NSG, VNET, SUBNET, IP, NIC, OS_DISK = "wb-nsg", "wb-vnet", "default", "wb-ip", "wb-nic", "wb-osdisk"
-SCHEDULE = f"shutdown-computevm-{VM_NAME}"
-AUTHZ_API, DEVTESTLAB_API = "2022-04-01", "2018-09-15"
-ROLE_NAMESPACE = uuid.UUID("4f7c3a52-6a5e-4b8e-9d1e-2b9f3c0d7a11")  # uuid5(…, launch id): idempotent names
-PRINCIPAL_RETRIES = 8
 
 
 class Cancelled(WorkbenchError):
@@ -263,15 +257,15 @@ class Launcher:
         if text(vm.provisioning_state).lower() == "failed":
             raise CapacityError(f"VM {size.name} in {region} ended in provisioning state Failed")
         step("tagging the OS disk", lambda: c.compute.disks.begin_update(group, OS_DISK, {"tags": tags}))
-        self._grant_guard(lid, gid, vm, sub, deadline)
-        self._schedule(req, group, region, gid, tags)
+        grant_guard_role(self.clients, gid, vm, sub, lid, deadline, lambda: self._check(lid))
+        shutdown = add_shutdown_schedule(self.clients, req, region, gid, tags)
         step("marking the launch group", lambda: c.resources.resource_groups.update(
             group, {"tags": {**group_tags, TAG_VM: "created"}}))
         full = step("reading the VM", lambda: c.compute.virtual_machines.get(group, VM_NAME, expand="instanceView"))
         inst = build_instance(full, group, {**group_tags, TAG_VM: "created"}, self.profile, sub,
                               getattr(pip, "ip_address", None))
         extra = {**inst.extra, "disk_encryption": "platform-managed keys" + (" + encryption at host" if at_host else ""),
-                 "ssh_cidr": cidr}
+                 "ssh_cidr": cidr, "auto_shutdown_utc": shutdown}
         log.info("launch %s: %s running in %s%s", lid, size.name, region, f" zone {zone}" if zone else "")
         return inst.with_state(inst.state, extra=extra)
 
@@ -311,68 +305,6 @@ class Launcher:
         if zone:
             body["zones"] = [zone]
         return body
-
-    def _grant_guard(self, lid: str, gid: str, vm: Any, sub: str, deadline: float) -> None:
-        """The VM's identity may delete its own group (the guard's way to end the bill)."""
-        from azure.core.exceptions import HttpResponseError
-        from azure.core.rest import HttpRequest
-        from azure.mgmt.core.exceptions import ARMErrorFormat
-
-        principal = getattr(getattr(vm, "identity", None), "principal_id", None)
-        if not principal:
-            raise PluginError("the VM was created without a managed identity; the instance guard could not be armed")
-        name = str(uuid.uuid5(ROLE_NAMESPACE, lid))
-        body = {"properties": {
-            "roleDefinitionId": f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/"
-                                f"{self.settings.guard_role_id}",
-            "principalId": principal, "principalType": "ServicePrincipal"}}
-        url = f"{gid}/providers/Microsoft.Authorization/roleAssignments/{name}?api-version={AUTHZ_API}"
-        for attempt in range(PRINCIPAL_RETRIES):
-            self._check(lid)
-            try:
-                resp = self.clients.resources.send_request(HttpRequest("PUT", url, json=body))
-                if resp.status_code in (200, 201):
-                    return
-                err = HttpResponseError(response=resp, error_format=ARMErrorFormat)
-            except Exception as exc:  # noqa: BLE001 - mapped below
-                err = exc
-            code = error_code(err).lower()
-            if code == "roleassignmentexists":
-                return
-            if code != "principalnotfound" or attempt + 1 == PRINCIPAL_RETRIES or time.monotonic() >= deadline:
-                mapped = self.clients.error(err, "giving the VM's identity its role on the launch group")
-                if isinstance(mapped, AuthError):
-                    mapped.hint = ("the guard needs Microsoft.Authorization/roleAssignments/write on the launch's "
-                                   "group; see resources/policies/azure-custom-role.json")
-                raise mapped from None
-            time.sleep(min(30.0, self.settings.retry_backoff * (2 ** attempt)))  # a new identity replicates
-
-    def _schedule(self, req: LaunchRequest, group: str, region: str, gid: str, tags: dict[str, str]) -> None:
-        """DevTestLab auto-shutdown (it deallocates) at the max-runtime deadline, when that is within a day."""
-        from azure.core.exceptions import HttpResponseError
-        from azure.core.rest import HttpRequest
-        from azure.mgmt.core.exceptions import ARMErrorFormat
-
-        mode = self.settings.auto_shutdown
-        minutes = req.spec.guards.max_runtime_minutes
-        if mode == "off" or (mode == "auto" and (minutes is None or minutes >= 24 * 60)):
-            return
-        if mode == "auto":
-            at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=minutes + 5)
-            hhmm = at.strftime("%H%M")
-        else:
-            hhmm = mode
-        body = {"location": region, "tags": tags, "properties": {
-            "status": "Enabled", "taskType": "ComputeVmShutdownTask", "dailyRecurrence": {"time": hhmm},
-            "timeZoneId": "UTC", "notificationSettings": {"status": "Disabled"},
-            "targetResourceId": f"{gid}/providers/Microsoft.Compute/virtualMachines/{VM_NAME}"}}
-        url = f"{gid}/providers/Microsoft.DevTestLab/schedules/{SCHEDULE}?api-version={DEVTESTLAB_API}"
-        try:
-            resp = self.clients.resources.send_request(HttpRequest("PUT", url, json=body))
-            if resp.status_code not in (200, 201):
-                raise HttpResponseError(response=resp, error_format=ARMErrorFormat)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self.clients.error(exc, "creating the auto-shutdown schedule") from None
 
     def _instance(self, vm: Any, group: str, group_tags: dict[str, str]) -> Instance:
         ip = None

@@ -86,6 +86,7 @@ def test_launch_creates_a_tagged_group_with_a_locked_down_vm(arm, account, provi
     # a second line: auto-shutdown (it deallocates) after the max runtime
     sched = res["Microsoft.DevTestLab/schedules"]
     assert sched["name"] == "shutdown-computevm-wb-vm" and sched["properties"]["targetResourceId"].endswith("/wb-vm")
+    assert inst.extra["auto_shutdown_utc"] == sched["properties"]["dailyRecurrence"]["time"]
     due = time.gmtime(time.time() + 125 * 60)
     assert sched["properties"]["dailyRecurrence"]["time"] in {time.strftime("%H%M", due),
                                                               time.strftime("%H%M", time.gmtime(time.time() + 124 * 60))}
