@@ -150,3 +150,26 @@ def test_a_token_arm_no_longer_accepts_is_an_auth_error(arm, provider):
         arm.state.tokens.clear()  # e.g. revoked, or signed for another audience
     with pytest.raises(AuthError, match="did not accept the sign-in"):
         provider.instances()
+
+
+def test_importing_the_plugin_loads_no_azure_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys, workbench_azure.provider as p; p.AzureProvider.credential_fields; "
+            "print(sorted(m for m in sys.modules if m == 'azure' or m.startswith(('azure.', 'msal', 'requests'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_error_mapping_scrubs_secrets_and_keeps_azure_s_code():
+    from azure.core.exceptions import HttpResponseError, ServiceRequestError
+
+    from workbench.core.errors import PluginError, TransientError
+    from workbench_azure.errors import map_error
+
+    secret = "very-secret-value-123"
+    err = map_error(HttpResponseError(message=f"(InvalidParameter) bad value {secret}"), "creating a VM", [secret])
+    assert isinstance(err, PluginError) and "InvalidParameter" in err.message and secret not in err.message
+    net = map_error(ServiceRequestError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"), "listing")
+    assert isinstance(net, TransientError) and "ca_bundle" in net.hint
