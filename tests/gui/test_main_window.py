@@ -424,3 +424,23 @@ print('ok')
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90,
                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_stop_deallocates_after_a_confirmation_and_local_jobs_cannot_be_stopped(qtbot, fake_accounts):
+    from workbench.core.models import InstanceState
+
+    fake_accounts.add_fake("fk")
+    spec = parse_spec("name: pausable\nrun: x\nresources:\n  gpu: V100:1\n")
+    [inst] = execute(fake_accounts, plan(fake_accounts, spec, profile="fk"))
+    win = _window(qtbot, fake_accounts)
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    view = win.instances_view
+    view.table.selectRow(0)
+    assert view.stop_action.isEnabled()
+    box = view.stop_selected()
+    assert "pausable" in box.informativeText() and "disks are kept" in box.informativeText()
+    _button(box, "Stop").click()
+    qtbot.waitUntil(lambda: any(i.state == InstanceState.STOPPED for i in fake_accounts.store.list_instances()),
+                    timeout=20_000)
+    from workbench.ui.instances_view import provider_can_stop
+    assert not provider_can_stop("local") and provider_can_stop("fakecloud")

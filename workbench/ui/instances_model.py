@@ -150,6 +150,8 @@ class InstancesModel(RowTableModel):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:
                 tip.append(tr("Address: {host}").format(host=inst.host))
+            if inst.extra.get("billing_note"):
+                tip.append(str(inst.extra["billing_note"]))  # e.g. Azure: Stopped still bills until deallocated
             return "\n".join(tip)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 6, 7, 8):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

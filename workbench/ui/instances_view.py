@@ -8,12 +8,14 @@ leftovers, verify) on the teardown lane; the result is reported, never assumed.
 
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QMessageBox, QTableView, QVBoxLayout, QWidget)
 
-from ..core.models import Instance
+from ..core.models import Instance, InstanceState
 from ..core.spend import burn_rate
 from ..core.teardown import TeardownReport, teardown
 from .dialogs import show_error
@@ -23,6 +25,18 @@ from .icons import icon
 from .instances_model import INSTANCE_ROLE, InstancesFilter, InstancesModel
 from .remote_access import open_terminal, ssh_command
 from .session import Session, Snapshot
+
+
+@functools.lru_cache(maxsize=None)
+def provider_can_stop(provider_id: str) -> bool:
+    """True when the provider's plugin implements SupportsStop (Local does not)."""
+    if provider_id == "local":
+        return False
+    from ..core.provider import SupportsStop
+    from ..core.registry import discover
+
+    entry = discover().get(provider_id)
+    return entry is not None and entry.cls is not None and issubclass(entry.cls, SupportsStop)
 
 
 class InstancesView(QWidget):
@@ -103,10 +117,11 @@ class InstancesView(QWidget):
         self.logs_action = act(tr("&Logs"), "logs", "Ctrl+L", self._logs)
         self.copy_ssh_action = act(tr("&Copy SSH command"), "copy", "Ctrl+Shift+C", self._copy_ssh)
         self.terminal_action = act(tr("Open &terminal"), "terminal", "Ctrl+T", self._terminal)
+        self.stop_action = act(tr("&Stop (deallocate)…"), "stop-billing", "Ctrl+Shift+S", self.stop_selected)
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
-                            self.terminate_action]
+                            self.stop_action, self.terminate_action]
         self._update_actions()
 
     def selected(self) -> list[Instance]:
@@ -128,6 +143,7 @@ class InstancesView(QWidget):
                                         else tr("No SSH for this machine (it runs on this computer or has no address yet)"))
         self.terminal_action.setEnabled(one is not None and (one.provider == "local" or has_ssh))
         self.terminate_action.setEnabled(any(i.state.billable for i in sel))
+        self.stop_action.setEnabled(bool(self._stoppable(sel)))
 
     def _context_menu(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)
@@ -165,6 +181,51 @@ class InstancesView(QWidget):
             open_terminal(inst)
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
             show_error(self, exc)
+
+    # -- stop / deallocate ---------------------------------------------------------
+    @staticmethod
+    def _stoppable(instances: list[Instance]) -> list[Instance]:
+        """Running machines, and Stopped ones that still bill for compute (Azure), whose provider can stop."""
+        return [i for i in instances if i.state in (InstanceState.RUNNING, InstanceState.STOPPED)
+                and provider_can_stop(i.provider)]
+
+    def stop_selected(self) -> QMessageBox | None:
+        """Ask, then stop (Azure: deallocate) the selected machines: compute stops billing, disks stay."""
+        targets = self._stoppable(self.selected())
+        if not targets or self.session.accounts is None:
+            return None
+        names = "\n".join(f"• {i.name or i.instance_id} ({i.provider}/{i.profile}, {i.region}) — "
+                          f"{money(i.price_per_hour, i.currency)}/h" for i in targets)
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Stop"),
+                          tr("Stop {count} machine(s), stopping {rate}/h of compute?").format(
+                              count=len(targets), rate=money(burn_rate(targets))),
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("stop-confirm")
+        box.setInformativeText(names + "\n\n" + tr("Their disks are kept (and still bill a little); the job is "
+                                                   "interrupted. Terminate deletes everything instead."))
+        yes = box.addButton(tr("Stop"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        yes.clicked.connect(lambda: self._stop(targets))
+        box.open()
+        return box
+
+    def _stop(self, targets: list[Instance]) -> None:
+        accounts = self.session.accounts
+        self.stop_action.setEnabled(False)
+
+        def work() -> None:
+            by_profile: dict[str, list[Instance]] = {}
+            for inst in targets:
+                by_profile.setdefault(inst.profile, []).append(inst)
+            for profile, insts in by_profile.items():
+                prov = accounts.provider(accounts.profile(profile))
+                prov.stop(insts)  # type: ignore[attr-defined]  # _stoppable checked SupportsStop
+
+        (self.session.run(work, lane="teardown")
+         .then(lambda _ok: self.session.notify.emit(
+             tr("Stopped"), tr("{count} machine(s) stopped; their disks are kept.").format(count=len(targets)), "info"))
+         .fail(lambda e: show_error(self, e))
+         .finally_(lambda: (self._update_actions(), self.session.refresh())))
 
     # -- terminate --------------------------------------------------------------
     def terminate_selected(self) -> QMessageBox | None:

@@ -224,6 +224,11 @@
       <translation>设置(&amp;S)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>&amp;Stop (deallocate)…</source>
+      <translation>停止（解除分配）(&amp;S)…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>&amp;Stop all billing</source>
       <translation>停止所有计费(&amp;S)</translation>
@@ -1356,6 +1361,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>仍然存在（可能在计费）：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch_pages.py" />
       <source>Stop after a &amp;maximum runtime of</source>
       <translation>超过最长运行时间即停止(&amp;M)：</translation>
@@ -1379,6 +1389,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/stop_all.py" />
       <source>Stop {count} billable thing(s), {rate}/h in total?</source>
       <translation>要停止 {count} 个计费资源（共 {rate}/小时）吗？</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>Stop {count} machine(s), stopping {rate}/h of compute?</source>
+      <translation>停止 {count} 台机器，停止每小时 {rate} 的计算费用？</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>Stopped</source>
+      <translation>已停止</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/stop_all.py" />
@@ -1511,6 +1531,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances_view.py" />
       <source>Their disks and addresses are deleted too. This cannot be undone.</source>
       <translation>它们的磁盘和地址也会被删除。此操作无法撤销。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>Their disks are kept (and still bill a little); the job is interrupted. Terminate deletes everything instead.</source>
+      <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/stop_all.py" />
@@ -2061,6 +2086,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/main_window.py" />
       <source>{count} machine(s) are still billing {rate}/h.</source>
       <translation>{count} 台机器仍在计费，{rate}/小时。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances_view.py" />
+      <source>{count} machine(s) stopped; their disks are kept.</source>
+      <translation>已停止 {count} 台机器；磁盘已保留。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch_pages.py" />
