@@ -24,12 +24,13 @@ Failure rules: a bad value raises ConfigError naming the key and the profile.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from workbench.core.errors import ConfigError
+from workbench.core.profile_settings import flag as _flag
+from workbench.core.profile_settings import number as _number
 from workbench.core.models import Profile
 
 DEFAULT_REGION = "us-east-1"
@@ -75,21 +76,6 @@ class AwsSettings:
         return self.ami_by_region.get(region) or self.ami
 
 
-def _flag(raw: str | None) -> bool:
-    return str(raw or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _number(profile: str, key: str, raw: str | None, default: float, low: float, high: float) -> float:
-    if raw is None or str(raw).strip() == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or not low <= value <= high:
-        raise ConfigError(f"profile {profile!r}: {key} must be a number from {low:g} to {high:g}, not {raw!r}",
-                          hint=f"edit the profile's {key} setting")
-    return value
 
 
 def _regions(profile: Profile, raw: str | None) -> tuple[tuple[str, ...], bool]:
