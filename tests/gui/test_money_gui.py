@@ -12,17 +12,13 @@ from workbench.core.launcher import execute, plan
 from workbench.ui.launch_wizard import LaunchWizard
 from workbench.ui.session import Session
 from workbench.ui.spend_view import COL_BILLED, SpendView, build_report
+from workbench_testing import ManualClock
 
 GPU_JOB = parse_spec("name: train-v100\nrun: python train.py\nresources:\n  gpu: V100:1\n"
                      "guards:\n  max_runtime: 2h\n")
 
 
-class Clock:
-    def __init__(self, t: float) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+Clock = ManualClock
 
 
 @pytest.fixture

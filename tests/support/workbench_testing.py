@@ -73,3 +73,13 @@ def _needs_secret_service():
 
 #: marks a test that talks to the real (private) Secret Service that `make test` starts
 needs_secret_service = _needs_secret_service()
+
+
+class ManualClock:
+    """A clock tests set by hand (``clock.t = …``): guards and spend judge time through it."""
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t

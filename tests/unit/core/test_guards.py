@@ -11,15 +11,10 @@ from workbench.core.jobspec import parse_spec
 from workbench.core.launcher import execute, plan
 from workbench.core.models import GpuSample, InstanceState
 from workbench.core.teardown import TeardownReport
-from workbench_testing import fake_cloud_accounts
+from workbench_testing import ManualClock, fake_cloud_accounts
 
 
-class Clock:
-    def __init__(self, t: float) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+Clock = ManualClock
 
 
 @pytest.fixture

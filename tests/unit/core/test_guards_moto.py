@@ -11,18 +11,13 @@ from workbench.core.jobspec import parse_spec
 from workbench.core.launcher import execute, plan
 from workbench.core.models import GpuSample, Profile
 from workbench.core.reconcile import reconcile
-from workbench_testing import fake_cloud_accounts
+from workbench_testing import ManualClock, fake_cloud_accounts
 
 SETTINGS = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
             "read_timeout": "20", "retry_backoff_cap_s": "0.02"}
 
 
-class Clock:
-    def __init__(self, t: float) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+Clock = ManualClock
 
 
 @pytest.fixture
