@@ -63,7 +63,7 @@ class MonitorPlots(QWidget):
 
         def plot(row: int) -> pg.PlotItem:
             p = self.canvas.addPlot(row=row, col=0, axisItems={"bottom": pg.DateAxisItem(orientation="bottom")})
-            p.showGrid(x=True, y=True, alpha=0.2)
+            p.showGrid(x=False, y=True, alpha=0.2)  # horizontal lines only: each grid line costs a translucent paint
             p.setMenuEnabled(False)
             p.getAxis("left").setWidth(52)  # aligned left edges, so the x-linked plots line up
             p.getViewBox().setAutoVisible(y=True)  # y autorange looks at the visible window only
