@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import Killer, aws_instances_by_launch, aws_kill_rule, aws_remains
+from reltools import Killer, aws_instances_by_launch, aws_kill_rule, aws_remains
 
 #: (operation, which occurrence) — the AWS calls of one CLI launch, in order
 API_POINTS = [

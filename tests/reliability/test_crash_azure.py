@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ArmHook, Killer, needs_secret_service
+from reltools import ArmHook, Killer, needs_secret_service
 
 #: the Nth request of a launch against the ARM server (1 = the OpenID configuration, 2 = the token, …)
 API_POINTS = [1, 2, 3, 4, 5, 6, 7, 9, 10, 13, 16, 18, 19, 21, 22, 23, 24, 25, 26, 27]

@@ -25,7 +25,7 @@ import time
 import pytest
 
 from aws_moto import FaultRule
-from conftest import AWS_FAST, GPU_SPEC, aws_remains
+from reltools import AWS_FAST, GPU_SPEC, aws_remains
 
 def _aws_accounts(home, moto, monkeypatch, *more: str):
     from workbench.core.accounts import Accounts

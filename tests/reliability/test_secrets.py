@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from aws_moto import FaultRule
-from conftest import aws_remains, needs_secret_service
+from reltools import aws_remains, needs_secret_service
 
 pytestmark = [needs_secret_service, pytest.mark.keyring]
 

@@ -46,6 +46,17 @@ class _ScrubFilter(logging.Filter):
         return True
 
 
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The log file; a record it cannot write (a full disk, a removed folder) is dropped quietly.
+
+    logging's default prints "--- Logging error ---" and a traceback to stderr, in the middle of
+    the user's output, for what is never the user's real problem (that is reported on its own).
+    """
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        pass
+
+
 def setup(log_dir: Path, level: int = logging.INFO, verbose: bool = False) -> Path:
     """Attach the rotating file handler (idempotent); ``verbose`` also logs to stderr."""
     root = logging.getLogger("workbench")
@@ -53,7 +64,7 @@ def setup(log_dir: Path, level: int = logging.INFO, verbose: bool = False) -> Pa
         root.removeHandler(h)
     _configured.clear()
     path = log_dir / LOG_FILE
-    fh = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=5, encoding="utf-8")
+    fh = _LogFile(path, maxBytes=2_000_000, backupCount=5, encoding="utf-8")
     fh.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
     fh.addFilter(_ScrubFilter())
     handlers: list[logging.Handler] = [fh]

@@ -54,6 +54,13 @@ _GUARD_KEYS = ("max_runtime", "idle_minutes", "idle_util_below", "budget_usd")
 _DICT_VERSION = 1
 
 
+#: a spec is a few lines of YAML; anything this big is a mistake (a data file, a log) that would
+#: otherwise be parsed, stored with the launch and passed to the job's environment
+MAX_SPEC_BYTES = 1024 * 1024
+#: the longest max_runtime / idle time accepted (366 days)
+MAX_MINUTES = 366 * 24 * 60
+
+
 def load_spec(path: str | os.PathLike[str]) -> JobSpec:
     """Read and validate the job spec at ``path``.
 
@@ -62,6 +69,10 @@ def load_spec(path: str | os.PathLike[str]) -> JobSpec:
     """
     source = os.fspath(path)
     try:
+        size = Path(source).stat().st_size
+        if size > MAX_SPEC_BYTES:
+            raise SpecError(f"{source}: the job spec is {size / 1e6:.1f} MB; at most {MAX_SPEC_BYTES // 1024} KB",
+                            hint="keep data and long scripts in the workdir and refer to them from `run`")
         # utf-8-sig: editors on Windows like to prepend a BOM.
         text = Path(source).read_bytes().decode("utf-8-sig")
     except OSError as e:
@@ -303,6 +314,8 @@ class _Parser:
             self.fail(node, path, f"must be {_DURATION_FORMS}, got {self.describe(node, value)}")
         if minutes <= 0:
             self.fail(node, path, f"must be longer than 0 minutes, got {self.describe(node, value)}")
+        if minutes > MAX_MINUTES:  # a guard of centuries is no guard: say so instead of accepting it
+            self.fail(node, path, f"must be at most {MAX_MINUTES // (24 * 60)} days, got {self.describe(node, value)}")
         return minutes
 
     # -- the spec ---------------------------------------------------------
@@ -361,8 +374,10 @@ class _Parser:
                 kw["gpu"] = self.gpu(value, path)
             elif self.is_null(value):
                 continue  # null = default
-            elif key in ("cpus", "disk_gb"):
+            elif key == "cpus":
                 kw[key] = self.integer(value, path, 1)
+            elif key == "disk_gb":
+                kw[key] = self.integer(value, path, 1, 65536)  # 64 TiB: the largest single cloud disk
             elif key in ("memory_gb", "max_price"):
                 kw[key] = self.number(value, path)
             elif key == "spot":

@@ -40,6 +40,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -190,8 +191,19 @@ def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
         log.warning("state store %s cannot use WAL (journal mode %s); concurrency is reduced", path, mode)
 
 
+def _disk_full(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < 64 * 1024
+    except OSError:
+        return False
+
+
 def _store_error(action: str, path: Path, exc: BaseException) -> StoreError:
     msg = str(exc)
+    if "disk is full" in msg or ("disk I/O error" in msg and _disk_full(path.parent)):
+        # SQLite says "disk I/O error" when it cannot grow its WAL index: the store itself is fine
+        return StoreError(f"cannot {action} the state store {path}: the disk is full",
+                          hint=f"free some space on the disk that holds {path.parent}; nothing was lost")
     if "locked" in msg or "busy" in msg:
         hint = "another workbench process holds the state store; wait for it or close it and retry"
     elif "readonly" in msg or "unable to open" in msg or isinstance(exc, PermissionError):
