@@ -18,6 +18,9 @@ _lock = threading.Lock()
 _configured: list[logging.Handler] = []
 
 LOG_FILE = "workbench.log"
+#: libraries that log tracebacks of expected events (paramiko: every "SSH not up yet" while a machine
+#: boots); without a handler of their own logging's last resort prints them on the user's terminal
+LIBRARY_LOGGERS = ("paramiko",)
 
 
 def register_secret(value: str) -> None:
@@ -60,8 +63,11 @@ class _LogFile(logging.handlers.RotatingFileHandler):
 def setup(log_dir: Path, level: int = logging.INFO, verbose: bool = False) -> Path:
     """Attach the rotating file handler (idempotent); ``verbose`` also logs to stderr."""
     root = logging.getLogger("workbench")
+    libraries = [logging.getLogger(name) for name in LIBRARY_LOGGERS]
     for h in _configured:
         root.removeHandler(h)
+        for lib in libraries:
+            lib.removeHandler(h)
     _configured.clear()
     path = log_dir / LOG_FILE
     fh = _LogFile(path, maxBytes=2_000_000, backupCount=5, encoding="utf-8")
@@ -77,4 +83,8 @@ def setup(log_dir: Path, level: int = logging.INFO, verbose: bool = False) -> Pa
         root.addHandler(h)
         _configured.append(h)
     root.setLevel(logging.DEBUG if verbose else level)
+    for lib in libraries:  # their warnings go to the log file, not (through logging's last resort) to stderr
+        lib.addHandler(fh)
+        lib.setLevel(logging.WARNING)
+        lib.propagate = False
     return path

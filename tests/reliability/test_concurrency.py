@@ -1,0 +1,158 @@
+"""Concurrency on one store: GUI + CLI + `workbench watch` at once; two `down --all` at once; a launch
+and a teardown of the same launch racing.
+
+Every process is the real thing (the CLI, `watch`, a MainWindow process) on one WORKBENCH_HOME.
+Checks: no process fails or says "database is locked", the store stays intact, every machine that
+exists is shown, and the end state has nothing of ours left in moto.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aws_moto import FaultRule
+from reltools import ROOT, aws_instances_by_launch, aws_remains
+
+SCRIPT = Path(__file__).with_name("gui_launch.py")
+LOCAL = "name: {name}\nrun: sleep 60\nguards:\n  max_runtime: 5m\n"
+
+
+def _no_lock_trouble(*texts: str) -> None:
+    for t in texts:
+        assert "locked" not in t and "Traceback" not in t, t[-3000:]
+
+
+@pytest.mark.timeout(120)
+def test_gui_cli_and_watch_at_once_on_one_store(wbhome, tmp_path):
+    specs = []
+    for name in ("cli-a", "cli-b", "gui-a"):
+        p = tmp_path / f"{name}.yaml"
+        p.write_text(LOCAL.format(name=name))
+        specs.append(p)
+    watch = wbhome.popen("watch", "--interval", "0.3")
+    gui = subprocess.Popen([sys.executable, str(SCRIPT), str(specs[2]), "local", "6"], env=wbhome.env, cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        outs = []
+        launchers = [wbhome.popen("launch", str(s), "--provider", "local", "--yes", "--json") for s in specs[:2]]
+        for _ in range(4):
+            r = wbhome("status", "--json")
+            assert r.returncode == 0, r.stderr
+            outs.append(r.stderr)
+        for p in launchers:
+            out, err = p.communicate(timeout=60)
+            assert p.returncode == 0, err
+            outs += [out, err]
+        gout, gerr = gui.communicate(timeout=60)
+        assert gui.returncode == 0 and "launched gui-a-" in gout, gout + gerr
+        _no_lock_trouble(*outs, gerr)
+        st = wbhome.json("status")
+        names = {launch["name"] for launch in st["launches"] if launch["status"] == "running"}
+        assert names == {"cli-a", "cli-b", "gui-a"} and st["billable"] == 3
+    finally:
+        watch.terminate()
+        wout, werr = watch.communicate(timeout=30)
+        if gui.poll() is None:
+            gui.kill()
+    _no_lock_trouble(werr)
+    report = wbhome.json("down", "--all", "--yes")
+    assert report["clean"] and len(report["terminated"]) == 3
+    with sqlite3.connect(wbhome.path / "data" / "state.sqlite3") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _launch_in_process(wbhome, moto, monkeypatch, n: int) -> list[str]:
+    from workbench.core.accounts import Accounts
+    from workbench.core.jobspec import parse_spec
+    from workbench.core.launcher import execute, plan
+    from workbench.core.store import Store
+    from workbench_testing import MemoryCredentials
+
+    from reltools import GPU_SPEC
+
+    monkeypatch.setenv("WORKBENCH_HOME", str(wbhome.path))
+    store = Store.open()
+    creds = MemoryCredentials()
+    creds.set("aws", "moto", {"access_key_id": "AKIACONCURRENT000001", "secret_access_key": "concurrent/secret"})
+    acc = Accounts(store, credentials=creds)
+    ids = []
+    try:
+        for i in range(n):
+            lp = plan(acc, parse_spec(GPU_SPEC.format(name=f"twice{i}", gpu="V100:1")), provider="aws")
+            execute(acc, lp)
+            ids.append(lp.launch_id)
+    finally:
+        store.close()
+    return ids
+
+
+@pytest.mark.timeout(120)
+def test_two_down_all_at_once(wbhome, moto, monkeypatch):
+    wbhome.add_aws(moto)
+    ids = _launch_in_process(wbhome, moto, monkeypatch, 3)
+    install_id = wbhome.install_id()
+    assert set(aws_instances_by_launch(moto, install_id)) == set(ids)
+    moto.faults.add(FaultRule(operation="TerminateInstances", latency_s=0.5, error=None))  # let them overlap
+    a = wbhome.popen("down", "--all", "--yes", "--json")
+    b = wbhome.popen("down", "--all", "--yes", "--json")
+    (aout, aerr), (bout, berr) = a.communicate(timeout=90), b.communicate(timeout=90)
+    moto.faults.rules.clear()
+    assert a.returncode == 0 and b.returncode == 0, aerr + berr
+    _no_lock_trouble(aerr, berr)
+    import json
+
+    ra, rb = json.loads(aout), json.loads(bout)
+    assert ra["clean"] and rb["clean"]
+    assert aws_remains(moto, install_id) == {"instances": [], "volumes": [], "addresses": [], "groups": [],
+                                             "keys": []}
+    assert wbhome.json("status")["billable"] == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_launch_and_a_teardown_of_it_racing(wbhome, moto):
+    """`down ID` starts while `launch` is between its tag look-up and run_instances (slowed to 1.5 s).
+
+    Whichever wins, the end state must be known: every machine that exists is shown by status,
+    and a second `down` (as the user would run after seeing it) leaves nothing."""
+    wbhome.add_aws(moto)
+    spec = wbhome.spec("race")
+    moto.faults.add(FaultRule(operation="RunInstances", latency_s=1.5, error=None))
+    launch = wbhome.popen("launch", str(spec), "--provider", "aws", "--yes", "--json")
+    deadline = time.monotonic() + 40
+    lid = None
+    while time.monotonic() < deadline and lid is None:
+        if moto.faults.find("CreateSecurityGroup"):
+            import json
+
+            st = json.loads(wbhome("status", "--json").stdout)
+            lid = next((launch_["launch_id"] for launch_ in st["launches"]), None)
+        time.sleep(0.1)
+    assert lid, "the launch never got as far as its security group"
+    down = wbhome.popen("down", lid, "--yes", "--json")
+    dout, derr = down.communicate(timeout=90)
+    # the launch goes on to wait for SSH on a machine that never boots: stop it once it has a machine
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and launch.poll() is None and not moto.faults.find("RunInstances"):
+        time.sleep(0.1)
+    time.sleep(2.0)
+    launch.kill()
+    lout, lerr = launch.communicate(timeout=30)
+    moto.faults.rules.clear()
+    _no_lock_trouble(derr, lerr)
+    assert down.returncode in (0, 4), derr  # 4: it found the machine still starting and says it still bills
+    install_id = wbhome.install_id()
+    existing = aws_instances_by_launch(moto, install_id)
+    st = wbhome.json("status")
+    shown = {launch_["launch_id"]: {i["instance_id"] for i in launch_["instances"] if i["billable"]}
+             for launch_ in st["launches"]}
+    for l_id, ids in existing.items():
+        assert ids <= shown.get(l_id, set()), f"status misses {l_id}"
+    assert wbhome.json("down", "--all", "--yes")["clean"]
+    assert aws_remains(moto, install_id) == {"instances": [], "volumes": [], "addresses": [], "groups": [],
+                                             "keys": []}
