@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from aws_moto import FaultRule
-from reltools import GPU_SPEC, ec2_client
+from reltools import GPU_SPEC, aws_remains, ec2_client
 from workbench.core.errors import SpecError, WorkbenchError
 from workbench.core.jobspec import load_spec, parse_spec, spec_to_dict
 
@@ -229,3 +229,31 @@ def test_a_clock_jump_never_gives_negative_or_absurd_spend():
                LedgerEntry("aws", "p", "i-1", now - 1800, "terminated", 3.06)]
     cost = accrued(jumbled, now=now)
     assert 0.0 <= cost <= 3.06 * 2 + 1e-6, cost
+
+
+def test_cloud_refusals_through_the_cli_are_named_and_leave_nothing(wbhome, moto):
+    """Quota 0, capacity gone, a revoked key and 64 GPUs, as the user of `workbench launch` sees them."""
+    wbhome.add_aws(moto)
+    spec = wbhome.spec("refused")
+    moto.faults.add(FaultRule(operation="RunInstances", error="VcpuLimitExceeded",
+                              message="You have requested more vCPU capacity than your current vCPU limit of 0"))
+    r = wbhome("launch", str(spec), "--provider", "aws", "--yes")
+    assert r.returncode == 3 and "the account's quota 'Running On-Demand P instances' does not allow p3.2xlarge" \
+        in r.stderr and "L-417A185B" in r.stderr, r.stderr
+    moto.faults.rules.clear()
+    moto.faults.add(FaultRule(operation="RunInstances", error="InsufficientInstanceCapacity"))
+    r = wbhome("launch", str(spec), "--provider", "aws", "--yes")
+    assert r.returncode == 3 and "AWS has no capacity for p3.2xlarge in any zone of us-east-1" in r.stderr, r.stderr
+    moto.faults.rules.clear()
+    moto.faults.add(FaultRule(error="InvalidClientTokenId", status=403,
+                              message="The security token included in the request is invalid."))
+    r = wbhome("credentials", "check", "aws", "moto")
+    assert r.returncode == 3 and "the access key id is not valid (InvalidClientTokenId)" in r.stderr, r.stderr
+    assert wbhome.env["AWS_SECRET_ACCESS_KEY"] not in r.stdout + r.stderr
+    moto.faults.rules.clear()
+    r = wbhome("launch", str(wbhome.spec("many", gpu="A100:64")), "--provider", "aws", "--yes")
+    assert r.returncode == 1 and "no offer on profile 'moto' in us-east-1 matches 64× A100" in r.stderr, r.stderr
+    st = wbhome.json("status")
+    assert st["billable"] == 0 and {launch["status"] for launch in st["launches"]} == {"failed"}
+    assert aws_remains(moto, wbhome.install_id()) == {"instances": [], "volumes": [], "addresses": [], "groups": [],
+                                                      "keys": []}
