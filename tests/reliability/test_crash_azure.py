@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from reltools import ArmHook, Killer, needs_secret_service
+from reltools import ArmHook, Killer, needs_secret_service, unique
 
 #: the Nth request of a launch against the ARM server (1 = the OpenID configuration, 2 = the token, …)
 API_POINTS = [1, 2, 3, 4, 5, 6, 7, 9, 10, 13, 16, 18, 19, 21, 22, 23, 24, 25, 26, 27]
@@ -35,11 +35,12 @@ pytestmark = [needs_secret_service, pytest.mark.keyring]
 @pytest.mark.parametrize("batch", range(len(BATCHES)), ids=lambda b: f"batch{b}")
 def test_sigkill_at_each_point_then_status_shows_all_and_down_all_leaves_nothing(wbhome, arm, batch):
     hook = ArmHook.on(arm)
+    prefix = unique("arm") + "-"  # keyring entries are shared by the parallel test workers: unique names
     accounts, removers, procs = [], [], []
     spec = wbhome.spec("crashy", gpu="T4:1")
     try:
         accounts = [arm.new_account() for _ in BATCHES[batch]]
-        wbhome.add_azure_profiles(arm, accounts)
+        wbhome.add_azure_profiles(arm, accounts, prefix)
         for i, point in enumerate(BATCHES[batch]):
             acct = accounts[i]
             env = dict(wbhome.env)
@@ -55,7 +56,7 @@ def test_sigkill_at_each_point_then_status_shows_all_and_down_all_leaves_nothing
                 removers.append(hook.add((acct.subscription, acct.tenant), on_call))
             else:
                 env["WORKBENCH_CRASH_AT"] = point
-            proc = wbhome.popen("launch", str(spec), "--profile", f"arm{i}", "--yes", "--json", env=env)
+            proc = wbhome.popen("launch", str(spec), "--profile", f"{prefix}{i}", "--yes", "--json", env=env)
             if killer is not None:
                 killer.pid = proc.pid
             procs.append((point, proc, killer))
@@ -94,4 +95,4 @@ def test_sigkill_at_each_point_then_status_shows_all_and_down_all_leaves_nothing
     from workbench.core.credentials import CredentialStore
 
     for i in range(len(accounts)):
-        CredentialStore().delete("azure", f"arm{i}")
+        CredentialStore().delete("azure", f"{prefix}{i}")

@@ -24,15 +24,16 @@ from pathlib import Path
 import pytest
 
 from aws_moto import FaultRule
-from reltools import aws_remains, needs_secret_service
+from reltools import aws_remains, needs_secret_service, unique
 
 pytestmark = [needs_secret_service, pytest.mark.keyring]
 
 
 def _forms(secret: str) -> list[bytes]:
     raw = secret.encode()
-    return [raw, json.dumps(secret)[1:-1].encode(), urllib.parse.quote(secret, safe="").encode(),
-            base64.b64encode(raw), base64.urlsafe_b64encode(raw)]
+    forms = [raw, json.dumps(secret)[1:-1].encode(), urllib.parse.quote(secret, safe="").encode(),
+             base64.b64encode(raw), base64.urlsafe_b64encode(raw)]
+    return list(dict.fromkeys(forms))  # some coincide (no character that needs escaping)
 
 
 def _hits(root: Path, forms: list[bytes]) -> list[str]:
@@ -67,28 +68,30 @@ def test_a_full_session_leaves_no_secret_anywhere(wbhome, moto, arm, account, tm
         return r
 
     wbhome.env = env
-    wbhome.add_aws(moto)
-    wbhome.add_azure(arm, account, "arm", False)
-    wbhome.add_azure(arm, account, "arm-wrong", False)
+    # keyring entries are shared by the parallel test workers: names of this test's own
+    aws, good, wrong = unique("moto"), unique("arm"), unique("arm-wrong")
+    wbhome.add_aws(moto, aws)
+    wbhome.add_azure(arm, account, good, False)
+    wbhome.add_azure(arm, account, wrong, False)
     try:
-        wb("credentials", "set", "aws", "moto", "--stdin",
+        wb("credentials", "set", "aws", aws, "--stdin",
            stdin=json.dumps({"access_key_id": "AKIASENTINEL00000001", "secret_access_key": aws_secret}))
-        wb("credentials", "set", "azure", "arm", "--stdin", stdin=json.dumps({"client_secret": azure_secret}))
-        wb("credentials", "set", "azure", "arm-wrong", "--stdin", stdin=json.dumps({"client_secret": wrong_secret}))
-        wb("credentials", "check", "aws", "moto")
-        wb("credentials", "check", "azure", "arm")
-        r = wb("credentials", "check", "azure", "arm-wrong", ok=(3,))  # provoked error 1: a wrong secret
+        wb("credentials", "set", "azure", good, "--stdin", stdin=json.dumps({"client_secret": azure_secret}))
+        wb("credentials", "set", "azure", wrong, "--stdin", stdin=json.dumps({"client_secret": wrong_secret}))
+        wb("credentials", "check", "aws", aws)
+        wb("credentials", "check", "azure", good)
+        r = wb("credentials", "check", "azure", wrong, ok=(3,))  # provoked error 1: a wrong secret
         assert "secret" in (r.stdout + r.stderr).lower()
 
         # launches: each is killed while it waits for SSH on a machine that never boots (the crash)
-        for args in (("--provider", "aws"), ("--profile", "arm")):
-            spec = wbhome.spec(f"secret-{args[1]}", gpu="V100:1" if args[1] == "aws" else "T4:1")
+        for args, cloud in ((("--provider", "aws"), "aws"), (("--profile", good), "azure")):
+            spec = wbhome.spec(f"secret-{cloud}", gpu="V100:1" if cloud == "aws" else "T4:1")
             proc = wbhome.popen("launch", str(spec), *args, "--yes", env=env)
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and proc.poll() is None:
                 st = json.loads(wbhome("status", "--json", env=env).stdout or "{}")
                 if any(launch["instances"] for launch in st.get("launches", [])
-                       if launch["provider"] == args[1].replace("arm", "azure")):
+                       if launch["provider"] == cloud):
                     break
                 time.sleep(0.5)
             proc.send_signal(signal.SIGKILL)
@@ -103,20 +106,20 @@ def test_a_full_session_leaves_no_secret_anywhere(wbhome, moto, arm, account, tm
         wb("status", "--json", ok=(0, 3))  # provoked error 2: the cloud refuses the key
         moto.faults.rules.clear()
         r = wb("down", "--all", "--yes", "--json", ok=(3,))  # the wrong profile cannot be asked: said so
-        assert not json.loads(r.stdout)["clean"] and "arm-wrong" in r.stdout
-        wb("credentials", "delete", "azure", "arm-wrong")
-        wb("profiles", "remove", "arm-wrong")
+        assert not json.loads(r.stdout)["clean"] and wrong in r.stdout
+        wb("credentials", "delete", "azure", wrong)
+        wb("profiles", "remove", wrong)
         report = json.loads(wb("down", "--all", "--yes", "--json", ok=(0, 3)).stdout)
         assert report["clean"], report
         wb("doctor", ok=(0, 1))
     finally:
         moto.faults.rules.clear()
-        for name in (("aws", "moto"), ("azure", "arm"), ("azure", "arm-wrong")):
+        for name in (("aws", aws), ("azure", good), ("azure", wrong)):
             wbhome("credentials", "delete", *name, env=env)
     assert aws_remains(moto, wbhome.install_id())["instances"] == []
     assert arm.groups(account.subscription) == []
 
-    forms = [f for s in (aws_secret, azure_secret, wrong_secret) for f in _forms(s)]
+    forms = list(dict.fromkeys(f for s in (aws_secret, azure_secret, wrong_secret) for f in _forms(s)))
     planted = tmp_path / "planted"
     planted.mkdir()
     (planted / "x.log").write_bytes(b"..." + base64.b64encode(aws_secret.encode()) + b"...")
