@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 from workbench.core.errors import TransientError, WorkbenchError
 from workbench.core.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
+from workbench.core.profile_settings import apply_ssh_address
 from workbench.core.provider import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
                                      SupportsStop, SupportsTelemetry)
 
@@ -179,7 +180,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         if req.region not in self.enabled_regions():
             raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
                               hint="add it to the profile's regions setting (instances are only looked for there)")
-        return self._launcher.launch(req)
+        return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
     def _list_region(self, region: str) -> list[Instance]:
         try:
@@ -192,8 +193,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         out = []
         for r in raw:
             row = snap.find(region, r.get("InstanceType", ""))
-            out.append(inventory.to_instance(r, self.id, self.profile.name, region,
-                                             fallback_price=row.on_demand if row else None))
+            out.append(apply_ssh_address(inventory.to_instance(r, self.id, self.profile.name, region,
+                                                               fallback_price=row.on_demand if row else None),
+                                         self.settings.ssh_address))
         return out
 
     def instances(self) -> list[Instance]:

@@ -7,6 +7,7 @@ plugin reads from ``Profile.settings`` (all optional):
                           enabled); default: the profile's region, else us-east-1
 ``endpoint_url.<service>`` an endpoint for one service (``Profile.endpoint_url`` serves all)
 ``ssh_cidr``              who may reach SSH; default: this computer's public address as /32
+``ssh_address``           "[USER@]HOST[:PORT]": reach the machines there (port forward, bastion); default "public"
 ``allow_ssh_from_anywhere`` "true" is the explicit confirmation 0.0.0.0/0 needs
 ``checkip_url``           where the public address is asked (default checkip.amazonaws.com)
 ``ami`` / ``ami.<region>`` image override; ``ami_ssm_parameter`` the public SSM parameter
@@ -31,6 +32,7 @@ from typing import Mapping
 from workbench.core.errors import ConfigError
 from workbench.core.profile_settings import flag as _flag
 from workbench.core.profile_settings import number as _number
+from workbench.core.profile_settings import ssh_address
 from workbench.core.models import Profile
 
 DEFAULT_REGION = "us-east-1"
@@ -52,6 +54,7 @@ class AwsSettings:
     endpoint_url: str | None = None
     service_endpoints: Mapping[str, str] = field(default_factory=dict)
     ssh_cidr: str | None = None
+    ssh_address: tuple[str, int, str | None] | None = None
     allow_ssh_from_anywhere: bool = False
     checkip_url: str = "https://checkip.amazonaws.com"
     ami: str | None = None
@@ -125,6 +128,7 @@ def parse(profile: Profile) -> AwsSettings:
         endpoint_url=endpoint,
         service_endpoints={k.split(".", 1)[1]: v for k, v in s.items() if k.startswith("endpoint_url.") and v},
         ssh_cidr=_cidr(name, s.get("ssh_cidr"), anywhere),
+        ssh_address=ssh_address(name, s.get("ssh_address")),
         allow_ssh_from_anywhere=anywhere,
         checkip_url=s.get("checkip_url") or AwsSettings.checkip_url,
         ami=ami,
