@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
 
     sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
-    from .money import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
+    from .money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
     return p
@@ -165,19 +165,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             ctx.close()
 
 
+#: command → (module of workbench.cli, function): only the module a command needs is imported
+COMMANDS = {
+    "providers": ("admin", "cmd_providers"), "profiles": ("admin", "cmd_profiles"),
+    "credentials": ("admin", "cmd_credentials"), "offers": ("cloud", "cmd_offers"),
+    "launch": ("remote", "cmd_launch"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
+    "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
+    "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
+    "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
+}
+
+
 def _dispatch(command: str, ctx, args: argparse.Namespace) -> int:
-    from . import admin, cloud, remote
+    import importlib
 
-    handlers = {
-        "providers": admin.cmd_providers, "profiles": admin.cmd_profiles,
-        "credentials": admin.cmd_credentials, "offers": cloud.cmd_offers, "launch": remote.cmd_launch,
-        "status": cloud.cmd_status, "down": cloud.cmd_down, "logs": remote.cmd_logs,
-        "download": remote.cmd_download,
-    }
-    from .money import HANDLERS as money_handlers
-
-    handlers.update(money_handlers)
-    return handlers[command](ctx, args)
+    module, name = COMMANDS[command]
+    return getattr(importlib.import_module(f".{module}", __name__), name)(ctx, args)
 
 
 if __name__ == "__main__":  # pragma: no cover
