@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -20,8 +20,7 @@ from ..core.accounts import Accounts
 from ..core.errors import TransientError, WorkbenchError
 from ..core.models import Instance, InstanceState
 from ..core.reconcile import reconcile
-from ..core.remote.job import JobEvent, JobOptions
-from ..core.remote.jobs import RemoteJobs, is_remote
+from ..core.remote.kinds import is_remote
 from ..core.spend import burn_rate, spend_by_instance, start_of_today
 from ..core.store import LaunchRecord
 from .format import state_label
@@ -29,9 +28,16 @@ from .i18n import tr
 from .settings import UiSettings
 from .tasks import Task, TaskRunner
 
+if TYPE_CHECKING:
+    from ..core.remote.job import JobEvent
+    from ..core.remote.jobs import RemoteJobs
+
 log = logging.getLogger("workbench.ui.session")
 
 MAX_BACKOFF_MS = 5 * 60_000
+#: the first refresh waits this long, so its imports (plugins, SDK modules) on a worker thread do
+#: not compete with the main thread for the GIL while the window paints for the first time
+FIRST_REFRESH_DELAY_MS = 150
 
 
 @dataclass(frozen=True)
@@ -99,20 +105,22 @@ class Session(QObject):
         self.timer.timeout.connect(self.refresh)
         self._snapshot_fn: Callable[[Accounts], Snapshot] = take_snapshot
         #: remote jobs and GPU streams of cloud machines (core, threads of its own); made on first need
-        self.remote: RemoteJobs | None = None
+        self.remote: "RemoteJobs | None" = None
         self.remote_event.connect(self._on_remote_event)
         from .guard_hook import GuardHook  # app-side guards (budget, runtime, idle, finished) after each refresh
 
         self.guards = GuardHook(self)
 
     # -- refresh loop -------------------------------------------------------
+    first_refresh_delay_ms = FIRST_REFRESH_DELAY_MS
+
     def start(self, interval_ms: int | None = None) -> None:
         if interval_ms is not None:
             self.interval_ms = interval_ms
         if self.accounts is None:
             return
         self.timer.start(self.interval_ms)
-        QTimer.singleShot(0, self.refresh)
+        QTimer.singleShot(self.first_refresh_delay_ms, self.refresh)
 
     def stop(self) -> None:
         self.timer.stop()
@@ -144,12 +152,15 @@ class Session(QObject):
                                                                      for i in snap.instances)):
             return
         if self.remote is None:
+            from ..core.remote.job import JobOptions  # SSH, telemetry and numpy: only once a cloud machine runs
+            from ..core.remote.jobs import RemoteJobs
+
             # The finish guard (guard_hook) ends machines after its grace, with "keep running".
             self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit,
                                      options=JobOptions(teardown_by_guards=True))
         self.remote.sync(snap.instances, snap.launches)
 
-    def _on_remote_event(self, ev: JobEvent) -> None:
+    def _on_remote_event(self, ev: "JobEvent") -> None:
         if ev.kind == "exit":
             code = ev.data.get("exit_code")
             self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(

@@ -13,7 +13,6 @@ jobs and streams run on their own daemon threads and report through ``on_event``
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from pathlib import Path
@@ -25,25 +24,13 @@ from ..models import Instance, InstanceState
 from ..telemetry import TelemetryHub
 from .gpustream import GpuStream
 from .job import JobEvent, JobOptions, RemoteJob, read_state
+from .kinds import is_remote
 
 log = logging.getLogger("workbench.remote.jobs")
 
 FINAL_PHASES = ("done", "kept", "error")
 
 
-def is_remote(inst: Instance) -> bool:
-    """A machine whose job the app runs over SSH (its provider's ``runs_jobs_over_ssh``)."""
-    return _over_ssh(inst.provider)
-
-
-@functools.lru_cache(maxsize=None)
-def _over_ssh(provider_id: str) -> bool:
-    if provider_id == "local":
-        return False  # the common case, without listing plugins
-    from ..registry import discover
-
-    entry = discover().get(provider_id)
-    return entry is None or entry.cls is None or bool(entry.cls.runs_jobs_over_ssh)
 
 
 class RemoteJobs:
