@@ -25,6 +25,7 @@ from typing import Iterable, Mapping, Sequence
 
 from workbench.core.errors import ConfigError, WorkbenchError
 from workbench.core.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
+from workbench.core.profile_settings import apply_ssh_address
 from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
 
 from .settings import AzureSettings, parse
@@ -116,14 +117,16 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
     # -- lifecycle ------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
         """Create the launch's resource group and VM; blocks until the VM is provisioned (see .launch)."""
-        return self._build()[4].launch(req)
+        where = self._build()[0].ssh_address
+        return [apply_ssh_address(i, where) for i in self._build()[4].launch(req)]
 
     def cancel_launch(self, launch_id: str) -> bool:
         """Ask an in-flight launch to stop and roll back (any thread); False when none is running."""
         return self._build()[4].cancel(launch_id)
 
     def instances(self) -> list[Instance]:
-        return self._build()[3].instances()
+        where = self._build()[0].ssh_address
+        return [apply_ssh_address(i, where) for i in self._build()[3].instances()]
 
     def terminate(self, instances: Sequence[Instance]) -> None:
         """Delete each instance's resource group and verify it is gone (already gone is success)."""

@@ -16,6 +16,7 @@ credential form; the client secret only ever comes from the keyring):
 ``ssh_cidr``            who may reach SSH (the NSG rule); default: this computer's public address /32
 ``checkip_url``         where that address is asked; ``allow_ssh_from_anywhere=true`` permits 0.0.0.0/0
 ``ssh_user``            admin user on the VM (default "azureuser")
+``ssh_address``         "[USER@]HOST[:PORT]": reach the VMs there (port forward, bastion); default "public"
 ``image``               marketplace image "publisher:offer:sku:version" (default: Ubuntu HPC 22.04 with
                         NVIDIA drivers, CUDA and InfiniBand)
 ``zones``               "none" (default: regional), "auto" (each zone the size has) or e.g. "1,2"
@@ -41,6 +42,7 @@ from typing import Mapping
 from workbench.core.errors import ConfigError
 from workbench.core.profile_settings import flag as _flag
 from workbench.core.profile_settings import number as _number
+from workbench.core.profile_settings import ssh_address
 from workbench.core.models import Profile
 
 #: Contributor, the built-in role; scoped to the launch's own group it lets the VM delete that group
@@ -92,6 +94,7 @@ class AzureSettings:
     checkip_url: str = CHECKIP_URL
     allow_ssh_from_anywhere: bool = False
     ssh_user: str = "azureuser"
+    ssh_address: tuple[str, int, str | None] | None = None
     image: tuple[str, str, str, str] = tuple(DEFAULT_IMAGE.split(":"))  # type: ignore[assignment]
     zones: str = "none"  # "none" | "auto" | "1,2,…"
     encryption_at_host: str = "auto"
@@ -213,6 +216,7 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
         ca_bundle=ca, portal_url=portal.rstrip("/"), subscription_id=sub, regions=regions or (default_region,),
         ssh_cidr=cidr, checkip_url=s.get("checkip_url") or CHECKIP_URL, allow_ssh_from_anywhere=anywhere,
         ssh_user=user, image=image,  # type: ignore[arg-type]
+        ssh_address=ssh_address(name, s.get("ssh_address")),
         zones=zones.replace(" ", ""),
         encryption_at_host=_choice(name, "encryption_at_host", s.get("encryption_at_host"), ("auto", "on", "off")),
         auto_shutdown=shutdown, guard_role_id=role,

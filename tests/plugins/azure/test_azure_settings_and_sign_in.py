@@ -173,3 +173,10 @@ def test_error_mapping_scrubs_secrets_and_keeps_azure_s_code():
     assert isinstance(err, PluginError) and "InvalidParameter" in err.message and secret not in err.message
     net = map_error(ServiceRequestError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"), "listing")
     assert isinstance(net, TransientError) and "ca_bundle" in net.hint
+
+
+def test_ssh_address_override_is_read_and_checked():
+    assert parse(_profile()).ssh_address is None
+    assert parse(_profile(ssh_address="me@127.0.0.1:2222")).ssh_address == ("127.0.0.1", 2222, "me")
+    with pytest.raises(ConfigError, match="ssh_address"):
+        parse(_profile(ssh_address="host:99999"))
