@@ -123,3 +123,17 @@ def test_corrupt_store_keeps_cloud_profiles_and_finds_machines(wb):
     assert st.json["recovered"] == [lid] and st.json["billable"] == 1
     assert "fc-survivor" in wb("profiles").out
     assert wb("down", lid, "--yes").rc == 0
+
+
+@needs_secret_service
+def test_status_shows_leftovers_that_no_machine_uses(wb):
+    """A launch that failed half-way left a disk: status lists it (JSON and text) until down --all deletes it."""
+    _profile(wb, "fc-half", "leak_disk=true", "fail_launch=capacity")
+    r = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-half", "--yes", "--json")
+    assert r.rc != 0
+    st = wb("status", "--json")
+    assert [x["kind"] for x in st.json["leftovers"]] == ["disk"] and st.json["leftovers"][0]["profile"] == "fc-half"
+    text = wb("status")
+    assert "leftovers" in text.out and "disk" in text.out and "1 leftover(s)" in text.out
+    assert wb("down", "--all", "--yes").rc == 0
+    assert wb("status", "--json").json["leftovers"] == []

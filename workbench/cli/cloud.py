@@ -133,8 +133,35 @@ def _instance_table(instances: list[Instance], spend: dict[tuple[str, str, str],
            for i in instances])
 
 
+def _reconcile_and_leftovers(ctx: CliContext) -> tuple[Any, list[Resource]]:
+    """Reconcile the store and list every profile's leftovers side by side (the same wall time as one).
+
+    Leftovers are billable things of ours that no live machine uses (a disk, an address, a
+    security group left by a crash before the machine existed): ``status`` shows them too.
+    A profile whose leftovers cannot be listed adds its error to the reconcile errors.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..core.teardown import _as_error
+
+    profiles = ctx.accounts.profiles()
+    with ThreadPoolExecutor(max_workers=min(8, len(profiles)) + 1, thread_name_prefix="status") as pool:
+        rec_future = pool.submit(reconcile, ctx.accounts)
+        left = [(p, pool.submit(lambda p=p: ctx.accounts.provider(p).leftovers())) for p in profiles]
+        result = rec_future.result()
+        failed = {name for name, _ in result.errors}
+        leftovers: list[Resource] = []
+        for p, fut in left:
+            try:
+                leftovers.extend(fut.result())
+            except Exception as exc:  # noqa: BLE001 - one profile never stops the others
+                if p.name not in failed:
+                    result.errors.append((p.name, _as_error(exc, f"listing leftovers of {p.name}")))
+    return result, leftovers
+
+
 def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
-    result = reconcile(ctx.accounts)
+    result, leftovers = _reconcile_and_leftovers(ctx)
     store = ctx.store
     spend = _spend(ctx)
     launches = store.list_launches()
@@ -155,7 +182,8 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"launches": out, "burn_rate": burn_rate(everything),
                    "total_spend": round(sum(spend.values()), 6),
                    "billable": sum(1 for i in everything if i.state.billable),
-                   "recovered": result.recovered, "errors": _errors_json(result.errors)})
+                   "recovered": result.recovered, "errors": _errors_json(result.errors),
+                   "leftovers": [r.to_json() for r in leftovers]})
     else:
         if not launches:
             print("no launches yet — try: workbench launch resources/examples/local-smoke.yaml --yes")
@@ -168,8 +196,14 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
         if everything:
             print()
             _instance_table(everything, spend)
+        if leftovers:
+            print("\nleftovers (billable things of ours that no machine uses; `workbench down --all` deletes them):")
+            table(["provider/profile", "region", "kind", "id", "launch", "$/h"],
+                  [[f"{r.provider}/{r.profile}", r.region, r.kind, r.resource_id, r.launch_id or "-",
+                    money(float(r.extra["price_per_hour"])) if r.extra.get("price_per_hour") is not None else "?"]
+                   for r in leftovers])
         print(f"\n{len(billable)} billable, burn rate {money(burn_rate(everything))}/h, "
-              f"total spend {money(sum(spend.values()))}")
+              f"total spend {money(sum(spend.values()))}" + (f", {len(leftovers)} leftover(s)" if leftovers else ""))
         for lid in result.recovered:
             err(f"note: launch {lid} was recovered from the provider's tags")
         _print_errors(result.errors)
