@@ -464,6 +464,8 @@ class StopAllDialog(QDialog):
         while self.remaining_lay.count():
             w = self.remaining_lay.takeAt(0).widget()
             if w is not None:
+                w.hide()
+                w.setParent(None)  # out of the dialog now (and of findChildren), not only when deleted
                 w.deleteLater()
         if report.clean:
             self.result.setText(tr("0 billable resources remain"))
