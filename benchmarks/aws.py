@@ -31,7 +31,7 @@ def _provider(stack, data: Path, **more: str):
     from workbench_aws.provider import AwsProvider
 
     profile = Profile("bench", "aws", "us-east-1", endpoint_url=stack.url, settings={**SETTINGS, **more})
-    return AwsProvider(profile, {"access_key_id": "AKIABENCH00000000001", "secret_access_key": "bench/secret"},
+    return AwsProvider(profile, {"access_key_id": "moto-fake-key-id", "secret_access_key": "moto-fake-not-secret"},
                        ProviderContext(install_id="benchinstall", data_dir=data))
 
 

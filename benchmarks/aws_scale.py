@@ -35,7 +35,7 @@ LATENCY_S = 0.2
 LAUNCHES_PER_REGION = 5
 INSTANCES_PER_LAUNCH = 5
 FAST = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.05", "terminate_wait_s": "60", "retry_backoff_cap_s": "0.05"}
-KEY = {"AWS_ACCESS_KEY_ID": "AKIABENCHSCALE000001", "AWS_SECRET_ACCESS_KEY": "bench/scale/secret"}
+KEY = {"AWS_ACCESS_KEY_ID": "moto-fake-key-id", "AWS_SECRET_ACCESS_KEY": "moto-fake-not-secret"}  # moto accepts any
 
 
 def _stack():
