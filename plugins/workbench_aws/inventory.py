@@ -24,6 +24,7 @@ Failure rules: botocore errors propagate; callers translate them.
 from __future__ import annotations
 
 import datetime
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Mapping
 
 from workbench.core.models import Instance, InstanceState, Resource
@@ -144,32 +145,42 @@ def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_i
 
     ``skip_launches``: launches in flight in this process (their group and key are about to be used).
     """
-    live = describe_instances(ec2, install_id, launch_ids)
+    filters = owner_filters(install_id, launch_ids)
+    # The five listings are independent: ask them side by side (a boto3 client may be shared
+    # between threads), so a region costs one round trip instead of five.
+    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="aws-leftovers") as pool:
+        live_f = pool.submit(describe_instances, ec2, install_id, launch_ids)
+        volumes_f = pool.submit(lambda: list(ec2.get_paginator("describe_volumes").paginate(
+            Filters=filters + [{"Name": "status", "Values": ["available"]}])))
+        addresses_f = pool.submit(lambda: ec2.describe_addresses(Filters=filters).get("Addresses") or [])
+        groups_f = pool.submit(lambda: list(ec2.get_paginator("describe_security_groups").paginate(Filters=filters)))
+        keys_f = pool.submit(lambda: ec2.describe_key_pairs(Filters=filters).get("KeyPairs") or [])
+        live = live_f.result()
+        volume_pages, addresses, group_pages, keys = (volumes_f.result(), addresses_f.result(),
+                                                      groups_f.result(), keys_f.result())
     live_ids = {i["InstanceId"] for i in live}
     busy = {tags_of(i).get(TAG_LAUNCH) for i in live} | set(skip_launches)
-    filters = owner_filters(install_id, launch_ids)
     found: list[Resource] = []
-    for page in ec2.get_paginator("describe_volumes").paginate(
-            Filters=filters + [{"Name": "status", "Values": ["available"]}]):
+    for page in volume_pages:
         for v in page.get("Volumes") or []:
             size, vtype = float(v.get("Size") or 0), v.get("VolumeType") or "gp3"
             found.append(_resource(KIND_VOLUME, v["VolumeId"], region, provider, profile, tags_of(v),
                                    size_gb=size, volume_type=vtype, az=v.get("AvailabilityZone", ""),
                                    encrypted=bool(v.get("Encrypted")), price_per_hour=ebs_hourly(size, vtype)))
-    for a in ec2.describe_addresses(Filters=filters).get("Addresses") or []:
+    for a in addresses:
         if a.get("InstanceId") and a["InstanceId"] in live_ids:
             continue
         found.append(_resource(KIND_EIP, a["AllocationId"], region, provider, profile, tags_of(a),
                                public_ip=a.get("PublicIp", ""), association_id=a.get("AssociationId") or "",
                                price_per_hour=PUBLIC_IPV4_HOURLY))
-    for page in ec2.get_paginator("describe_security_groups").paginate(Filters=filters):
+    for page in group_pages:
         for g in page.get("SecurityGroups") or []:
             tags = tags_of(g)
             if tags.get(TAG_LAUNCH) in busy:
                 continue
             found.append(_resource(KIND_SG, g["GroupId"], region, provider, profile, tags,
                                    group_name=g.get("GroupName", ""), vpc_id=g.get("VpcId", ""), price_per_hour=0.0))
-    for k in ec2.describe_key_pairs(Filters=filters).get("KeyPairs") or []:
+    for k in keys:
         tags = tags_of(k)
         if tags.get(TAG_LAUNCH) in busy:
             continue
