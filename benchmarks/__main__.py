@@ -52,8 +52,8 @@ def _median_run(argv: list[str], env: dict[str, str], n: int = 5) -> float:
 
 def _fill_store(home: Path, n: int) -> float:
     os.environ["WORKBENCH_HOME"] = str(home)
-    from workbench.core.models import Instance, InstanceState
-    from workbench.core.store import LaunchRecord, Store
+    from workbench.core.domain.models import Instance, InstanceState
+    from workbench.core.store.database import LaunchRecord, Store
 
     with Store.open() as store:
         t = time.perf_counter()

@@ -26,8 +26,8 @@ SETTINGS = {"regions": "us-east-1", "ssh_cidr": "198.51.100.23/32", "poll_s": "0
 
 
 def _provider(stack, data: Path, **more: str):
-    from workbench.core.models import Profile
-    from workbench.core.provider import ProviderContext
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.contract import ProviderContext
     from workbench_aws.provider import AwsProvider
 
     profile = Profile("bench", "aws", "us-east-1", endpoint_url=stack.url, settings={**SETTINGS, **more})
@@ -36,8 +36,8 @@ def _provider(stack, data: Path, **more: str):
 
 
 def _request(provider, launch_id: str):
-    from workbench.core.models import JobSpec, LaunchRequest
-    from workbench.core.provider import launch_tags
+    from workbench.core.domain.models import JobSpec, LaunchRequest
+    from workbench.core.providers.contract import launch_tags
 
     offer = next(o for o in provider.offers("us-east-1") if o.instance_type == "p3.2xlarge")
     return LaunchRequest(launch_id, JobSpec(name="bench", run="true"), offer, "bench",

@@ -4,7 +4,7 @@
 
 * teardown: 100 instances across 4 regions (per region 5 launches × 5 instances, each launch
   with its tagged security group and key pair), every AWS call delayed by 200 ms in the
-  wrapper; :func:`workbench.core.teardown.teardown` of everything, from the CLI's code path,
+  wrapper; :func:`workbench.core.lifecycle.teardown.teardown` of everything, from the CLI's code path,
   until verified.  Baseline, same run: the same teardown of one region alone (25 instances,
   the slowest region's share), whose calls a region-at-a-time teardown would make one after
   another.  The call counts per region are printed beside it.
@@ -56,7 +56,7 @@ def _client(stack, region: str):
 
 def _populate(stack, install_id: str, regions: tuple[str, ...]) -> int:
     """Per region: launches of tagged instances, each with its own tagged group and key (no latency)."""
-    from workbench.core.provider import launch_tags
+    from workbench.core.providers.contract import launch_tags
 
     made = 0
     for region in regions:
@@ -92,10 +92,10 @@ class _EnvCredentials:
 def _accounts(home: Path, stack, regions: tuple[str, ...]):
     os.environ["WORKBENCH_HOME"] = str(home)
     os.environ.update(KEY)
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
 
     acc = Accounts(Store.open(), entries=discover(), credentials=_EnvCredentials())
     acc.save_profile(Profile("bench", "aws", regions[0], endpoint_url=stack.url,
@@ -106,7 +106,7 @@ def _accounts(home: Path, stack, regions: tuple[str, ...]):
 def _timed_teardown(stack, aws_moto, home: Path, regions: tuple[str, ...]) -> tuple[float, int, Counter]:
     """(wall seconds, instances torn down, calls per region) of one verified teardown of everything."""
     from workbench.core import paths
-    from workbench.core.teardown import teardown
+    from workbench.core.lifecycle.teardown import teardown
 
     acc = _accounts(home, stack, regions)
     made = _populate(stack, paths.install_id(), regions)
@@ -144,10 +144,9 @@ def status_figures(runs: int = 3) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="wb-bench-status-") as tmp:
         home = Path(tmp) / "home"
         from workbench.core import paths
-
         acc = _accounts(home, stack, REGIONS)
         _populate(stack, paths.install_id(), REGIONS)
-        from workbench.core.reconcile import reconcile
+        from workbench.core.lifecycle.reconcile import reconcile
 
         reconcile(acc)  # the 100 live machines are in the store now
         _fill_history(acc.store, 500 - len(acc.store.list_instances()))
@@ -182,8 +181,8 @@ def status_figures(runs: int = 3) -> dict[str, float]:
 
 def _fill_history(store, n: int) -> None:
     """Finished AWS launches (terminated instances) filling the store up to 500 instances."""
-    from workbench.core.models import Instance, InstanceState
-    from workbench.core.store import LaunchRecord
+    from workbench.core.domain.models import Instance, InstanceState
+    from workbench.core.store.database import LaunchRecord
 
     for i in range(n):
         lid = f"old-{i:04d}"

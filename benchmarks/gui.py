@@ -57,9 +57,9 @@ def start_bare() -> float:
 def start_app() -> float:
     def make():
         from workbench.app import make_application
-        from workbench.core.accounts import Accounts
-        from workbench.core.store import Store
-        from workbench.ui.main_window import MainWindow
+        from workbench.core.providers.accounts import Accounts
+        from workbench.core.store.database import Store
+        from workbench.ui.shell.main_window import MainWindow
 
         make_application()
         return MainWindow(Accounts(Store.open()), refresh_ms=60_000)
@@ -72,12 +72,12 @@ def gaps() -> tuple[float, float]:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.stop_all import StopAllDialog
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
+    from workbench.ui.shell.main_window import MainWindow
+    from workbench.ui.instances.stop_all import StopAllDialog
 
     app = QApplication.instance() or QApplication(["bench"])
 
@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int:
             print(f"{largest * 1000:.3f} {idle * 1000:.3f}")
         os._exit(0)
     if what == "monitor-memory":
-        from workbench.ui.series import benchmark_memory
+        from workbench.core.telemetry.series import benchmark_memory
 
         print(benchmark_memory())
         return 0

@@ -47,12 +47,12 @@ def _setup():
 
     from PySide6.QtWidgets import QApplication
 
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Instance, InstanceState
-    from workbench.core.store import Store
-    from workbench.core.telemetry import TelemetryHub
-    from workbench.ui.monitor import MonitorView, instance_key
-    from workbench.ui.session import Session
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Instance, InstanceState
+    from workbench.core.store.database import Store
+    from workbench.core.telemetry.hub import TelemetryHub
+    from workbench.ui.monitor.monitor_view import MonitorView, instance_key
+    from workbench.ui.runtime.session import Session
 
     app = QApplication.instance() or QApplication(["bench"])
     store = Store.open()
@@ -72,7 +72,7 @@ def _setup():
 
 def _history(view, inst, key_of, hours: float = HOURS) -> None:
     """``hours`` of 1 Hz readings for every GPU of ``inst`` in the view's rings, ending now."""
-    from workbench.ui.series import SampleBatch, SeriesSet
+    from workbench.core.telemetry.series import SampleBatch, SeriesSet
 
     n = int(hours * 3600)
     ts = time.time() - n + np.arange(n, dtype=np.float64)
@@ -91,7 +91,7 @@ def _pump(app, seconds: float) -> None:
 
 
 def cpu() -> tuple[float, float, float, float, int]:
-    from workbench.core.telemetry import parse_line
+    from workbench.core.telemetry.nvidia_smi import parse_line
 
     app, session, hub, view, insts, key_of = _setup()
     _history(view, insts[0], key_of)
@@ -140,7 +140,7 @@ def cpu() -> tuple[float, float, float, float, int]:
 def memory() -> tuple[int, int]:
     import psutil
 
-    from workbench.core.telemetry import parse_line
+    from workbench.core.telemetry.nvidia_smi import parse_line
 
     app, session, hub, view, insts, key_of = _setup()
     _pump(app, 1.0)

@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def telemetry_cpu(machines: int = 64, gpus: int = 8, rounds: int = 60) -> tuple[float, int]:
     """(CPU seconds per sample, samples) for parse + ring insert (+ minute history into a store)."""
-    from workbench.core.store import Store
-    from workbench.core.telemetry import TelemetryHub, parse_line
+    from workbench.core.store.database import Store
+    from workbench.core.telemetry.hub import TelemetryHub
+    from workbench.core.telemetry.nvidia_smi import parse_line
 
     text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
     lines = [ln for ln in text.splitlines() if ln.strip()][:gpus]
@@ -46,11 +47,11 @@ def ssh_throughput() -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "tests" / "support"))
     import sshd as sshd_support
 
-    from workbench.core.models import Instance, InstanceState
+    from workbench.core.domain.models import Instance, InstanceState
     from workbench.core.remote import logs
     from workbench.core.remote.connection import Target, connect
     from workbench.core.remote.transfer import plan_upload, upload
-    from workbench.core.sshkeys import ensure_keypair
+    from workbench.core.providers.sshkeys import ensure_keypair
 
     if sshd_support.available():
         return {}

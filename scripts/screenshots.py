@@ -71,14 +71,14 @@ def one(lang: str, out: Path) -> int:
 
     app = make_application()
 
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import parse_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.stop_all import StopAllDialog
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
+    from workbench.ui.shell.main_window import MainWindow
+    from workbench.ui.instances.stop_all import StopAllDialog
 
     store = Store.open()
     creds = _MemoryCredentials()

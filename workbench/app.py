@@ -11,8 +11,8 @@ import os
 import sys
 from typing import Sequence
 
-from .core import applog, paths
-from .core.errors import WorkbenchError
+from workbench.core import applog, paths
+from workbench.core.domain.errors import WorkbenchError
 
 log = logging.getLogger("workbench.app")
 
@@ -21,9 +21,11 @@ def make_application(argv: Sequence[str] | None = None):
     """The QApplication with name, icon, language and theme applied (idempotent)."""
     from PySide6.QtWidgets import QApplication
 
-    from .ui import i18n, theme
-    from .ui.icons import icon
-    from .ui.settings import UiSettings
+    from workbench.ui import i18n
+
+    from workbench.ui.common import theme
+    from workbench.ui.common.icons import icon
+    from workbench.ui.runtime.settings import UiSettings
 
     app = QApplication.instance() or QApplication([sys.argv[0], *(argv or [])])
     app.setApplicationName("Cloud GPU Workbench")
@@ -43,15 +45,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_application(argv)
     try:
         applog.setup(paths.log_dir())
-        from .core.accounts import Accounts
-        from .core.store import Store
+        from workbench.core.providers.accounts import Accounts
+        from workbench.core.store.database import Store
 
         store = Store.open()
     except WorkbenchError as exc:
         QMessageBox.critical(None, "Cloud GPU Workbench", str(exc))
         return exc.exit_code
-    from .ui.i18n import tr
-    from .ui.main_window import MainWindow
+    from workbench.ui.i18n import tr
+    from workbench.ui.shell.main_window import MainWindow
 
     win = MainWindow(Accounts(store))
     if store.recovered_from is not None:

@@ -197,9 +197,9 @@ FIRST_PAINT = """
 import os, time
 from PySide6.QtCore import QEvent, QObject
 from workbench.app import make_application
-from workbench.core.accounts import Accounts
-from workbench.core.store import Store
-from workbench.ui.main_window import MainWindow
+from workbench.core.providers.accounts import Accounts
+from workbench.core.store.database import Store
+from workbench.ui.shell.main_window import MainWindow
 app = make_application()
 win = MainWindow(Accounts(Store.open()), refresh_ms=60_000)
 painted = []

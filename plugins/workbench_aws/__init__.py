@@ -6,5 +6,5 @@ workbench errors), ``snapshot`` (the bundled price/shape catalogue),
 ``pricing`` (Price List API + spot history parsers), ``quotas`` (Service
 Quotas), ``offers``, ``userdata``, ``launch``, ``inventory`` (listing by
 tag), ``teardown``, ``billing`` (CloudWatch, Cost Explorer) and ``provider``
-(the :class:`~workbench.core.provider.Provider` the app sees).
+(the :class:`~workbench.core.providers.contract.Provider` the app sees).
 """

@@ -20,8 +20,8 @@ import datetime
 import time
 from typing import Any
 
-from workbench.core.models import GpuSample
-from workbench.core.provider import TAG_LAUNCH
+from workbench.core.domain.models import GpuSample
+from workbench.core.providers.contract import TAG_LAUNCH
 
 COST_EXPLORER_REGION = "us-east-1"
 COST_EXPLORER_SOURCE = "AWS Cost Explorer"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from workbench.core.errors import (AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError,
+from workbench.core.domain.errors import (AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError,
                                    TransientError, WorkbenchError)
 
 from . import quotas

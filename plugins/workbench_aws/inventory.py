@@ -27,8 +27,8 @@ import datetime
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Mapping
 
-from workbench.core.models import Instance, InstanceState, Resource
-from workbench.core.provider import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
+from workbench.core.domain.models import Instance, InstanceState, Resource
+from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 
 TAG_PRICE, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:price", "workbench:market", "workbench:gpu", "workbench:ssh-user", "workbench:disk-gb")

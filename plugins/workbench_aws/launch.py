@@ -37,14 +37,14 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.core.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
-from workbench.core.models import Instance, LaunchRequest, Resource
-from workbench.core.provider import TAG_LAUNCH
-from workbench.core.sshkeys import ensure_keypair
+from workbench.core.domain.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
+from workbench.core.domain.models import Instance, LaunchRequest, Resource
+from workbench.core.providers.contract import TAG_LAUNCH
+from workbench.core.providers.sshkeys import ensure_keypair
 
 from . import inventory, teardown, userdata
 from .errors import error_code, translate
-from .session import Clients
+from .clients import Clients
 from .settings import AwsSettings
 
 log = logging.getLogger("workbench.aws.launch")

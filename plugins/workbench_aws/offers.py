@@ -29,13 +29,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from workbench.core.errors import WorkbenchError
-from workbench.core.gpus import GPU_MODELS, normalize_gpu_name
-from workbench.core.models import Offer, Prices
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.gpus import GPU_MODELS, normalize_gpu_name
+from workbench.core.domain.models import Offer, Prices
 
 from . import pricing, quotas
 from .errors import translate
-from .session import Clients
+from .clients import Clients
 from .settings import AwsSettings
 from .snapshot import Snapshot
 

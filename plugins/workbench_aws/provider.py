@@ -30,18 +30,18 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
-from workbench.core.errors import TransientError, WorkbenchError
-from workbench.core.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
+from workbench.core.domain.errors import TransientError, WorkbenchError
+from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
-from workbench.core.profile_settings import apply_ssh_address
-from workbench.core.provider import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
+from workbench.core.providers.profile_settings import apply_ssh_address
+from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
                                      SupportsStop, SupportsTelemetry)
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
 from .errors import error_code, translate
 from .launch import Launcher
 from .offers import OfferBook
-from .session import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
+from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
 from .settings import DEFAULT_REGION, parse
 
 log = logging.getLogger("workbench.aws")
@@ -175,7 +175,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     # -- launch and listing ------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        from workbench.core.errors import ConfigError
+        from workbench.core.domain.errors import ConfigError
 
         if req.region not in self.enabled_regions():
             raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",

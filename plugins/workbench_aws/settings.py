@@ -1,6 +1,6 @@
 """The AWS profile's settings, parsed and checked once (plain Python, no boto3).
 
-A :class:`~workbench.core.models.Profile` carries strings only.  Keys the AWS
+A :class:`~workbench.core.domain.models.Profile` carries strings only.  Keys the AWS
 plugin reads from ``Profile.settings`` (all optional):
 
 ``regions``               comma list of enabled regions ("all" = every region the account has
@@ -29,11 +29,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from workbench.core.errors import ConfigError
-from workbench.core.profile_settings import flag as _flag
-from workbench.core.profile_settings import number as _number
-from workbench.core.profile_settings import ssh_address
-from workbench.core.models import Profile
+from workbench.core.domain.errors import ConfigError
+from workbench.core.providers.profile_settings import flag as _flag
+from workbench.core.providers.profile_settings import number as _number
+from workbench.core.providers.profile_settings import ssh_address
+from workbench.core.domain.models import Profile
 
 DEFAULT_REGION = "us-east-1"
 #: the Deep Learning Base AMI (NVIDIA driver, CUDA, Docker) on Ubuntu 22.04, published by AWS in SSM

@@ -17,7 +17,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core.errors import PluginError
+from workbench.core.domain.errors import PluginError
 from workbench.core.paths import resources_dir
 
 COLUMNS = ("instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "network_gbps", "efa",

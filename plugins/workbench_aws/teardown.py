@@ -20,7 +20,7 @@ import logging
 import time
 from typing import Any, Callable, Iterable, Sequence
 
-from workbench.core.models import Resource
+from workbench.core.domain.models import Resource
 
 from .errors import error_code, is_not_found
 from .inventory import KIND_EIP, KIND_KEY, KIND_SG, KIND_VOLUME

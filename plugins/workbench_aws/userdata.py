@@ -4,7 +4,7 @@ It prepares the folders the remote-job runner uses, records that the machine
 started and for which launch (``/var/lib/workbench/launch.json`` and
 ``/var/lib/workbench/started``, plus a line on the console, visible with
 ``get-console-output``), and installs the instance-side guard
-(``workbench.core.guard_install``: max runtime, idle GPU and on_finish enforced
+(``workbench.core.providers.bootscript``: max runtime, idle GPU and on_finish enforced
 by the machine itself while the app is closed).  It carries no secret: the
 launch id and install id are tags anyway.
 
@@ -18,7 +18,7 @@ import json
 import shlex
 import time
 
-from workbench.core.models import JobSpec
+from workbench.core.domain.models import JobSpec
 
 MAX_BYTES = 16 * 1024  # EC2's limit on user data (before base64)
 
@@ -58,7 +58,7 @@ sh /var/lib/workbench/install-guard.sh || echo "workbench: the instance guard co
 
 def _guard(spec: JobSpec, launch_id: str) -> str:
     """The sh fragment that installs the instance guard (a systemd timer; shutdown ends the bill)."""
-    from workbench.core.guard_install import render_guard_shell
+    from workbench.core.providers.bootscript import render_guard_shell
 
     minutes = spec.guards.max_runtime_minutes
     not_after = None if minutes is None else time.time() + minutes * 60

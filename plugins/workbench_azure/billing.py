@@ -4,7 +4,7 @@ One ``query`` (POST ``/subscriptions/{id}/providers/Microsoft.CostManagement/que
 for the ``ActualCost`` of the resources tagged with this install's owner tag, daily,
 grouped by the launch tag; pages follow ``properties.nextLink``.  Cost that carries
 the owner tag but no launch tag comes back with launch id "".  Cost Management lags
-by hours and is throttled hard: callers cache (``workbench.core.billing_sync``);
+by hours and is throttled hard: callers cache (``workbench.core.money.billing_sync``);
 429s are retried by the SDK's policy, which honours Retry-After.
 
 Blocks on the network; failures leave as workbench errors (mapped like every ARM call).
@@ -16,9 +16,9 @@ import datetime
 import time
 from typing import Any
 
-from workbench.core.errors import PluginError
-from workbench.core.models import ActualCost
-from workbench.core.provider import TAG_LAUNCH, TAG_OWNER
+from workbench.core.domain.errors import PluginError
+from workbench.core.domain.models import ActualCost
+from workbench.core.providers.contract import TAG_LAUNCH, TAG_OWNER
 
 from .clients import AzureClients
 

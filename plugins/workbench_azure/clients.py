@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from workbench.core.errors import AuthError, ConfigError
+from workbench.core.domain.errors import AuthError, ConfigError
 
 from .errors import map_error
 from .settings import AzureSettings

@@ -6,7 +6,7 @@ A ``#cloud-config`` document that
   job, SSH user, limits; no secret — those are tags anyway) and the time it started,
 * prepares the folders of the remote-job runner (``/opt/workbench/jobs``, owned by the
   SSH user) and the per-launch state folder,
-* installs the instance-side guard (``workbench.core.guard_install``) configured to delete
+* installs the instance-side guard (``workbench.core.providers.bootscript``) configured to delete
   the VM's own resource group through ARM with the VM's managed identity — on Azure an OS
   shutdown would leave a *Stopped* VM that still bills,
 * writes a line to the serial console (visible in boot diagnostics).
@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
-from workbench.core.errors import PluginError
-from workbench.core.models import JobSpec
+from workbench.core.domain.errors import PluginError
+from workbench.core.domain.models import JobSpec
 
 MAX_BYTES = 64 * 1024
 
@@ -63,7 +63,7 @@ def encode(text: str) -> str:
 def _guard(spec: JobSpec, launch_id: str, subscription_id: str, resource_group: str, arm_endpoint: str,
            arm_audience: str) -> dict[str, Any] | None:
     try:
-        from workbench.core.guard_install import guard_cloud_config
+        from workbench.core.providers.bootscript import guard_cloud_config
     except ImportError:  # an app without the guard module: the auto-shutdown schedule is the only line
         return None
     not_after = None

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from workbench.core.credentials import redact
-from workbench.core.errors import (AuthError, CapacityError, NotFoundError, PluginError, QuotaError, TransientError,
+from workbench.core.providers.credentials import redact
+from workbench.core.domain.errors import (AuthError, CapacityError, NotFoundError, PluginError, QuotaError, TransientError,
                                    WorkbenchError)
 
 CAPACITY_CODES = {"skunotavailable", "allocationfailed", "zonalallocationfailed", "overconstrainedallocationrequest",

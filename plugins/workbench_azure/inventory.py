@@ -24,9 +24,9 @@ import logging
 import time
 from typing import Any, Sequence
 
-from workbench.core.errors import NotFoundError, PluginError, WorkbenchError
-from workbench.core.models import Instance, InstanceState, Resource
-from workbench.core.provider import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
+from workbench.core.domain.errors import NotFoundError, PluginError, WorkbenchError
+from workbench.core.domain.models import Instance, InstanceState, Resource
+from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 
 from . import snapshot
 from .clients import AzureClients

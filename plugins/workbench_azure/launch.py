@@ -36,14 +36,14 @@ import threading
 import time
 from typing import Any, Callable
 
-from workbench.core.errors import CapacityError, ConfigError, NotFoundError, PluginError, WorkbenchError
-from workbench.core.models import Instance, LaunchRequest
+from workbench.core.domain.errors import CapacityError, ConfigError, NotFoundError, PluginError, WorkbenchError
+from workbench.core.domain.models import Instance, LaunchRequest
 from workbench.core.paths import check_launch_id
-from workbench.core.provider import ProviderContext, TAG_OWNER
+from workbench.core.providers.contract import ProviderContext, TAG_OWNER
 
 from . import customdata
 from .clients import AzureClients
-from .guard import add_shutdown_schedule, grant_guard_role
+from .self_delete import add_shutdown_schedule, grant_guard_role
 from .inventory import (TAG_GPU, TAG_GPUS, TAG_NAME, TAG_PRICE, TAG_SIZE, TAG_SPOT, TAG_VM, VM_NAME, Inventory,
                         build_instance)
 from .offers import OfferCatalog
@@ -272,7 +272,7 @@ class Launcher:
     def _vm_body(self, req: LaunchRequest, region: str, zone: str | None, size: SizeInfo, tags: dict[str, str],
                  nic_id: str, sub: str, group: str, at_host: bool) -> dict[str, Any]:
         s = self.settings
-        from workbench.core.sshkeys import ensure_keypair
+        from workbench.core.providers.sshkeys import ensure_keypair
 
         key = ensure_keypair(self.context.data_dir).public_openssh
         publisher, offer, sku, version = s.image

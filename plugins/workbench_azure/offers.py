@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.core.errors import AuthError, TransientError, WorkbenchError
-from workbench.core.models import Offer, Prices
+from workbench.core.domain.errors import AuthError, TransientError, WorkbenchError
+from workbench.core.domain.models import Offer, Prices
 
 from . import retail, snapshot
 from .clients import AzureClients

@@ -23,10 +23,10 @@ import logging
 import threading
 from typing import Iterable, Mapping, Sequence
 
-from workbench.core.errors import ConfigError, WorkbenchError
-from workbench.core.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
-from workbench.core.profile_settings import apply_ssh_address
-from workbench.core.provider import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
+from workbench.core.domain.errors import ConfigError, WorkbenchError
+from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
+from workbench.core.providers.profile_settings import apply_ssh_address
+from workbench.core.providers.contract import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
 
 from .settings import AzureSettings, parse
 

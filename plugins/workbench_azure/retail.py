@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from workbench.core.errors import TransientError
+from workbench.core.domain.errors import TransientError
 
 HOURS = {"1 Year": 365 * 24, "3 Years": 3 * 365 * 24}
 MAX_PAGES = 50

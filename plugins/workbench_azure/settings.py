@@ -1,6 +1,6 @@
 """The Azure profile's settings, parsed and checked once (plain Python, no SDK).
 
-A :class:`~workbench.core.models.Profile` carries strings only.  Keys read from
+A :class:`~workbench.core.domain.models.Profile` carries strings only.  Keys read from
 ``Profile.settings`` (``tenant_id`` and ``client_id`` may also come from the
 credential form; the client secret only ever comes from the keyring):
 
@@ -39,11 +39,11 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from workbench.core.errors import ConfigError
-from workbench.core.profile_settings import flag as _flag
-from workbench.core.profile_settings import number as _number
-from workbench.core.profile_settings import ssh_address
-from workbench.core.models import Profile
+from workbench.core.domain.errors import ConfigError
+from workbench.core.providers.profile_settings import flag as _flag
+from workbench.core.providers.profile_settings import number as _number
+from workbench.core.providers.profile_settings import ssh_address
+from workbench.core.domain.models import Profile
 
 #: Contributor, the built-in role; scoped to the launch's own group it lets the VM delete that group
 CONTRIBUTOR_ROLE = "b24988ac-6180-42a0-ab88-20f7382dd24c"

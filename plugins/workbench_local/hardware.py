@@ -22,8 +22,8 @@ from typing import Any, Iterator
 
 import psutil
 
-from workbench.core.gpus import normalize_gpu_name
-from workbench.core.models import GpuSample
+from workbench.core.domain.gpus import normalize_gpu_name
+from workbench.core.domain.models import GpuSample
 
 log = logging.getLogger(__name__)
 

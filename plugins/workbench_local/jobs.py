@@ -37,8 +37,8 @@ from typing import Any, Iterator, Mapping
 
 import psutil
 
-from workbench.core.errors import ConfigError, PluginError, TransientError, WorkbenchError
-from workbench.core.models import JobSpec
+from workbench.core.domain.errors import ConfigError, PluginError, TransientError, WorkbenchError
+from workbench.core.domain.models import JobSpec
 from workbench.core.paths import check_launch_id
 
 from . import procs

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from workbench.core.errors import PluginError
+from workbench.core.domain.errors import PluginError
 
 log = logging.getLogger(__name__)
 

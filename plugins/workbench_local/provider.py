@@ -32,8 +32,8 @@ import socket
 import time
 from typing import Iterable, Mapping, Sequence
 
-from workbench.core.errors import ConfigError, PluginError, WorkbenchError
-from workbench.core.models import (
+from workbench.core.domain.errors import ConfigError, PluginError, WorkbenchError
+from workbench.core.domain.models import (
     GpuSample,
     Identity,
     Instance,
@@ -46,7 +46,7 @@ from workbench.core.models import (
     Resource,
 )
 from workbench.core.paths import check_launch_id
-from workbench.core.provider import Provider, ProviderContext, SupportsTelemetry
+from workbench.core.providers.contract import Provider, ProviderContext, SupportsTelemetry
 
 from . import hardware, procs
 from .jobs import JobInfo, JobRecord, JobStore, describe_failure, start_job

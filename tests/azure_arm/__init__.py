@@ -43,7 +43,7 @@ def profile_for(server: ArmServer, account: Account, name: str = "azure-test", r
 
     The client secret is not in it: pass ``{"client_secret": account.secret}`` as the provider's secrets.
     """
-    from workbench.core.models import Profile
+    from workbench.core.domain.models import Profile
 
     base = {
         "cloud": "custom", "arm_endpoint": server.url, "authority_host": server.url, "ca_bundle": server.ca_file,

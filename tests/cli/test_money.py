@@ -23,11 +23,11 @@ def _launch_in_process(wb, monkeypatch, profile: str, spec_text: str) -> str:
     which a fake cloud machine cannot answer); the CLI then finds it through the same store and keyring."""
     import importlib
 
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import parse_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
 
     monkeypatch.setenv("WORKBENCH_HOME", str(wb.home))
     monkeypatch.syspath_prepend(str(FIXTURE_PLUGINS))

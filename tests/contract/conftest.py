@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from workbench.core.provider import Provider
+from workbench.core.providers.contract import Provider
 
 from .harness import HARNESSES, ProviderHarness
 

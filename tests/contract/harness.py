@@ -22,8 +22,8 @@ from typing import Any, Callable, Protocol
 
 import psutil
 
-from workbench.core.models import JobSpec, LaunchRequest, Profile
-from workbench.core.provider import Provider, ProviderContext, launch_tags
+from workbench.core.domain.models import JobSpec, LaunchRequest, Profile
+from workbench.core.providers.contract import Provider, ProviderContext, launch_tags
 
 
 class ProviderHarness(Protocol):

@@ -11,8 +11,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from workbench.core.models import JobSpec, LaunchRequest
-from workbench.core.provider import Provider, ProviderContext, launch_tags
+from workbench.core.domain.models import JobSpec, LaunchRequest
+from workbench.core.providers.contract import Provider, ProviderContext, launch_tags
 
 from .harness import HarnessEntry
 

@@ -13,8 +13,8 @@ from typing import Callable, TypeVar
 
 import pytest
 
-from workbench.core.models import Identity, Instance, Offer, Region
-from workbench.core.provider import Provider
+from workbench.core.domain.models import Identity, Instance, Offer, Region
+from workbench.core.providers.contract import Provider
 
 from .harness import ProviderHarness
 

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from guardsim import FAKE_NVIDIA_SMI, FAKE_SHUTDOWN, LID, T0
-from workbench.core import guard_install as gi
-from workbench.core.errors import ConfigError
-from workbench.core.jobspec import parse_spec
+from workbench.core.providers import bootscript as gi
+from workbench.core.domain.errors import ConfigError
+from workbench.core.domain.jobspec import parse_spec
 
 SPEC = parse_spec("name: train\nrun: python train.py\nresources:\n  gpu: V100:8\n"
                   "guards:\n  max_runtime: 2h\n  idle_minutes: 20\n  idle_util_below: 7\n")

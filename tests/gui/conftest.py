@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.accounts import Accounts
-from workbench.core.models import Profile
-from workbench.core.registry import discover
-from workbench.core.store import Store
+from workbench.core.providers.accounts import Accounts
+from workbench.core.domain.models import Profile
+from workbench.core.providers.registry import discover
+from workbench.core.store.database import Store
 from workbench_testing import FIXTURE_PLUGINS, MemoryCredentials
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 
 def _teardown_all(acc: Accounts) -> None:
-    from workbench.core.teardown import teardown
+    from workbench.core.lifecycle.teardown import teardown
 
     try:
         teardown(acc, None, timeout=10, poll=0.1)
@@ -77,7 +77,7 @@ def fake_accounts(home, monkeypatch):
 
 @pytest.fixture
 def session(qtbot, accounts):
-    from workbench.ui.session import Session
+    from workbench.ui.runtime.session import Session
 
     s = Session(accounts)
     yield s

@@ -13,15 +13,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QMessageBox, QToolButton, QTreeWidgetItem
 
-from workbench.core.accounts import Accounts
-from workbench.core.credentials import CredentialStore
-from workbench.core.errors import AuthError
-from workbench.core.models import Instance, InstanceState
-from workbench.core.registry import ProviderEntry, discover
-from workbench.core.store import Store
-from workbench.ui.accounts_view import AccountsView
-from workbench.ui.credentials_form import UNCHANGED
-from workbench.ui.session import Session, Snapshot
+from workbench.core.providers.accounts import Accounts
+from workbench.core.providers.credentials import CredentialStore
+from workbench.core.domain.errors import AuthError
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.providers.registry import ProviderEntry, discover
+from workbench.core.store.database import Store
+from workbench.ui.accounts.accounts_view import AccountsView
+from workbench.ui.accounts.credentials_form import UNCHANGED
+from workbench.ui.runtime.session import Session, Snapshot
 from workbench_testing import FIXTURE_PLUGINS, MemoryCredentials, needs_secret_service
 
 SECRET = "tok-s3cret-Value-42"

@@ -11,12 +11,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
 import aws_moto
-from workbench.core.accounts import Accounts
-from workbench.core.models import InstanceState, Profile
-from workbench.core.store import Store
-from workbench.ui.launch_wizard import LaunchWizard
-from workbench.ui.offers_model import COL_ON_DEMAND
-from workbench.ui.session import Session
+from workbench.core.providers.accounts import Accounts
+from workbench.core.domain.models import InstanceState, Profile
+from workbench.core.store.database import Store
+from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.launch.offers_model import COL_ON_DEMAND
+from workbench.ui.runtime.session import Session
 from workbench_testing import MemoryCredentials
 
 NEXT, FINISH = QWizard.WizardButton.NextButton, QWizard.WizardButton.FinishButton
@@ -35,7 +35,7 @@ def aws_accounts(home):
     creds.set("aws", "aws-moto", {"access_key_id": "AKIAGUITEST000000001", "secret_access_key": "gui/secret"})
     acc.stack = stack  # type: ignore[attr-defined]
     yield acc
-    from workbench.core.teardown import teardown
+    from workbench.core.lifecycle.teardown import teardown
 
     try:
         teardown(acc, None, timeout=10, poll=0.05)

@@ -11,13 +11,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from workbench.core.accounts import Accounts
-from workbench.core.launcher import LAUNCH_STEPS
-from workbench.core.models import InstanceState
-from workbench.core.registry import discover
-from workbench.core.store import Store
-from workbench.ui.launch_wizard import LaunchWizard
-from workbench.ui.session import Session
+from workbench.core.providers.accounts import Accounts
+from workbench.core.lifecycle.launcher import LAUNCH_STEPS
+from workbench.core.domain.models import InstanceState
+from workbench.core.providers.registry import discover
+from workbench.core.store.database import Store
+from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.runtime.session import Session
 from workbench_testing import MemoryCredentials
 
 _TESTS = str(Path(__file__).resolve().parents[1])
@@ -43,7 +43,7 @@ def azure(home, qtbot):
     yield acc, session, server, account
     session.shutdown()
     server.state.config(account.subscription).hold = False
-    from workbench.core.teardown import teardown
+    from workbench.core.lifecycle.teardown import teardown
 
     try:
         teardown(acc, None, timeout=20, poll=0.1)

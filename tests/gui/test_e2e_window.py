@@ -11,9 +11,9 @@ import psutil
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from workbench.core.models import InstanceState, Profile
-from workbench.ui.main_window import MainWindow
-from workbench.ui.stop_all import StopAllDialog
+from workbench.core.domain.models import InstanceState, Profile
+from workbench.ui.shell.main_window import MainWindow
+from workbench.ui.instances.stop_all import StopAllDialog
 
 FINISH = QWizard.WizardButton.FinishButton
 

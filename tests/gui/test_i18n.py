@@ -55,7 +55,7 @@ def test_window_in_chinese_shows_chinese(qtbot, accounts, monkeypatch):
     monkeypatch.setenv("WORKBENCH_LANG", "zh_CN")
     try:
         assert i18n.install("zh_CN") == "zh_CN"
-        from workbench.ui.main_window import MainWindow
+        from workbench.ui.shell.main_window import MainWindow
 
         win = MainWindow(accounts, refresh_ms=60_000)
         qtbot.addWidget(win)

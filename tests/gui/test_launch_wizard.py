@@ -12,12 +12,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWizard
 
-from workbench.core.launcher import LAUNCH_STEPS, STEP_PROVIDER
-from workbench.core.models import InstanceState, Profile
+from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER
+from workbench.core.domain.models import InstanceState, Profile
 from workbench.core.paths import resources_dir
-from workbench.ui.launch_view import LaunchView
-from workbench.ui.launch_wizard import LaunchWizard
-from workbench.ui.session import Session
+from workbench.ui.launch.launch_view import LaunchView
+from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.runtime.session import Session
 
 EXAMPLES = resources_dir() / "examples"
 

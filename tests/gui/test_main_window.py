@@ -9,12 +9,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox, QPushButton
 
-from workbench.core.errors import AuthError, CapacityError, QuotaError, TransientError
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.ui.main_window import VIEWS, MainWindow
-from workbench.ui.session import Session, Snapshot
-from workbench.ui.tasks import TaskRunner
+from workbench.core.domain.errors import AuthError, CapacityError, QuotaError, TransientError
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.ui.shell.main_window import VIEWS, MainWindow
+from workbench.ui.runtime.session import Session, Snapshot
+from workbench.ui.runtime.tasks import TaskRunner
 
 SLEEPER = "name: {name}\nrun: sleep 60\nguards:\n  max_runtime: 5m\n"
 
@@ -178,7 +178,7 @@ def test_logs_dialog_shows_the_jobs_output(qtbot, accounts):
     TransientError("rate exceeded", hint="the app retries by itself"),
 ])
 def test_errors_show_message_and_hint_never_a_traceback(qtbot, exc):
-    from workbench.ui.dialogs import show_error
+    from workbench.ui.common.dialogs import show_error
 
     box = show_error(None, exc)
     qtbot.addWidget(box)
@@ -264,7 +264,7 @@ def test_quit_tear_everything_down_ends_the_machines_then_closes(qtbot, accounts
     win.close()
     box = win.findChild(QMessageBox, "quit-dialog")
     _button(box, "quit-teardown").click()
-    from workbench.ui.stop_all import StopAllDialog
+    from workbench.ui.instances.stop_all import StopAllDialog
 
     qtbot.waitUntil(lambda: win.findChild(StopAllDialog) is not None, timeout=5000)
     dlg = win.findChild(StopAllDialog)
@@ -349,8 +349,7 @@ def test_a_finished_job_is_announced(qtbot, accounts):
 def test_dark_and_light_follow_the_setting_and_recolour_icons(qtbot, accounts):
     from PySide6.QtCore import QSize
 
-    from workbench.ui import theme
-
+    from workbench.ui.common import theme
     def brightest(action) -> int:
         img = action.icon().pixmap(QSize(24, 24)).toImage()
         return max(img.pixelColor(x, y).lightness() for x in range(24) for y in range(24)
@@ -410,8 +409,8 @@ def test_views_modules_are_preloaded_off_the_ui_thread():
 
     code = """
 import sys, threading
-import workbench.ui.main_window as mw
-lazy = ['workbench.ui' + m for m, _ in mw.LAZY_VIEWS.values()]
+import workbench.ui.shell.main_window as mw
+lazy = [m for m, _ in mw.LAZY_VIEWS.values()]
 assert not any(m in sys.modules for m in lazy), [m for m in lazy if m in sys.modules]
 seen = []
 real = mw.importlib.import_module
@@ -427,7 +426,7 @@ print('ok')
 
 
 def test_stop_deallocates_after_a_confirmation_and_local_jobs_cannot_be_stopped(qtbot, fake_accounts):
-    from workbench.core.models import InstanceState
+    from workbench.core.domain.models import InstanceState
 
     fake_accounts.add_fake("fk")
     spec = parse_spec("name: pausable\nrun: x\nresources:\n  gpu: V100:1\n")
@@ -442,5 +441,5 @@ def test_stop_deallocates_after_a_confirmation_and_local_jobs_cannot_be_stopped(
     _button(box, "Stop").click()
     qtbot.waitUntil(lambda: any(i.state == InstanceState.STOPPED for i in fake_accounts.store.list_instances()),
                     timeout=20_000)
-    from workbench.ui.instances_view import provider_can_stop
+    from workbench.ui.instances.instances_view import provider_can_stop
     assert not provider_can_stop("local") and provider_can_stop("fakecloud")

@@ -7,11 +7,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.ui.launch_wizard import LaunchWizard
-from workbench.ui.session import Session
-from workbench.ui.spend_view import COL_BILLED, SpendView, build_report
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.runtime.session import Session
+from workbench.ui.money.spend_view import COL_BILLED, SpendView, build_report
 from workbench_testing import ManualClock
 
 GPU_JOB = parse_spec("name: train-v100\nrun: python train.py\nresources:\n  gpu: V100:1\n"
@@ -31,8 +31,8 @@ def fake_session(qtbot, fake_accounts):
 def test_report_has_billed_cost_budgets_and_converted_currency(fake_accounts):
     fake_accounts.add_fake("lab", actual_factor="1.5")
     [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
-    from workbench.core import budgets, currency
-    from workbench.core.currency import CurrencySettings
+    from workbench.core.money import budgets, currency
+    from workbench.core.money.currency import CurrencySettings
 
     budgets.set_monthly(fake_accounts.store, 100.0)
     currency.save(fake_accounts.store, CurrencySettings("CNY", 7.0))

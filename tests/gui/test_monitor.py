@@ -8,13 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from workbench.core.errors import TransientError
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.core.models import GpuSample, Instance, InstanceState, Profile
-from workbench.ui import monitor
-from workbench.ui.monitor import MonitorView, PollResult, instance_key
-from workbench.ui.session import Session
+from workbench.core.domain.errors import TransientError
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.domain.models import GpuSample, Instance, InstanceState, Profile
+from workbench.ui.monitor import monitor_view as monitor
+from workbench.ui.monitor.monitor_view import MonitorView, PollResult, instance_key
+from workbench.ui.runtime.session import Session
 
 
 def launch(accounts, yaml: str, provider: str = "local") -> Instance:

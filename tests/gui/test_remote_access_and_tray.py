@@ -7,10 +7,10 @@ import shlex
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from workbench.core.models import Instance, InstanceState
-from workbench.ui import remote_access
-from workbench.ui.session import Snapshot
-from workbench.ui.tray import Tray
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.ui.instances import remote_access
+from workbench.ui.runtime.session import Snapshot
+from workbench.ui.shell.tray import Tray
 
 
 def _inst(**kw) -> Instance:
@@ -45,7 +45,7 @@ def test_terminal_program_honours_TERMINAL(monkeypatch, tmp_path):
 def test_no_terminal_program_is_a_clear_error(monkeypatch, tmp_path):
     import pytest
 
-    from workbench.core.errors import NotFoundError
+    from workbench.core.domain.errors import NotFoundError
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("TERMINAL", raising=False)

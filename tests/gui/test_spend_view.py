@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 import pytest
 
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.ui.session import Session
-from workbench.ui.spend_view import SpendView, build_report, write_csv
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.ui.runtime.session import Session
+from workbench.ui.money.spend_view import SpendView, build_report, write_csv
 
 GPU_JOB = parse_spec("name: train-v100\nrun: python train.py\nresources:\n  gpu: V100:1\n"
                      "guards:\n  max_runtime: 2h\n")

@@ -14,11 +14,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QPushButton
 
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.core.models import Instance, Profile, Resource
-from workbench.ui.session import Session
-from workbench.ui.stop_all import GREEN, RED, StopAllDialog
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.domain.models import Instance, Profile, Resource
+from workbench.ui.runtime.session import Session
+from workbench.ui.instances.stop_all import GREEN, RED, StopAllDialog
 
 SLEEPER = parse_spec("name: x\nrun: sleep 60\nguards:\n  max_runtime: 5m\n")
 GPU_JOB = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")

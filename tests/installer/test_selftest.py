@@ -6,7 +6,7 @@ import sys
 from importlib import metadata
 
 from workbench.cli import selftest
-from workbench.core.errors import AuthError
+from workbench.core.domain.errors import AuthError
 
 
 class FakeEP:

@@ -17,11 +17,11 @@ def main() -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import load_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.store import Store
-    from workbench.ui.main_window import MainWindow
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import load_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.store.database import Store
+    from workbench.ui.shell.main_window import MainWindow
 
     spec_path, provider, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     app = QApplication([])

@@ -96,9 +96,9 @@ class Home:
 
     def add_azure_profiles(self, arm: ArmServer, accounts: list[Account], prefix: str = "arm") -> None:
         """``add_azure`` for many accounts in this process (the same store and keyring entries, faster)."""
-        from workbench.core.credentials import CredentialStore
-        from workbench.core.models import Profile
-        from workbench.core.store import Store
+        from workbench.core.providers.credentials import CredentialStore
+        from workbench.core.domain.models import Profile
+        from workbench.core.store.database import Store
 
         from azure_arm import profile_for
 

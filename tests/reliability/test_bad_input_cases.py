@@ -20,8 +20,8 @@ import pytest
 
 from aws_moto import FaultRule
 from reltools import GPU_SPEC, aws_remains, ec2_client
-from workbench.core.errors import SpecError, WorkbenchError
-from workbench.core.jobspec import load_spec, parse_spec, spec_to_dict
+from workbench.core.domain.errors import SpecError, WorkbenchError
+from workbench.core.domain.jobspec import load_spec, parse_spec, spec_to_dict
 
 LOCAL = "name: {name}\nrun: sleep 30\nguards:\n  max_runtime: 5m\n"
 
@@ -97,11 +97,11 @@ def test_a_foreign_sqlite_database_is_moved_aside_untouched(wbhome):
 
 
 def test_a_plugin_that_raises_during_a_launch_is_a_clear_error_and_recorded(tmp_path, monkeypatch):
-    from workbench.core.accounts import Accounts
-    from workbench.core.launcher import execute, plan
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
     from workbench_testing import FIXTURE_PLUGINS, MemoryCredentials
 
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
@@ -193,9 +193,9 @@ def test_a_price_api_answering_garbage_falls_back_to_the_snapshot(wbhome, moto):
 
 
 def test_an_instance_deleted_behind_the_apps_back(wbhome, moto, monkeypatch):
-    from workbench.core.accounts import Accounts
-    from workbench.core.launcher import execute, plan
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
     wbhome.add_aws(moto)
@@ -216,8 +216,8 @@ def test_an_instance_deleted_behind_the_apps_back(wbhome, moto, monkeypatch):
 
 
 def test_a_clock_jump_never_gives_negative_or_absurd_spend():
-    from workbench.core.spend import accrued
-    from workbench.core.store import LedgerEntry
+    from workbench.core.money.spend import accrued
+    from workbench.core.store.database import LedgerEntry
 
     now = time.time()
     # the clock jumped back an hour after the machine started: the start is "in the future"

@@ -68,10 +68,10 @@ def test_gui_cli_and_watch_at_once_on_one_store(wbhome, tmp_path):
 
 
 def _launch_in_process(wbhome, moto, monkeypatch, n: int) -> list[str]:
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import parse_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
     from reltools import GPU_SPEC

@@ -92,7 +92,7 @@ def test_sigkill_at_each_point_then_status_shows_all_and_down_all_leaves_nothing
     for acct in accounts:
         assert arm.groups(acct.subscription) == [], acct.subscription
     assert wbhome.json("status")["billable"] == 0
-    from workbench.core.credentials import CredentialStore
+    from workbench.core.providers.credentials import CredentialStore
 
     for i in range(len(accounts)):
         CredentialStore().delete("azure", f"{prefix}{i}")

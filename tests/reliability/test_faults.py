@@ -28,9 +28,9 @@ from aws_moto import FaultRule
 from reltools import AWS_FAST, GPU_SPEC, aws_remains
 
 def _aws_accounts(home, moto, monkeypatch, *more: str):
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Profile
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Profile
+    from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
     monkeypatch.setenv("WORKBENCH_HOME", str(home))
@@ -60,10 +60,10 @@ def test_ten_aws_launches_and_their_teardown_under_a_fault_storm_leave_nothing(t
                                                                                  attempts):
     """max_attempts 8 (the product's default): botocore's retry quota (standard mode) runs dry in a storm
     this long, so some launches fail — each with a TransientError and rolled back.  20: all complete."""
-    from workbench.core.errors import TransientError
-    from workbench.core.jobspec import parse_spec
-    from workbench.core.launcher import execute, plan, remains
-    from workbench.core.teardown import teardown
+    from workbench.core.domain.errors import TransientError
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import execute, plan, remains
+    from workbench.core.lifecycle.teardown import teardown
 
     acc = _aws_accounts(tmp_path / "home", moto, monkeypatch, f"max_attempts={attempts}")
     rules = _storm(moto)
@@ -106,12 +106,12 @@ def test_ten_aws_launches_and_their_teardown_under_a_fault_storm_leave_nothing(t
 def test_azure_launches_and_teardown_complete_under_throttling_and_500s(tmp_path, arm, account, monkeypatch):
     from azure_arm import profile_for
 
-    from workbench.core.errors import TransientError
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import parse_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.store import Store
-    from workbench.core.teardown import teardown
+    from workbench.core.domain.errors import TransientError
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.store.database import Store
+    from workbench.core.lifecycle.teardown import teardown
     from workbench_testing import MemoryCredentials
 
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
@@ -165,7 +165,7 @@ def test_azure_launches_and_teardown_complete_under_throttling_and_500s(tmp_path
 
 
 def test_outage_is_shown_backed_off_and_recovered_from_by_itself(qtbot, tmp_path, moto, monkeypatch):
-    from workbench.ui.session import Session
+    from workbench.ui.runtime.session import Session
 
     acc = _aws_accounts(tmp_path / "home", moto, monkeypatch, "max_attempts=1")
     s = Session(acc)

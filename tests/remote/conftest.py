@@ -45,12 +45,12 @@ class Remote:
 
 @pytest.fixture
 def remote(tmp_path, monkeypatch, sshd_server):
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.sshkeys import ensure_keypair
-    from workbench.core.store import Store
-    from workbench.core.teardown import teardown
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.providers.sshkeys import ensure_keypair
+    from workbench.core.store.database import Store
+    from workbench.core.lifecycle.teardown import teardown
 
     home = tmp_path / "home"
     monkeypatch.setenv("WORKBENCH_HOME", str(home))

@@ -6,9 +6,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, plan
-from workbench.core.models import Instance, JobSpec
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob
 
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from workbench.core.sshkeys import ensure_keypair
+from workbench.core.providers.sshkeys import ensure_keypair
 
 from .conftest import REMOTE_PLUGINS
 

@@ -21,13 +21,13 @@ from workbench_testing import ROOT, fake_cloud_accounts
 from .helpers import Events, quick_options, wait_until
 
 from workbench.core import paths
-from workbench.core.jobspec import load_spec
-from workbench.core.launcher import execute, plan
-from workbench.core.models import InstanceState, Profile
+from workbench.core.domain.jobspec import load_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.domain.models import InstanceState, Profile
 from workbench.core.remote.gpustream import GpuStream
 from workbench.core.remote.job import RemoteJob, recorded_exit_code
-from workbench.core.sshkeys import ensure_keypair
-from workbench.core.telemetry import TelemetryHub
+from workbench.core.providers.sshkeys import ensure_keypair
+from workbench.core.telemetry.hub import TelemetryHub
 
 SETTINGS = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
             "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}

@@ -8,11 +8,11 @@ import threading
 import pytest
 
 import sshd as sshd_support
-from workbench.core.models import Profile
+from workbench.core.domain.models import Profile
 from workbench.core.remote import sshconfig
 from workbench.core.remote.connection import NotReadyError, Target, connect
 from workbench.core.remote.hostkeys import HostKeyError, KnownHosts, host_alias, known_hosts_path, parse_pins
-from workbench.core.sshkeys import ensure_keypair
+from workbench.core.providers.sshkeys import ensure_keypair
 
 from .helpers import Events, job, launch, make_spec, wait_until
 
@@ -58,7 +58,7 @@ def test_pinned_keys_from_the_console_output_are_the_only_ones_accepted(remote, 
 
 
 def launch_on(remote, profile: str, tmp):
-    from workbench.core.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, plan
 
     spec = make_spec(tmp, "true", on_finish="keep")
     (inst,) = execute(remote.accounts, plan(remote.accounts, spec, profile=profile))
@@ -76,7 +76,7 @@ def test_a_booting_machine_is_waited_for_with_cloud_init_progress(remote, tmp_pa
     remote.accounts.save_profile(Profile("late", "sshcloud", "loop-1",
                                          settings={"port": str(late.port), "user": late.user}))
     spec = make_spec(tmp_path, "echo trained", on_finish="keep")
-    from workbench.core.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, plan
 
     (inst,) = execute(remote.accounts, plan(remote.accounts, spec, profile="late"))
     events = Events()

@@ -18,7 +18,7 @@ from .helpers import launch, make_spec, quick_options
 
 @pytest.fixture
 def gui_session(qtbot, remote):
-    from workbench.ui.session import Session
+    from workbench.ui.runtime.session import Session
 
     s = Session(remote.accounts)
     s.remote = RemoteJobs(remote.accounts, on_event=s.remote_event.emit, options=quick_options(), period_ms=100)
@@ -28,8 +28,8 @@ def gui_session(qtbot, remote):
 
 
 def test_telemetry_and_the_job_drive_the_monitor_and_logs(qtbot, remote, gui_session, tmp_path):
-    from workbench.ui.logs_dialog import LogsDialog
-    from workbench.ui.monitor import MonitorView
+    from workbench.ui.instances.logs_dialog import LogsDialog
+    from workbench.ui.monitor.monitor_view import MonitorView
 
     remote.server.set_gpu("a100x8_mig", 100)
     spec = make_spec(tmp_path, "echo training; sleep 2; echo saved; exit 0", on_finish="terminate",

@@ -10,7 +10,7 @@ from pathlib import Path
 from .helpers import Events, job, launch, make_spec, wait_until
 
 from workbench.core import paths
-from workbench.core.models import InstanceState
+from workbench.core.domain.models import InstanceState
 from workbench.core.remote.job import read_state, recorded_exit_code
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from workbench.core import paths
-from workbench.core.models import Instance, InstanceState
+from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.remote import supervisor
 from workbench.core.remote.connection import Target, connect
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from workbench.core.remote.gpustream import GpuStream
-from workbench.core.telemetry import (NOT_REPORTED, QUERY_FIELDS, GpuProblem, LineBuffer, Reading, TelemetryHub,
-                                      mig_readings, parse_line, parse_mig_list, parse_mig_table, query_command)
+from workbench.core.telemetry.hub import NOT_REPORTED, TelemetryHub
+from workbench.core.telemetry.nvidia_smi import (QUERY_FIELDS, GpuProblem, LineBuffer, Reading, mig_readings, parse_line,
+                                                 parse_mig_list, parse_mig_table, query_command)
 
 from .helpers import launch, make_spec, wait_until
 

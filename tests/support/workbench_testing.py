@@ -47,10 +47,10 @@ def fake_cloud_accounts(monkeypatch, profiles: Mapping[str, Mapping[str, str]] =
 
     The caller has set WORKBENCH_HOME; close ``accounts.store`` when done.
     """
-    from workbench.core.accounts import Accounts
-    from workbench.core.models import Profile
-    from workbench.core.registry import discover
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
 
     monkeypatch.syspath_prepend(str(FIXTURE_PLUGINS))
     importlib.invalidate_caches()

@@ -11,9 +11,9 @@ import logging
 import sys
 from typing import Sequence
 
-from .. import __version__
-from ..core.errors import WorkbenchError
-from .output import emit_json, err
+from workbench import __version__
+from workbench.core.domain.errors import WorkbenchError
+from workbench.cli.output import emit_json, err
 
 EPILOG = """\
 exit codes:
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
 
     sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
-    from .money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
+    from workbench.cli.money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
     return p
@@ -127,19 +127,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = bool(getattr(args, "json", False) or args.top_json)
     args.json = as_json
     if args.self_test:
-        from .selftest import self_test
+        from workbench.cli.selftest import self_test
 
         return self_test(as_json)
     command = args.command or "gui"
     if command == "gui":
-        from ..app import main as gui_main
+        from workbench.app import main as gui_main
 
         return gui_main([])
     if command == "doctor":  # must work even when the data folder or store is broken
-        from .checks import cmd_doctor
+        from workbench.cli.checks import cmd_doctor
 
         return cmd_doctor(None, args)
-    from .context import CliContext
+    from workbench.cli.context import CliContext
 
     ctx = None
     try:

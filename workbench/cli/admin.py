@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core import applog
-from ..core.accounts import BUILTIN_LOCAL
-from ..core.credentials import parse_credentials_json
-from ..core.errors import ConfigError, NotFoundError
-from ..core.models import Profile
-from ..core.registry import get
-from .context import CliContext
-from .output import emit_json, table
+from workbench.core import applog
+from workbench.core.providers.accounts import BUILTIN_LOCAL
+from workbench.core.providers.credentials import parse_credentials_json
+from workbench.core.domain.errors import ConfigError, NotFoundError
+from workbench.core.domain.models import Profile
+from workbench.core.providers.registry import get
+from workbench.cli.context import CliContext
+from workbench.cli.output import emit_json, table
 
 _PROFILE_NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 

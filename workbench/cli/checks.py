@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..core import paths
-from ..core.credentials import CredentialStore
-from ..core.errors import WorkbenchError
-from ..core.registry import discover
-from .output import emit_json
+from workbench.core import paths
+from workbench.core.providers.credentials import CredentialStore
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.providers.registry import discover
+from workbench.cli.output import emit_json
 
 QT_DEBIAN_PACKAGES = ("libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libglib2.0-0 libfreetype6 "
                       "libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 "
@@ -80,7 +80,7 @@ def _plugin_checks(require_all: bool) -> list[Check]:
 
 
 def _store_check() -> Check:
-    from ..core.store import Store
+    from workbench.core.store.database import Store
 
     try:
         store = Store.open()

@@ -7,18 +7,18 @@ import sys
 import time
 from typing import Any
 
-from ..core import paths
-from ..core.catalog import OfferQuery, collect
-from ..core.errors import ConfigError, NotFoundError, WorkbenchError
-from ..core.gpus import canonical_gpu, suggest_gpu
-from ..core.jobspec import load_spec
-from ..core.launcher import execute, plan
-from ..core.models import Instance, Resource
-from ..core.reconcile import reconcile
-from ..core.spend import accrued, burn_rate
-from ..core.teardown import teardown
-from .context import CliContext
-from .output import duration, emit_json, err, money, table
+from workbench.core import paths
+from workbench.core.providers.catalog import OfferQuery, collect
+from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
+from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
+from workbench.core.domain.jobspec import load_spec
+from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.domain.models import Instance, Resource
+from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.spend import accrued, burn_rate
+from workbench.core.lifecycle.teardown import teardown
+from workbench.cli.context import CliContext
+from workbench.cli.output import duration, emit_json, err, money, table
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
 
@@ -142,7 +142,7 @@ def _reconcile_and_leftovers(ctx: CliContext) -> tuple[Any, list[Resource]]:
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..core.teardown import _as_error
+    from workbench.core.lifecycle.teardown import _as_error
 
     profiles = ctx.accounts.profiles()
     with ThreadPoolExecutor(max_workers=min(8, len(profiles)) + 1, thread_name_prefix="status") as pool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from functools import cached_property
 
-from ..core import applog, paths
-from ..core.accounts import Accounts
-from ..core.store import Store
+from workbench.core import applog, paths
+from workbench.core.providers.accounts import Accounts
+from workbench.core.store.database import Store
 
 
 class CliContext:

@@ -16,17 +16,17 @@ import sys
 import time
 from typing import Any, Callable
 
-from ..core import budgets, currency
-from ..core.billing_sync import actual_by, sync_actual_costs, sync_spot_history
-from ..core.currency import CurrencySettings
-from ..core.errors import ConfigError, WorkbenchError
-from ..core.guards import GuardEngine, GuardEvent
-from ..core.planner import Hardware, break_even_hours, plan_from_accounts
-from ..core.reconcile import reconcile
-from ..core.spend import SpendBook, start_of_month, start_of_today
-from .cloud import EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, _errors_json, _print_errors, parse_gpu_arg
-from .context import CliContext
-from .output import emit_json, err, money, table
+from workbench.core.money import budgets, currency
+from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
+from workbench.core.money.currency import CurrencySettings
+from workbench.core.domain.errors import ConfigError, WorkbenchError
+from workbench.core.lifecycle.guards import GuardEngine, GuardEvent
+from workbench.core.money.planner import Hardware, break_even_hours, plan_from_accounts
+from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.spend import SpendBook, start_of_month, start_of_today
+from workbench.cli.cloud import EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, _errors_json, _print_errors, parse_gpu_arg
+from workbench.cli.context import CliContext
+from workbench.cli.output import emit_json, err, money, table
 
 
 # -- cost -----------------------------------------------------------------------------------------

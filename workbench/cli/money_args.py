@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from ..core import currency
-
-
+from workbench.core.money import currency
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
                 positive: Callable[[str], float]) -> None:
     """Add the money commands to the ``workbench`` parser (called by ``build_parser``)."""

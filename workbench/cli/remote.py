@@ -17,16 +17,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core import paths
-from ..core.errors import NotFoundError, WorkbenchError
-from ..core.jobspec import spec_from_dict
-from ..core.models import Instance
-from ..core.reconcile import reconcile
-from ..core.remote.job import JobEvent, RemoteJob, recorded_exit_code
-from ..core.remote.jobs import is_remote
-from ..core.remote.sshconfig import config_path, include_line
-from .context import CliContext
-from .output import emit_json, err
+from workbench.core import paths
+from workbench.core.domain.errors import NotFoundError, WorkbenchError
+from workbench.core.domain.jobspec import spec_from_dict
+from workbench.core.domain.models import Instance
+from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
+from workbench.core.remote.jobs import is_remote
+from workbench.core.remote.sshconfig import config_path, include_line
+from workbench.cli.context import CliContext
+from workbench.cli.output import emit_json, err
 
 EXIT_OK = 0
 
@@ -80,7 +80,7 @@ def _job(ctx: CliContext, rec: Any, inst: Instance) -> RemoteJob:
 
 def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     """``cloud.cmd_launch``, then (on a cloud) upload and start the job on the new machine."""
-    from . import cloud
+    from workbench.cli import cloud
 
     before = {r.launch_id for r in ctx.store.list_launches()}
     rc = cloud.cmd_launch(ctx, args)
@@ -101,7 +101,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     """Remote launches: stream by offset (and apply on_finish when following); Local: ``cloud.cmd_logs``."""
-    from . import cloud
+    from workbench.cli import cloud
 
     lid = paths.check_launch_id(args.launch_id)
     rec = ctx.store.find_launch(lid)

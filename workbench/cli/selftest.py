@@ -32,11 +32,11 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from ..core import paths
-from ..core.credentials import CredentialStore
-from ..core.errors import WorkbenchError
-from ..core.registry import discover
-from .checks import Check, _report
+from workbench.core import paths
+from workbench.core.providers.credentials import CredentialStore
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.providers.registry import discover
+from workbench.cli.checks import Check, _report
 
 #: keyring's entry-point names of each platform's native backends (any one is enough)
 NATIVE_KEYRINGS = {"linux": ("SecretService", "libsecret", "KWallet"), "darwin": ("macOS",), "win32": ("Windows",)}
@@ -140,8 +140,8 @@ def resources_check() -> Check:
 
 
 def store_roundtrip_check() -> Check:
-    from ..core.models import Profile
-    from ..core.store import Store
+    from workbench.core.domain.models import Profile
+    from workbench.core.store.database import Store
 
     with tempfile.TemporaryDirectory(prefix="workbench-selftest-") as tmp:
         try:
@@ -157,7 +157,7 @@ def store_roundtrip_check() -> Check:
 def window_checks() -> list[Check]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        from ..ui.smoke import draw_a_plot, open_and_close_main_window, qt_translations_dir
+        from workbench.ui.shell.smoke import draw_a_plot, open_and_close_main_window, qt_translations_dir
 
         title = open_and_close_main_window()
         checks = [Check("window", "ok", f"opened and closed '{title}' ({os.environ['QT_QPA_PLATFORM']})")]

@@ -14,7 +14,7 @@ import re
 import threading
 from pathlib import Path
 
-from .errors import ConfigError
+from workbench.core.domain.errors import ConfigError
 
 APP_NAME = "cloud-gpu-workbench"
 ENV_HOME = "WORKBENCH_HOME"

@@ -15,8 +15,8 @@ from typing import Callable, Iterator
 import pytest
 
 import aws_moto
-from workbench.core.models import Profile
-from workbench.core.provider import ProviderContext
+from workbench.core.domain.models import Profile
+from workbench.core.providers.contract import ProviderContext
 
 ROOT = Path(__file__).resolve().parents[3]
 POLICY = ROOT / "resources" / "policies" / "aws-iam-policy.json"
@@ -53,14 +53,14 @@ def moto(moto_server: aws_moto.MotoStack) -> Iterator[aws_moto.MotoStack]:
 @pytest.fixture(autouse=True)
 def operations_within_policy() -> Iterator[set[str]]:
     """Every AWS operation the plugin sends during the test must be allowed by the shipped policy."""
-    from workbench_aws import session
+    from workbench_aws import clients
 
     seen: set[str] = set()
-    session.add_operation_observer(seen.add)
+    clients.add_operation_observer(seen.add)
     try:
         yield seen
     finally:
-        session.remove_operation_observer(seen.add)
+        clients.remove_operation_observer(seen.add)
     missing = sorted(seen - policy_actions())
     assert not missing, f"operations missing from {POLICY.name}: {missing}"
 

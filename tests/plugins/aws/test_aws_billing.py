@@ -8,8 +8,8 @@ import time
 import pytest
 
 from aws_moto import FaultRule, spot_history_xml
-from workbench.core.errors import AuthError
-from workbench.core.models import Instance, InstanceState
+from workbench.core.domain.errors import AuthError
+from workbench.core.domain.models import Instance, InstanceState
 
 
 def _instance(**extra) -> Instance:

@@ -75,10 +75,10 @@ def _spec(tmp_path: Path) -> Path:
 def _launch_in_process(home: Path, moto_url: str, spec_path: Path, monkeypatch) -> dict[str, str]:
     """Launch the spec in both regions through the core launcher (the CLI's `launch` also starts the job
     over SSH, which moto's machines cannot answer); returns region → launch id."""
-    from workbench.core.accounts import Accounts
-    from workbench.core.jobspec import load_spec
-    from workbench.core.launcher import execute, plan
-    from workbench.core.store import Store
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.domain.jobspec import load_spec
+    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
     monkeypatch.setenv("WORKBENCH_HOME", str(home))

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from aws_moto import FaultRule
-from workbench.core.errors import AuthError, ConfigError
+from workbench.core.domain.errors import AuthError, ConfigError
 from workbench_aws.provider import AwsProvider
-from workbench_aws.session import MfaCodeNeeded
+from workbench_aws.clients import MfaCodeNeeded
 
 from .conftest import KEY_ID, SECRET
 
@@ -129,7 +129,7 @@ def test_an_sso_profile_without_a_login_says_how_to_sign_in(moto, make_provider,
 
 
 def test_every_client_has_a_read_timeout_and_a_slow_answer_is_transient(moto, make_provider):
-    from workbench.core.errors import TransientError
+    from workbench.core.domain.errors import TransientError
 
     moto.faults.add(FaultRule(operation="GetCallerIdentity", latency_s=1.0))
     provider = make_provider(read_timeout="0.3", max_attempts="2")

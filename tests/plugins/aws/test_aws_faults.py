@@ -7,9 +7,9 @@ import time
 import pytest
 
 from aws_moto import FaultRule
-from workbench.core.errors import AuthError, CapacityError, QuotaError, SpecError
-from workbench.core.models import JobSpec, LaunchRequest, Resources
-from workbench.core.provider import launch_tags
+from workbench.core.domain.errors import AuthError, CapacityError, QuotaError, SpecError
+from workbench.core.domain.models import JobSpec, LaunchRequest, Resources
+from workbench.core.providers.contract import launch_tags
 
 from .conftest import INSTALL_ID
 
@@ -124,7 +124,7 @@ def test_a_resumed_launch_reuses_what_the_crashed_one_made(moto, make_provider, 
     vpc = client.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
     client.create_security_group(GroupName="workbench-resume-1", Description="x", VpcId=vpc,
                                  TagSpecifications=[{"ResourceType": "security-group", "Tags": tags}])
-    from workbench.core.sshkeys import ensure_keypair
+    from workbench.core.providers.sshkeys import ensure_keypair
 
     public = ensure_keypair(tmp_path / "data").public_openssh
     client.import_key_pair(KeyName="workbench-resume-1", PublicKeyMaterial=public.encode(),

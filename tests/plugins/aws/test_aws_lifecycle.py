@@ -7,10 +7,10 @@ import base64
 import pytest
 
 from aws_moto import CHECKIP_ADDRESS
-from workbench.core.errors import ConfigError, SpecError
-from workbench.core.models import InstanceState, JobSpec, LaunchRequest, Resources
-from workbench.core.provider import launch_tags
-from workbench.core.sshkeys import ensure_keypair
+from workbench.core.domain.errors import ConfigError, SpecError
+from workbench.core.domain.models import InstanceState, JobSpec, LaunchRequest, Resources
+from workbench.core.providers.contract import launch_tags
+from workbench.core.providers.sshkeys import ensure_keypair
 
 from .conftest import INSTALL_ID
 
@@ -160,7 +160,7 @@ def test_terminate_sweeps_the_launchs_volumes_addresses_groups_and_keys(moto, ma
 
 
 def test_stopped_instances_bill_for_their_disk_and_are_not_leftovers(moto, make_provider):
-    from workbench.core.spend import burn_rate
+    from workbench.core.money.spend import burn_rate
 
     provider = make_provider()
     inst = provider.launch(_request(provider, "stop-1", disk_gb=200))[0]
@@ -187,7 +187,7 @@ def test_launch_into_a_region_the_profile_does_not_list_is_refused(moto, make_pr
 
 
 def test_console_links_name_the_region_and_the_thing(make_provider):
-    from workbench.core.models import Instance, Resource
+    from workbench.core.domain.models import Instance, Resource
 
     provider = make_provider()
     inst = Instance("aws", "p", "i-0abc", "l", "eu-west-1", "p3.2xlarge", InstanceState.RUNNING)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from aws_moto import FaultRule, quota_json, spot_history_xml
-from workbench.core.errors import TransientError
+from workbench.core.domain.errors import TransientError
 
 
 def _by_type(offers, region="us-east-1"):

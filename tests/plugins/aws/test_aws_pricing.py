@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.errors import AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError, \
+from workbench.core.domain.errors import AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError, \
     TransientError
-from workbench.core.models import Guards, JobSpec, Profile
+from workbench.core.domain.models import Guards, JobSpec, Profile
 from workbench_aws import errors, inventory, pricing, quotas, settings, snapshot, userdata
 from workbench_aws.offers import nominal_gpu_memory, shape_from_type
 

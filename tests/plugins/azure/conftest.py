@@ -19,8 +19,8 @@ if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
 
 from azure_arm import Account, ArmServer, profile_for, shared_server  # noqa: E402
 
-from workbench.core.models import JobSpec, LaunchRequest, Offer, Resources  # noqa: E402
-from workbench.core.provider import ProviderContext, launch_tags  # noqa: E402
+from workbench.core.domain.models import JobSpec, LaunchRequest, Offer, Resources  # noqa: E402
+from workbench.core.providers.contract import ProviderContext, launch_tags  # noqa: E402
 
 
 @pytest.fixture(scope="session")

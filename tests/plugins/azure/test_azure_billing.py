@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.core.errors import AuthError
-from workbench.core.provider import launch_tags
+from workbench.core.domain.errors import AuthError
+from workbench.core.providers.contract import launch_tags
 from workbench_azure import billing
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.core.errors import PluginError
-from workbench.core.models import InstanceState
-from workbench.core.provider import launch_tags
+from workbench.core.domain.errors import PluginError
+from workbench.core.domain.models import InstanceState
+from workbench.core.providers.contract import launch_tags
 
 
 def test_state_is_rebuilt_from_azure_alone(arm, account, make_provider, request_for, tmp_path, install_id):

@@ -10,10 +10,10 @@ import time
 import pytest
 import yaml
 
-from workbench.core.errors import AuthError, CapacityError, ConfigError, QuotaError, TransientError
-from workbench.core.models import Guards, InstanceState, JobSpec, Resources
-from workbench.core.provider import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
-from workbench.core.sshkeys import ensure_keypair
+from workbench.core.domain.errors import AuthError, CapacityError, ConfigError, QuotaError, TransientError
+from workbench.core.domain.models import Guards, InstanceState, JobSpec, Resources
+from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
+from workbench.core.providers.sshkeys import ensure_keypair
 from workbench_azure.launch import Cancelled
 
 CONTRIBUTOR = "b24988ac-6180-42a0-ab88-20f7382dd24c"

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from workbench.core.errors import TransientError
+from workbench.core.domain.errors import TransientError
 
 
 def _by_size(offers):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.errors import PluginError, TransientError
+from workbench.core.domain.errors import PluginError, TransientError
 from workbench_azure import retail, snapshot
 
 RECORDED = Path(__file__).parent / "recorded"

@@ -16,10 +16,10 @@ import json
 
 import pytest
 
-from workbench.core.errors import PluginError
-from workbench.core.models import Guards, InstanceState, JobSpec
+from workbench.core.domain.errors import PluginError
+from workbench.core.domain.models import Guards, InstanceState, JobSpec
 from workbench.core.paths import resources_dir
-from workbench.core.provider import launch_tags
+from workbench.core.providers.contract import launch_tags
 
 ROLE = resources_dir() / "policies" / "azure-custom-role.json"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.core.errors import AuthError, ConfigError
-from workbench.core.models import Profile
-from workbench.core.provider import ProviderContext
+from workbench.core.domain.errors import AuthError, ConfigError
+from workbench.core.domain.models import Profile
+from workbench.core.providers.contract import ProviderContext
 from workbench_azure.provider import AzureProvider
 from workbench_azure.settings import CONTRIBUTOR_ROLE, parse
 
@@ -131,7 +131,7 @@ def test_azure_cli_sign_in_without_az_is_an_auth_error(tmp_path, monkeypatch):
 
 
 def test_console_links_need_no_network(provider, account):
-    from workbench.core.models import Instance, InstanceState, Resource
+    from workbench.core.domain.models import Instance, InstanceState, Resource
 
     vm = (f"/subscriptions/{account.subscription}/resourceGroups/wb-x/providers/Microsoft.Compute/"
           "virtualMachines/wb-vm")
@@ -165,7 +165,7 @@ def test_importing_the_plugin_loads_no_azure_sdk():
 def test_error_mapping_scrubs_secrets_and_keeps_azure_s_code():
     from azure.core.exceptions import HttpResponseError, ServiceRequestError
 
-    from workbench.core.errors import PluginError, TransientError
+    from workbench.core.domain.errors import PluginError, TransientError
     from workbench_azure.errors import map_error
 
     secret = "very-secret-value-123"

@@ -19,8 +19,8 @@ from typing import Callable, TypeVar
 import psutil
 import pytest
 
-from workbench.core.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile
-from workbench.core.provider import ProviderContext, launch_tags
+from workbench.core.domain.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile
+from workbench.core.providers.contract import ProviderContext, launch_tags
 from workbench_local.provider import LocalProvider
 
 T = TypeVar("T")

@@ -9,8 +9,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from workbench.core.errors import ConfigError, WorkbenchError
-from workbench.core.models import InstanceState, JobSpec
+from workbench.core.domain.errors import ConfigError, WorkbenchError
+from workbench.core.domain.models import InstanceState, JobSpec
 
 from .helpers import LocalSetup, alive, wait_for
 

@@ -15,16 +15,16 @@ import pytest
 
 import workbench
 import workbench_local
-from workbench.core.models import InstanceState, JobSpec, Profile
-from workbench.core.provider import ProviderContext
+from workbench.core.domain.models import InstanceState, JobSpec, Profile
+from workbench.core.providers.contract import ProviderContext
 from workbench_local.provider import LocalProvider
 
 from .helpers import LocalSetup, alive, group_alive, wait_for
 
 LAUNCHER = """
 import pathlib, sys, time
-from workbench.core.models import JobSpec, LaunchRequest, Profile
-from workbench.core.provider import ProviderContext, launch_tags
+from workbench.core.domain.models import JobSpec, LaunchRequest, Profile
+from workbench.core.providers.contract import ProviderContext, launch_tags
 from workbench_local.provider import LocalProvider
 
 data, owner, launch_id, go = sys.argv[1:5]

@@ -11,8 +11,8 @@ import subprocess
 import psutil
 import pytest
 
-from workbench.core.errors import ConfigError
-from workbench.core.models import JobSpec
+from workbench.core.domain.errors import ConfigError
+from workbench.core.domain.models import JobSpec
 from workbench_local import hardware
 from workbench_local.provider import LocalProvider
 

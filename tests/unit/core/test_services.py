@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from workbench.core import applog, paths
-from workbench.core.accounts import Accounts
-from workbench.core.catalog import OfferQuery, collect, matches
-from workbench.core.errors import AuthError, NotFoundError
-from workbench.core.jobspec import parse_spec
-from workbench.core.launcher import execute, new_launch_id, plan
-from workbench.core.models import InstanceState, Offer, Prices, Profile
-from workbench.core.reconcile import reconcile
-from workbench.core.spend import accrued, burn_rate, projected_cost
-from workbench.core.store import LedgerEntry, Store
-from workbench.core.teardown import teardown
+from workbench.core.providers.accounts import Accounts
+from workbench.core.providers.catalog import OfferQuery, collect, matches
+from workbench.core.domain.errors import AuthError, NotFoundError
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import execute, new_launch_id, plan
+from workbench.core.domain.models import InstanceState, Offer, Prices, Profile
+from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.spend import accrued, burn_rate, projected_cost
+from workbench.core.store.database import LedgerEntry, Store
+from workbench.core.lifecycle.teardown import teardown
 from workbench_testing import fake_cloud_accounts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "plugins"

@@ -7,9 +7,7 @@ import os
 import pytest
 from PySide6.QtGui import QColor
 
-from workbench.ui import icons
-
-
+from workbench.ui.common import icons
 def _ink(pm) -> set[str]:
     img = pm.toImage()
     return {QColor(img.pixel(x, y)).name() for x in range(img.width()) for y in range(img.height())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workbench.core.models import Instance, InstanceState
-from workbench.ui.instances_model import state_text
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.ui.instances.instances_model import state_text
 
 
 def _inst(state: InstanceState, **kw) -> Instance:

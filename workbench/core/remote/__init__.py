@@ -16,5 +16,5 @@ Pieces, each in its own module (plain Python, no Qt; paramiko is imported lazily
 * :mod:`.jobs`       the set of remote jobs and telemetry channels an app session drives.
 
 Threading: everything here blocks on the network and runs on worker threads; callbacks are
-called on those threads.  Failure rules: only :mod:`workbench.core.errors` types escape.
+called on those threads.  Failure rules: only :mod:`workbench.core.domain.errors` types escape.
 """

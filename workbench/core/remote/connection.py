@@ -4,7 +4,7 @@
 ``extra["ssh_user"]``, ``extra["ssh_port"]``, ``extra["host_keys"]``).
 :func:`connect` opens a paramiko Transport, checks the host key (see
 :mod:`.hostkeys`) *before* authenticating, then authenticates with the install's
-ed25519 key (:func:`workbench.core.sshkeys.ensure_keypair`).
+ed25519 key (:func:`workbench.core.providers.sshkeys.ensure_keypair`).
 
 Failure rules (what callers rely on to show "booting" instead of an error storm):
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import AuthError, NotFoundError, TransientError, WorkbenchError
-from ..models import Instance
-from ..sshkeys import ensure_keypair
-from .hostkeys import HostKey, KnownHosts, host_alias, known_hosts_path, parse_pins
+from workbench.core.domain.errors import AuthError, NotFoundError, TransientError, WorkbenchError
+from workbench.core.domain.models import Instance
+from workbench.core.providers.sshkeys import ensure_keypair
+from workbench.core.remote.hostkeys import HostKey, KnownHosts, host_alias, known_hosts_path, parse_pins
 
 log = logging.getLogger("workbench.remote")
 

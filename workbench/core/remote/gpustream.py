@@ -2,7 +2,7 @@
 
 A :class:`GpuStream` thread connects (with the app key and known_hosts), lists the
 GPUs once (``nvidia-smi -L``: the MIG layout, and whether the driver answers), then
-keeps one exec channel running :func:`workbench.core.telemetry.query_command` and
+keeps one exec channel running :func:`workbench.core.telemetry.hub.query_command` and
 parses each line as it arrives.  When the machine has MIG slices, a second channel
 on the same connection runs ``nvidia-smi -l 5`` (the default view) for the slices'
 memory, which the query interface does not report.
@@ -24,12 +24,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import WorkbenchError
-from ..models import Instance
-from ..telemetry import GpuProblem, LineBuffer, TelemetryHub, mig_readings, parse_line, parse_mig_list, \
-    parse_mig_table, query_command
-from .connection import Backoff, Connection, KeyRefusedError, NotReadyError, Target, connect
-from .hostkeys import HostKeyError
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.models import Instance
+from workbench.core.telemetry.hub import TelemetryHub
+from workbench.core.telemetry.nvidia_smi import (GpuProblem, LineBuffer, mig_readings, parse_line, parse_mig_list,
+                                                 parse_mig_table, query_command)
+from workbench.core.remote.connection import Backoff, Connection, KeyRefusedError, NotReadyError, Target, connect
+from workbench.core.remote.hostkeys import HostKeyError
 
 log = logging.getLogger("workbench.remote.telemetry")
 

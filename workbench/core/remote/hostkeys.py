@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import AuthError
+from workbench.core.domain.errors import AuthError
 
 KNOWN_HOSTS = "known_hosts"
 #: key types we accept, strongest first (the order offered to the server)

@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .. import paths
-from ..errors import NotFoundError, TransientError, WorkbenchError
-from ..models import Instance, JobSpec, OnFinish
-from ..provider import SupportsStop
-from . import logs, sshconfig, supervisor, transfer
-from .connection import Backoff, Connection, Target, connect_with_backoff
-from .hostkeys import KnownHosts, host_alias, known_hosts_path
+from workbench.core import paths
+from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
+from workbench.core.domain.models import Instance, JobSpec, OnFinish
+from workbench.core.providers.contract import SupportsStop
+from workbench.core.remote import logs, sshconfig, supervisor, transfer
+from workbench.core.remote.connection import Backoff, Connection, Target, connect_with_backoff
+from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
 
 log = logging.getLogger("workbench.remote.job")
 
@@ -216,7 +216,7 @@ class RemoteJob:
 
     def _wait_for_address(self) -> None:
         """A PENDING machine has no address yet: reconcile its profile until it has one."""
-        from ..reconcile import reconcile
+        from workbench.core.lifecycle.reconcile import reconcile
 
         backoff, start = Backoff(cap=15.0), time.monotonic()
         while not self._fresh_instance().host and not self.stopped:
@@ -375,7 +375,7 @@ class RemoteJob:
             prov.stop([self._fresh_instance()])
             self._emit("done", "stopped (disks are kept and may bill)")
             return
-        from ..teardown import teardown
+        from workbench.core.lifecycle.teardown import teardown
 
         self._emit("terminating", "terminating the machine and verifying nothing of the launch is left")
         report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)

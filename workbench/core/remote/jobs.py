@@ -18,13 +18,13 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import WorkbenchError
-from ..jobspec import spec_from_dict
-from ..models import Instance, InstanceState
-from ..telemetry import TelemetryHub
-from .gpustream import GpuStream
-from .job import JobEvent, JobOptions, RemoteJob, read_state
-from .kinds import is_remote
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.jobspec import spec_from_dict
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.telemetry.hub import TelemetryHub
+from workbench.core.remote.gpustream import GpuStream
+from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob, read_state
+from workbench.core.remote.kinds import is_remote
 
 log = logging.getLogger("workbench.remote.jobs")
 

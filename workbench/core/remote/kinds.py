@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ..models import Instance
+from workbench.core.domain.models import Instance
 
 
 def is_remote(inst: Instance) -> bool:
@@ -16,7 +16,7 @@ def is_remote(inst: Instance) -> bool:
 def _over_ssh(provider_id: str) -> bool:
     if provider_id == "local":
         return False  # the common case, without listing plugins
-    from ..registry import discover
+    from workbench.core.providers.registry import discover
 
     entry = discover().get(provider_id)
     return entry is None or entry.cls is None or bool(entry.cls.runs_jobs_over_ssh)

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .connection import Connection, ConnectionLost
+from workbench.core.remote.connection import Connection, ConnectionLost
 
 CHUNK = 1 << 20  # per pull: a huge backlog arrives over several pulls, keeping each short
 

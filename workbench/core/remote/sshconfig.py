@@ -24,9 +24,9 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
-from ..models import Instance
-from .connection import DEFAULT_USER
-from .hostkeys import host_alias, known_hosts_path
+from workbench.core.domain.models import Instance
+from workbench.core.remote.connection import DEFAULT_USER
+from workbench.core.remote.hostkeys import host_alias, known_hosts_path
 
 CONFIG = "config"
 _ENTRIES = "config.json"
@@ -52,7 +52,7 @@ def host_names(inst: Instance) -> list[str]:
 
 
 def entry(inst: Instance, data_dir: Path) -> dict[str, str | int]:
-    from ..sshkeys import ensure_keypair
+    from workbench.core.providers.sshkeys import ensure_keypair
 
     return {"names": host_names(inst), "host": inst.host or "", "user": str(inst.extra.get("ssh_user") or DEFAULT_USER),
             "port": int(inst.extra.get("ssh_port") or 22), "alias": host_alias(inst.provider, inst.instance_id),
@@ -120,8 +120,8 @@ def ssh_argv(inst: Instance, data_dir: Path) -> list[str] | None:
     """
     if not inst.host:
         return None
-    from ..sshkeys import ensure_keypair
-    from .hostkeys import KnownHosts, parse_pins
+    from workbench.core.providers.sshkeys import ensure_keypair
+    from workbench.core.remote.hostkeys import KnownHosts, parse_pins
 
     alias = host_alias(inst.provider, inst.instance_id)
     pins = parse_pins(inst.extra.get("host_keys"))

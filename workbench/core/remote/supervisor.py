@@ -39,8 +39,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..models import Instance, JobSpec, OnFinish
-from .connection import Connection
+from workbench.core.domain.models import Instance, JobSpec, OnFinish
+from workbench.core.remote.connection import Connection
 
 DEFAULT_GRACE_S = 600
 BASE_EXPR = '"${WORKBENCH_REMOTE_DIR:-$HOME/.workbench}"'

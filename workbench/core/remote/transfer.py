@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import ConfigError, NotFoundError, WorkbenchError
-from .connection import Connection, ConnectionLost
-from .ignore import IgnoreRules
+from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
+from workbench.core.remote.connection import Connection, ConnectionLost
+from workbench.core.remote.ignore import IgnoreRules
 
 Progress = Callable[[int, int, str], None]
 

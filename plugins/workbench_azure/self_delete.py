@@ -1,0 +1,100 @@
+"""The two lines of defence a launch arms on Azure besides the app itself.
+
+* :func:`grant_guard_role` — the VM's system-assigned identity gets a role
+  (``guard_role_id``, default Contributor) on the launch's own resource group, so the
+  instance-side guard (installed by the custom data) can delete that group — the whole
+  bill — when its limits are hit.  A brand-new identity takes a while to reach the
+  directory: PrincipalNotFound is retried with backoff.  The assignment's name is a
+  UUID derived from the launch id, so a retried launch does not add a second one.
+* :func:`add_shutdown_schedule` — a DevTestLab auto-shutdown schedule (it deallocates,
+  which stops compute billing) at the max-runtime deadline when that is within a day;
+  the schedule is daily, so longer runs rely on the guard.
+
+Both go through the management client's ``send_request`` (no extra SDK package) with
+the same pipeline (auth, retries, TLS) as every other call.  Blocking; errors mapped.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+import uuid
+from typing import Any, Callable
+
+from workbench.core.domain.errors import AuthError, PluginError
+from workbench.core.domain.models import LaunchRequest
+
+from .clients import AzureClients
+from .errors import error_code
+from .inventory import VM_NAME
+
+SCHEDULE = f"shutdown-computevm-{VM_NAME}"
+AUTHZ_API, DEVTESTLAB_API = "2022-04-01", "2018-09-15"
+ROLE_NAMESPACE = uuid.UUID("4f7c3a52-6a5e-4b8e-9d1e-2b9f3c0d7a11")  # uuid5(…, launch id): idempotent names
+PRINCIPAL_RETRIES = 8
+
+
+def _put(clients: AzureClients, url: str, body: dict[str, Any]) -> Any:
+    from azure.core.exceptions import HttpResponseError
+    from azure.core.rest import HttpRequest
+    from azure.mgmt.core.exceptions import ARMErrorFormat
+
+    resp = clients.resources.send_request(HttpRequest("PUT", url, json=body))
+    if resp.status_code not in (200, 201):
+        raise HttpResponseError(response=resp, error_format=ARMErrorFormat)
+    return resp
+
+
+def grant_guard_role(clients: AzureClients, group_id: str, vm: Any, sub: str, launch_id: str, deadline: float,
+                     check_cancel: Callable[[], None]) -> None:
+    """Give the VM's identity ``guard_role_id`` on ``group_id`` (see the module doc)."""
+    principal = getattr(getattr(vm, "identity", None), "principal_id", None)
+    if not principal:
+        raise PluginError("the VM was created without a managed identity; the instance guard could not be armed")
+    name = str(uuid.uuid5(ROLE_NAMESPACE, launch_id))
+    body = {"properties": {
+        "roleDefinitionId": f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/"
+                            f"{clients.settings.guard_role_id}",
+        "principalId": principal, "principalType": "ServicePrincipal"}}
+    url = f"{group_id}/providers/Microsoft.Authorization/roleAssignments/{name}?api-version={AUTHZ_API}"
+    for attempt in range(PRINCIPAL_RETRIES):
+        check_cancel()
+        try:
+            _put(clients, url, body)
+            return
+        except Exception as exc:  # noqa: BLE001 - mapped below
+            err = exc
+        code = error_code(err).lower()
+        if code == "roleassignmentexists":
+            return
+        if code != "principalnotfound" or attempt + 1 == PRINCIPAL_RETRIES or time.monotonic() >= deadline:
+            mapped = clients.error(err, "giving the VM's identity its role on the launch group")
+            if isinstance(mapped, AuthError):
+                mapped.hint = ("the guard needs Microsoft.Authorization/roleAssignments/write on the launch's "
+                               "group; see resources/policies/azure-custom-role.json")
+            raise mapped from None
+        time.sleep(min(30.0, clients.settings.retry_backoff * (2 ** attempt)))
+
+
+def add_shutdown_schedule(clients: AzureClients, req: LaunchRequest, region: str, group_id: str,
+                          tags: dict[str, str]) -> str | None:
+    """Create the auto-shutdown schedule; returns its UTC time "HHMM", or None when none is wanted."""
+    mode = clients.settings.auto_shutdown
+    minutes = req.spec.guards.max_runtime_minutes
+    if mode == "off" or (mode == "auto" and (minutes is None or minutes >= 24 * 60)):
+        return None
+    if mode == "auto":
+        at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=minutes + 5)
+        hhmm = at.strftime("%H%M")
+    else:
+        hhmm = mode
+    body = {"location": region, "tags": tags, "properties": {
+        "status": "Enabled", "taskType": "ComputeVmShutdownTask", "dailyRecurrence": {"time": hhmm},
+        "timeZoneId": "UTC", "notificationSettings": {"status": "Disabled"},
+        "targetResourceId": f"{group_id}/providers/Microsoft.Compute/virtualMachines/{VM_NAME}"}}
+    url = f"{group_id}/providers/Microsoft.DevTestLab/schedules/{SCHEDULE}?api-version={DEVTESTLAB_API}"
+    try:
+        _put(clients, url, body)
+    except Exception as exc:  # noqa: BLE001 - mapped
+        raise clients.error(exc, "creating the auto-shutdown schedule") from None
+    return hhmm

@@ -1,0 +1,38 @@
+"""Profile setting readers: flags, bounded numbers, and the ssh_address override."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.core.domain.errors import ConfigError
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.providers.profile_settings import apply_ssh_address, flag, number, ssh_address
+
+
+def test_flags_and_numbers() -> None:
+    assert flag("Yes") and flag(" on ") and not flag("") and not flag(None) and not flag("nope")
+    assert number("p", "k", "", 5.0, 0, 10) == 5.0 and number("p", "k", "2.5", 5.0, 0, 10) == 2.5
+    for bad in ("11", "nan", "inf", "x"):
+        with pytest.raises(ConfigError, match="k must be a number from 0 to 10"):
+            number("p", "k", bad, 5.0, 0, 10)
+
+
+def test_ssh_address_forms() -> None:
+    assert ssh_address("p", None) is None and ssh_address("p", "public") is None
+    assert ssh_address("p", "127.0.0.1:2222") == ("127.0.0.1", 2222, None)
+    assert ssh_address("p", "bastion.example") == ("bastion.example", 22, None)
+    assert ssh_address("p", "me@10.0.0.5:22") == ("10.0.0.5", 22, "me")
+    for bad in ("host:0", "host:70000", "host:port", "a b", ":22", "a@b@c"):
+        with pytest.raises(ConfigError, match="ssh_address"):
+            ssh_address("p", bad)
+
+
+def test_override_applies_to_machines_that_are_up_only() -> None:
+    up = Instance("aws", "p", "i-1", "l", "us-east-1", "p3.2xlarge", InstanceState.RUNNING, host="203.0.113.9",
+                  extra={"ssh_user": "ubuntu"})
+    moved = apply_ssh_address(up, ("127.0.0.1", 2222, "root"))
+    assert (moved.host, moved.extra["ssh_port"], moved.extra["ssh_user"], moved.extra["public_host"]) == \
+        ("127.0.0.1", 2222, "root", "203.0.113.9")
+    assert apply_ssh_address(up, ("127.0.0.1", 2222, None)).extra["ssh_user"] == "ubuntu"
+    gone = up.with_state(InstanceState.TERMINATED)
+    assert apply_ssh_address(gone, ("127.0.0.1", 2222, None)).host == gone.host

@@ -1,0 +1,33 @@
+"""The install's SSH key: made once, private half 0600, readable by OpenSSH tools."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+
+from workbench.core.providers.sshkeys import ensure_keypair
+
+
+def test_key_is_made_once_with_private_permissions(tmp_path) -> None:
+    first = ensure_keypair(tmp_path, comment="workbench-test")
+    again = ensure_keypair(tmp_path)
+    assert first == again
+    assert first.public_openssh.startswith("ssh-ed25519 ") and first.public_openssh.endswith("workbench-test")
+    assert stat.S_IMODE(first.private_path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(first.private_path.parent.stat().st_mode) == 0o700
+    assert first.fingerprint.startswith("SHA256:")
+
+
+def test_lost_public_half_is_rebuilt_from_the_private_key(tmp_path) -> None:
+    made = ensure_keypair(tmp_path)
+    made.public_path.unlink()
+    rebuilt = ensure_keypair(tmp_path)
+    assert rebuilt.public_openssh.split()[:2] == made.public_openssh.split()[:2]
+
+
+def test_openssh_reads_the_private_key(tmp_path) -> None:
+    made = ensure_keypair(tmp_path)
+    out = subprocess.run(["ssh-keygen", "-y", "-f", str(made.private_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[:2] == made.public_openssh.split()[:2]
+    listed = subprocess.run(["ssh-keygen", "-l", "-f", str(made.public_path)], capture_output=True, text=True, check=True)
+    assert made.fingerprint in listed.stdout

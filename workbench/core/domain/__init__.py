@@ -1,0 +1,1 @@
+"""Values and validation: models, errors, GPU names, the job spec. No I/O."""

@@ -1,0 +1,265 @@
+"""Plain value types shared by core, plugins, CLI and GUI.
+
+All are frozen dataclasses: safe to pass between threads and to cache.
+Timestamps are POSIX seconds (float, UTC); money is in the offer's currency
+(USD unless a provider prices in another one, always labelled).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Mapping
+
+
+class InstanceState(str, Enum):
+    """Life-cycle of one machine (or, for Local, one job process group)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    STOPPING = "stopping"
+    STOPPED = "stopped"  # OS stopped; AWS: disks bill; Azure: compute still bills
+    DEALLOCATED = "deallocated"  # Azure: compute released, disks bill
+    TERMINATING = "terminating"
+    TERMINATED = "terminated"  # gone; for Local, the job has exited
+    UNKNOWN = "unknown"
+
+    @property
+    def billable(self) -> bool:
+        """True while the provider may still charge for this instance.
+
+        UNKNOWN counts as billable: we cannot prove it is not.
+        """
+        return self not in (InstanceState.TERMINATED, InstanceState.DEALLOCATED)
+
+    @property
+    def active(self) -> bool:
+        """True while the machine exists and may run the job."""
+        return self in (InstanceState.PENDING, InstanceState.RUNNING)
+
+
+class OnFinish(str, Enum):
+    """What happens to the machine when the job's ``run`` exits."""
+
+    TERMINATE = "terminate"
+    STOP = "stop"
+    KEEP = "keep"
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Hourly prices of one offer per purchase term; None where unknown."""
+
+    on_demand: float | None = None
+    spot: float | None = None
+    reserved_1y: float | None = None
+    reserved_3y: float | None = None
+    currency: str = "USD"
+    source: str = "unknown"  # e.g. "live: AWS Price List API", "snapshot", "profile setting"
+    as_of: str = ""  # ISO date the prices were observed
+
+    def hourly(self, spot: bool = False) -> float | None:
+        return self.spot if spot else self.on_demand
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One rentable machine shape in one region, with its prices."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu_model: str | None
+    gpu_count: int
+    gpu_memory_gb: float  # per GPU
+    vcpus: int
+    memory_gb: float
+    prices: Prices
+    network_gbps: float | None = None
+    rdma: bool = False  # RDMA / InfiniBand / EFA
+    available: bool = True
+    availability_note: str | None = None  # "no quota: request an increase for …"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def hourly(self, spot: bool = False) -> float | None:
+        return self.prices.hourly(spot)
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["extra"] = dict(self.extra)
+        return d
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """GPUs a job asks for; model None means any GPU."""
+
+    model: str | None
+    count: int = 1
+    min_memory_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class Resources:
+    gpu: GpuRequest | None = None
+    cpus: int | None = None
+    memory_gb: float | None = None
+    disk_gb: int = 100
+    spot: bool = False
+    max_price: float | None = None  # per hour
+    network_min_gbps: float | None = None
+    rdma: bool = False
+
+
+@dataclass(frozen=True)
+class Guards:
+    """Limits that end the bill. Defaults are safe: never silently unlimited."""
+
+    max_runtime_minutes: int | None = 24 * 60
+    idle_minutes: int | None = 30
+    idle_util_below: float = 5.0
+    budget_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A validated job spec (see ``workbench.core.domain.jobspec``)."""
+
+    name: str
+    run: str
+    setup: str | None = None
+    resources: Resources = field(default_factory=Resources)
+    env: Mapping[str, str] = field(default_factory=dict)
+    workdir: str | None = None  # absolute path after loading
+    on_finish: OnFinish = OnFinish.TERMINATE
+    guards: Guards = field(default_factory=Guards)
+    providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    source: str | None = None  # path of the YAML file it came from
+    outputs: tuple[str, ...] = ()  # paths on the machine (relative: to the job's working folder) to download
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named account/configuration of one provider. Secrets live in the keyring, not here."""
+
+    name: str
+    provider: str
+    region: str | None = None
+    endpoint_url: str | None = None
+    settings: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the credentials authenticate as."""
+
+    account: str
+    principal: str
+    display: str = ""
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    display_name: str = ""
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    """Everything a provider needs to launch one job; ``launch_id`` makes it idempotent."""
+
+    launch_id: str
+    spec: JobSpec
+    offer: Offer
+    profile: str
+    tags: Mapping[str, str]
+    spot: bool = False
+    count: int = 1
+
+    @property
+    def region(self) -> str:
+        return self.offer.region
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One machine the app created (for Local: one job's process group)."""
+
+    provider: str
+    profile: str
+    instance_id: str
+    launch_id: str
+    region: str
+    instance_type: str
+    state: InstanceState
+    name: str = ""
+    gpu_model: str | None = None
+    gpu_count: int = 0
+    price_per_hour: float = 0.0
+    currency: str = "USD"
+    spot: bool = False
+    launched_at: float | None = None
+    exit_code: int | None = None  # the job's exit code once it finished
+    host: str | None = None  # address to reach it (ssh), if any
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_state(self, state: InstanceState, **changes: Any) -> "Instance":
+        return dataclasses.replace(self, state=state, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["state"] = self.state.value
+        d["billable"] = self.state.billable
+        d["extra"] = dict(self.extra)
+        return d
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A billable thing other than an instance (disk, IP, NIC, group) tagged by the app."""
+
+    provider: str
+    profile: str
+    resource_id: str
+    kind: str
+    region: str
+    launch_id: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["extra"] = dict(self.extra)
+        return d
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One telemetry reading of one GPU (or, without GPUs, of the job's CPU/memory: kind 'cpu')."""
+
+    instance_id: str
+    ts: float
+    index: int
+    util_percent: float
+    mem_used_mb: float
+    mem_total_mb: float
+    name: str = ""
+    kind: str = "gpu"
+
+
+@dataclass(frozen=True)
+class ActualCost:
+    """Money a provider says it billed (Cost Explorer / Cost Management) for one launch and one UTC day.
+
+    ``launch_id`` is '' for cost the provider could not attribute to a launch tag.
+    """
+
+    provider: str
+    profile: str
+    launch_id: str
+    day: str  # YYYY-MM-DD
+    amount: float
+    currency: str
+    source: str  # e.g. "AWS Cost Explorer"
+    fetched_at: float = 0.0

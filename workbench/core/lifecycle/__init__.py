@@ -1,0 +1,1 @@
+"""A launch's life: launcher, reconcile, teardown, the app-side guards."""

@@ -1,0 +1,218 @@
+"""Plan and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
+
+Crash safety: the launch record is written to the store *before* the
+provider is called, and every resource carries the launch's tags, so a
+process killed at any point leaves something reconcile can find and
+teardown can delete.  A provider failure marks the launch failed (the
+provider has already rolled back its own resources); :func:`remains` then
+confirms that nothing of the launch is left billing.
+
+Threading: every function here blocks on provider calls and runs on a worker
+thread (the CLI's main thread or the GUI's TaskRunner).  ``execute`` reports
+its steps through an optional ``progress`` callback, called on that worker
+thread with one of the ``STEP_*`` keys (plain strings; the UI translates them).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from workbench.core.providers.accounts import Accounts
+from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.lifecycle.crashpoints import crash_point
+from workbench.core.domain.errors import CapacityError, NotFoundError, WorkbenchError
+from workbench.core.domain.jobspec import spec_to_dict
+from workbench.core.domain.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile, Resource
+from workbench.core.providers.contract import launch_tags
+from workbench.core.money.spend import projected_cost
+from workbench.core.store.database import LaunchRecord
+
+log = logging.getLogger("workbench.launch")
+
+#: the steps ``execute`` reports, in order
+STEP_RECORD = "record"  # writing the launch record to the store
+STEP_PROVIDER = "provider"  # asking the provider for a machine
+STEP_WAIT = "wait"  # waiting for the machine to start
+STEP_RUNNING = "running"  # started (or already finished, for very short jobs)
+LAUNCH_STEPS = (STEP_RECORD, STEP_PROVIDER, STEP_WAIT, STEP_RUNNING)
+
+
+def new_launch_id(name: str) -> str:
+    """Readable and unique: '<name>-<6 hex>'; safe as a file name and a cloud tag/group name."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")[:24] or "job"
+    return f"{slug}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    launch_id: str
+    spec: JobSpec
+    profile: Profile
+    choice: RankedOffer
+    alternatives: int  # how many other offers matched
+
+    @property
+    def price_per_hour(self) -> float | None:
+        return self.choice.price
+
+    @property
+    def projected_cost(self) -> float | None:
+        return projected_cost(self.choice.price, self.spec.guards.max_runtime_minutes)
+
+    def to_json(self) -> dict[str, object]:
+        o = self.choice.offer
+        return {
+            "launch_id": self.launch_id, "name": self.spec.name,
+            "provider": self.profile.provider, "profile": self.profile.name, "region": o.region,
+            "instance_type": o.instance_type, "gpu_model": o.gpu_model, "gpu_count": o.gpu_count,
+            "spot": self.spec.resources.spot, "price_per_hour": self.price_per_hour,
+            "currency": o.prices.currency, "price_source": o.prices.source, "price_as_of": o.prices.as_of,
+            "max_runtime_minutes": self.spec.guards.max_runtime_minutes,
+            "projected_cost": self.projected_cost,
+        }
+
+
+def plan(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile: str | None = None,
+         region: str | None = None) -> LaunchPlan:
+    """Choose where to run ``spec``: the cheapest available offer of the chosen profile.
+
+    Provider preference: the argument, else the spec's first ``providers``
+    entry, else the built-in local profile.
+    """
+    provider = provider or (spec.providers[0] if spec.providers and not profile else None)
+    prof = accounts.resolve(provider, profile)
+    if region is None and spec.regions and prof.provider != "local":
+        region = spec.regions[0]  # the spec's regions name cloud regions, never this computer
+    region = region or prof.region
+    q = OfferQuery.from_spec(spec, provider=prof.provider, region=region)
+    ranked, errors = collect(accounts, q, profiles=[prof])
+    if errors:
+        raise errors[0][1]
+    usable = [r for r in ranked if r.offer.available]
+    if not usable:
+        want = _describe_request(spec)
+        if ranked:
+            note = ranked[0].offer.availability_note or "no capacity or quota"
+            raise CapacityError(f"no available offer for {want} on {prof.name}: {note}",
+                                hint="try another region or provider (`workbench offers`)")
+        where = f" in {region}" if region else ""
+        raise NotFoundError(f"no offer on profile {prof.name!r}{where} matches {want}",
+                            hint="see what exists with `workbench offers`")
+    return LaunchPlan(new_launch_id(spec.name), spec, prof, usable[0], len(usable) - 1)
+
+
+def plan_offer(accounts: Accounts, spec: JobSpec, choice: RankedOffer, alternatives: int = 0,
+               launch_id: str | None = None) -> LaunchPlan:
+    """A plan for an offer the user picked (e.g. in the GUI's offer table), not only the cheapest.
+
+    ``launch_id`` lets a caller name the launch before planning (the GUI needs
+    it up front to tear a cancelled launch down); default: a new one.
+
+    Raises NotFoundError when the offer's profile no longer exists and
+    CapacityError when the offer is marked unavailable (no quota or capacity).
+    """
+    prof = accounts.profile(choice.profile)
+    if prof.provider != choice.offer.provider:
+        raise NotFoundError(f"profile {prof.name!r} belongs to provider {prof.provider!r}, "
+                            f"not {choice.offer.provider!r}")
+    if not choice.offer.available:
+        note = choice.offer.availability_note or "no capacity or quota"
+        raise CapacityError(f"{choice.offer.instance_type} in {choice.offer.region} is not available on "
+                            f"{prof.name}: {note}", hint="choose another offer")
+    return LaunchPlan(launch_id or new_launch_id(spec.name), spec, prof, choice, alternatives)
+
+
+def _describe_request(spec: JobSpec) -> str:
+    g = spec.resources.gpu
+    if g is None:
+        return "a CPU machine"
+    return f"{g.count}× {g.model or 'any GPU'}" + (f" ≥{g.min_memory_gb:g} GB" if g.min_memory_gb else "")
+
+
+def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
+            wait_s: float = 0.0, poll_s: float = 2.0,
+            should_stop: Callable[[], bool] | None = None) -> list[Instance]:
+    """Record the launch, call the provider, store the instances.  Raises the provider's error.
+
+    ``progress`` receives the ``STEP_*`` keys as the launch goes.  With
+    ``wait_s`` > 0, after the provider returns this polls its instances until
+    the launch's machines have left PENDING (or ``wait_s`` passes, or
+    ``should_stop()`` says the user cancelled: the instances are returned as
+    they are, and the caller decides whether to tear them down).
+    """
+    report = progress or (lambda step: None)
+    store = accounts.store
+    offer = lp.choice.offer
+    report(STEP_RECORD)
+    store.add_launch(LaunchRecord(
+        launch_id=lp.launch_id, name=lp.spec.name, provider=lp.profile.provider, profile=lp.profile.name,
+        region=offer.region, created_at=time.time(), status="launching", spec=spec_to_dict(lp.spec),
+        projected_cost=lp.projected_cost, currency=offer.prices.currency,
+    ))
+    crash_point("launch:recorded")
+    req = LaunchRequest(launch_id=lp.launch_id, spec=lp.spec, offer=offer, profile=lp.profile.name,
+                        tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spec.resources.spot)
+    report(STEP_PROVIDER)
+    provider = accounts.provider(lp.profile)
+    try:
+        instances = provider.launch(req)
+    except WorkbenchError as exc:
+        store.update_launch(lp.launch_id, status="failed", error=exc.message)
+        raise
+    except Exception as exc:
+        log.exception("provider %s crashed during launch", lp.profile.provider)
+        store.update_launch(lp.launch_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+        raise WorkbenchError(f"launch failed: {type(exc).__name__}: {exc}") from exc
+    crash_point("launch:provider-returned")
+    for inst in instances:
+        store.upsert_instance(inst)
+    crash_point("launch:instances-stored")
+    store.update_launch(lp.launch_id, status="running")
+    log.info("launched %s on %s/%s: %d instance(s)", lp.launch_id, lp.profile.provider,
+             lp.profile.name, len(instances))
+    if wait_s > 0:
+        report(STEP_WAIT)
+        instances = _wait_started(accounts, lp, instances, wait_s, poll_s, should_stop or (lambda: False))
+    if not any(i.state == InstanceState.PENDING for i in instances):
+        report(STEP_RUNNING)
+    return instances
+
+
+def _wait_started(accounts: Accounts, lp: LaunchPlan, instances: list[Instance], wait_s: float,
+                  poll_s: float, should_stop: Callable[[], bool]) -> list[Instance]:
+    """Poll until none of the launch's instances is PENDING; a listing error ends the wait, not the launch."""
+    deadline = time.monotonic() + wait_s
+    provider = accounts.provider(lp.profile)
+    while any(i.state == InstanceState.PENDING for i in instances):
+        if should_stop() or time.monotonic() >= deadline:
+            break
+        time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
+        try:
+            listed = [i for i in provider.instances() if i.launch_id == lp.launch_id]
+        except WorkbenchError as exc:
+            log.warning("waiting for %s to start: listing failed: %s", lp.launch_id, exc)
+            break
+        if listed:
+            instances = listed
+            for inst in listed:
+                accounts.store.upsert_instance(inst)
+    return instances
+
+
+def remains(accounts: Accounts, profile: str | Profile, launch_id: str) -> list[Instance | Resource]:
+    """What of ``launch_id`` still exists and may bill on ``profile``: billable instances and leftovers.
+
+    Used after a failed or cancelled launch to confirm the rollback left
+    nothing behind.  Raises the provider's error when it cannot be asked.
+    """
+    prof = accounts.profile(profile) if isinstance(profile, str) else profile
+    provider = accounts.provider(prof)
+    alive: list[Instance | Resource] = [i for i in provider.instances()
+                                        if i.launch_id == launch_id and i.state.billable]
+    alive.extend(r for r in provider.leftovers() if r.launch_id == launch_id)
+    return alive

@@ -1,0 +1,1 @@
+"""Spend, budgets, billing rules and sync, currencies, the cost planner."""

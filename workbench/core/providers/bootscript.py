@@ -1,0 +1,165 @@
+"""User data that installs the instance-side guard (``resources/guard/``) on a cloud machine.
+
+The cloud plugins put the output of :func:`render_guard_userdata` (a
+``#cloud-config`` document) into the launch's user data (AWS) or custom data
+(Azure).  Plugins that build their own cloud-config merge
+:func:`guard_cloud_config`'s dict into theirs instead; plugins whose user data
+is a shell script embed :func:`render_guard_shell`.
+
+What gets installed (see ``resources/guard/README.md``): the guard script,
+its config with this launch's limits, a systemd service + timer that run it
+every minute and after every boot, and ``workbench-end-bill`` (linked into
+each user's ``~/.workbench/bin``), which the remote runner's on_finish calls
+to end the bill from the machine.  The guard learns that the job ended from
+the runner's job folder, ``<base>/jobs/<launch id>/exit_code``
+(:func:`job_dir_globs`), and respects its ``hold``, ``handled`` and
+``keep_running`` files.
+
+Pure functions (read two small files); safe on any thread.  Raises
+ConfigError for an unknown cloud or an invalid launch id, PluginError when the
+bundled guard files are missing (a broken install).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import shlex
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from workbench.core import paths
+from workbench.core.domain.errors import ConfigError, PluginError
+from workbench.core.domain.models import JobSpec
+
+CLOUDS = ("aws", "azure")
+SCRIPT_PATH = "/opt/workbench/guard/workbench_guard.py"
+CONFIG_PATH = "/etc/workbench/guard.json"
+UNIT_DIR = "/etc/systemd/system"
+UNITS = ("workbench-guard.service", "workbench-guard.timer")
+#: AWS user data is limited to 16 KB before base64; stay well below it (the plugins add their own part)
+MAX_USERDATA_BYTES = 16 * 1024
+
+
+END_BILL_PATH = "/usr/local/bin/workbench-end-bill"
+END_BILL_SH = f"""#!/bin/sh
+# End this machine's bill now (terminate | stop): called by the job's on_finish on the machine.
+exec /usr/bin/python3 {SCRIPT_PATH} --config {CONFIG_PATH} --end-bill "${{1:-terminate}}"
+"""
+#: links workbench-end-bill into every user's ~/.workbench/bin (runs after cloud-init created the users)
+LINK_END_BILL = ('for h in /root /home/*; do [ -d "$h" ] || continue; u=$(stat -c %U "$h"); '
+                 'mkdir -p "$h/.workbench/bin" && ln -sf ' + END_BILL_PATH + ' "$h/.workbench/bin/workbench-end-bill"'
+                 ' && chown -h "$u" "$h/.workbench" "$h/.workbench/bin" "$h/.workbench/bin/workbench-end-bill"; done; '
+                 'mkdir -p /opt/workbench/bin && ln -sf ' + END_BILL_PATH + ' /opt/workbench/bin/workbench-end-bill')
+
+
+def job_dir_globs(launch_id: str) -> list[str]:
+    """Where the remote runner's job folder may be (``$WORKBENCH_REMOTE_DIR/jobs/<id>``: ``~/.workbench`` by
+    default; the Azure plugin prepares ``/opt/workbench``)."""
+    lid = paths.check_launch_id(launch_id)
+    return [f"/root/.workbench/jobs/{lid}", f"/home/*/.workbench/jobs/{lid}", f"/opt/workbench/jobs/{lid}",
+            f"/var/lib/workbench/jobs/{lid}"]
+
+
+def _guard_dir() -> Path:
+    return paths.resources_dir() / "guard"
+
+
+def _read(name: str) -> str:
+    path = _guard_dir() / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PluginError(f"the instance guard file {path} is missing: {exc.strerror or exc}",
+                          hint="reinstall Cloud GPU Workbench; its resources folder is incomplete") from exc
+
+
+def guard_config(spec: JobSpec, launch_id: str, cloud: str, *, not_after: float | None = None,
+                 finish_grace_s: float = 600.0, azure: Mapping[str, Any] | None = None,
+                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The guard's JSON config for this launch (``extra`` overrides any key, e.g. in tests)."""
+    if cloud not in CLOUDS:
+        raise ConfigError(f"the instance guard supports {', '.join(CLOUDS)}, not {cloud!r}")
+    g = spec.guards
+    lid = paths.check_launch_id(launch_id)
+    cfg: dict[str, Any] = {
+        "launch_id": lid,
+        "cloud": cloud,
+        "max_runtime_s": None if g.max_runtime_minutes is None else g.max_runtime_minutes * 60,
+        "not_after": not_after,
+        "idle_s": None if g.idle_minutes is None else g.idle_minutes * 60,
+        "idle_below": g.idle_util_below,
+        "on_finish": spec.on_finish.value,
+        "finish_grace_s": finish_grace_s,
+        "job_dirs": job_dir_globs(lid),
+        "state_path": f"/var/lib/workbench/guard/{lid}.json",
+        "console": "/dev/console",
+    }
+    if cloud == "azure":
+        cfg["azure"] = dict(azure or {})
+    cfg.update(extra or {})
+    return cfg
+
+
+def guard_files(spec: JobSpec, launch_id: str, cloud: str, **kwargs: Any) -> list[tuple[str, str, str]]:
+    """(path on the machine, content, octal mode) of every file the guard needs."""
+    cfg = guard_config(spec, launch_id, cloud, **kwargs)
+    # the config holds limits and endpoints, no secret: readable, so the job's user can end its own bill
+    files = [(SCRIPT_PATH, _read("workbench_guard.py"), "0755"),
+             (CONFIG_PATH, json.dumps(cfg, indent=1, sort_keys=True) + "\n", "0644"),
+             (END_BILL_PATH, END_BILL_SH, "0755")]
+    files += [(f"{UNIT_DIR}/{u}", _read(u), "0644") for u in UNITS]
+    return files
+
+
+def _packed(text: str) -> str:
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
+
+
+def _commands() -> list[list[str]]:
+    return [["mkdir", "-p", "/var/lib/workbench/guard"],
+            ["sh", "-c", LINK_END_BILL],
+            ["systemctl", "daemon-reload"],
+            ["systemctl", "enable", "--now", "workbench-guard.timer"]]
+
+
+def guard_cloud_config(spec: JobSpec, launch_id: str, cloud: str, **kwargs: Any) -> dict[str, Any]:
+    """A cloud-config dict (``write_files`` + ``runcmd``) that installs and starts the guard."""
+    write_files = []
+    for path, content, mode in guard_files(spec, launch_id, cloud, **kwargs):
+        entry: dict[str, Any] = {"path": path, "permissions": mode, "owner": "root:root"}
+        if path == SCRIPT_PATH:  # the big one: compressed keeps user data far below AWS's 16 KB
+            entry.update(encoding="gz+b64", content=_packed(content))
+        else:
+            entry["content"] = content
+        write_files.append(entry)
+    return {"write_files": write_files, "runcmd": _commands()}
+
+
+def render_guard_userdata(spec: JobSpec, launch_id: str, cloud: str, **kwargs: Any) -> str:
+    """``#cloud-config`` text that installs the guard (for AWS user data / Azure custom data).
+
+    Keyword arguments: ``not_after`` (absolute POSIX deadline), ``finish_grace_s``,
+    ``azure`` (``imds``/``arm``/``resource``/``subscription_id``/``resource_group``
+    overrides), ``extra`` (any config key).
+    """
+    doc = guard_cloud_config(spec, launch_id, cloud, **kwargs)
+    text = "#cloud-config\n" + yaml.safe_dump(doc, sort_keys=False, width=1_000_000)
+    if len(text.encode("utf-8")) > MAX_USERDATA_BYTES:  # a guard, not a bug report: refuse loudly
+        raise PluginError(f"the guard's user data is {len(text)} bytes, over the {MAX_USERDATA_BYTES}-byte limit")
+    return text
+
+
+def render_guard_shell(spec: JobSpec, launch_id: str, cloud: str, **kwargs: Any) -> str:
+    """The same installation as a POSIX sh fragment (for user data that is a shell script)."""
+    lines = ["# Cloud GPU Workbench instance guard", "set -e"]
+    for path, content, mode in guard_files(spec, launch_id, cloud, **kwargs):
+        q = shlex.quote(path)
+        lines.append(f"mkdir -p {shlex.quote(str(Path(path).parent))}")
+        lines.append(f"printf '%s' {shlex.quote(_packed(content))} | base64 -d | gzip -dc > {q}")
+        lines.append(f"chmod {mode} {q}")
+    lines += [" ".join(shlex.quote(a) for a in cmd) for cmd in _commands()]
+    return "\n".join(lines) + "\n"

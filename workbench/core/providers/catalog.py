@@ -1,0 +1,123 @@
+"""Offers across every configured profile: filter, sort cheapest first.
+
+Each provider supplies its own offers (live prices with a bundled snapshot
+as fallback); this module asks all profiles in parallel on a bounded pool,
+keeps going when one provider fails (its error is returned beside the
+offers), and ranks what matches a query or a job spec.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Iterable
+
+from workbench.core.providers.accounts import Accounts
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.models import JobSpec, Offer, Profile
+
+log = logging.getLogger("workbench.catalog")
+
+
+@dataclass(frozen=True)
+class OfferQuery:
+    """What the user asks for; None means "don't care"."""
+
+    gpu_model: str | None = None
+    gpu_count: int | None = None
+    min_gpu_memory_gb: float | None = None
+    provider: str | None = None
+    region: str | None = None
+    spot: bool = False
+    max_price: float | None = None
+    cpus: int | None = None
+    memory_gb: float | None = None
+    network_min_gbps: float | None = None
+    rdma: bool = False
+    cpu_only_ok: bool = True  # a query without a GPU also accepts CPU-only machines
+
+    @classmethod
+    def from_spec(cls, spec: JobSpec, provider: str | None = None, region: str | None = None) -> "OfferQuery":
+        r = spec.resources
+        return cls(
+            gpu_model=r.gpu.model if r.gpu else None,
+            gpu_count=r.gpu.count if r.gpu else None,
+            min_gpu_memory_gb=r.gpu.min_memory_gb if r.gpu else None,
+            provider=provider, region=region, spot=r.spot, max_price=r.max_price,
+            cpus=r.cpus, memory_gb=r.memory_gb, network_min_gbps=r.network_min_gbps, rdma=r.rdma,
+        )
+
+
+@dataclass(frozen=True)
+class RankedOffer:
+    profile: str
+    offer: Offer
+    price: float | None  # hourly price for the query's term (spot or on-demand)
+
+
+def matches(offer: Offer, q: OfferQuery) -> bool:
+    """True when ``offer`` satisfies every constraint of ``q``."""
+    if q.provider and offer.provider != q.provider:
+        return False
+    if q.region and offer.region != q.region:
+        return False
+    if q.gpu_count is not None or q.gpu_model is not None:
+        if offer.gpu_count < (q.gpu_count or 1):
+            return False
+        if q.gpu_model and (offer.gpu_model or "").upper() != q.gpu_model.upper():
+            return False
+    if q.min_gpu_memory_gb and offer.gpu_memory_gb < q.min_gpu_memory_gb:
+        return False
+    if q.cpus and offer.vcpus < q.cpus:
+        return False
+    if q.memory_gb and offer.memory_gb < q.memory_gb:
+        return False
+    if q.network_min_gbps and (offer.network_gbps or 0) < q.network_min_gbps:
+        return False
+    if q.rdma and not offer.rdma:
+        return False
+    price = offer.hourly(q.spot)
+    if q.spot and price is None:
+        return False
+    if q.max_price is not None and (price is None or price > q.max_price):
+        return False
+    return True
+
+
+def rank(offers: Iterable[tuple[str, Offer]], q: OfferQuery) -> list[RankedOffer]:
+    """Matching offers, cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
+    out = [RankedOffer(p, o, o.hourly(q.spot)) for p, o in offers if matches(o, q)]
+    out.sort(key=lambda r: (not r.offer.available, r.price is None, r.price or 0.0,
+                            r.offer.gpu_count, r.offer.provider, r.offer.region, r.offer.instance_type))
+    return out
+
+
+def collect(accounts: Accounts, q: OfferQuery, profiles: Iterable[Profile] | None = None,
+            max_workers: int = 8) -> tuple[list[RankedOffer], list[tuple[str, WorkbenchError]]]:
+    """Ask every (matching) profile's provider for offers in parallel.
+
+    Returns the ranked offers and, separately, (profile name, error) for each
+    provider that failed, so one broken account never hides the others.
+    """
+    chosen = [p for p in (profiles if profiles is not None else accounts.profiles())
+              if not q.provider or p.provider == q.provider]
+
+    def one(p: Profile) -> list[tuple[str, Offer]]:
+        return [(p.name, o) for o in accounts.provider(p).offers(q.region)]
+
+    found: list[tuple[str, Offer]] = []
+    errors: list[tuple[str, WorkbenchError]] = []
+    if not chosen:
+        return [], []
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(chosen)), thread_name_prefix="offers") as pool:
+        futures = {p.name: pool.submit(one, p) for p in chosen}
+        for name, fut in futures.items():
+            try:
+                found.extend(fut.result())
+            except WorkbenchError as exc:
+                errors.append((name, exc))
+            except Exception as exc:  # a plugin bug must not hide the other providers
+                log.exception("offers from profile %s failed", name)
+                errors.append((name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
+    return rank(found, q), errors

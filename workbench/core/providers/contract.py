@@ -1,0 +1,150 @@
+"""The Provider contract every cloud plugin implements.
+
+Threading: a provider instance is used from one worker thread at a time
+(the TaskRunner gives each profile a single mutation lane); read calls may
+come from a pool, so providers must not keep per-call state on ``self``
+without a lock.  Every method may block on the network; none may touch Qt.
+
+Failure rules: raise only :mod:`workbench.core.domain.errors` types.  ``terminate``
+and ``delete`` treat "already gone" as success.  ``launch`` is idempotent per
+``req.launch_id`` and leaves nothing behind when it fails.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Iterable, Mapping, Sequence
+
+from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, LaunchRequest, Offer, Profile,
+                                          Region, Resource)
+
+TAG_MANAGED = "workbench:managed"
+TAG_LAUNCH = "workbench:launch"
+TAG_OWNER = "workbench:owner"
+
+
+def launch_tags(launch_id: str, install_id: str) -> dict[str, str]:
+    """The tags every resource of a launch carries; reconcile and teardown find things by them."""
+    return {TAG_MANAGED: "true", TAG_LAUNCH: launch_id, TAG_OWNER: install_id}
+
+
+@dataclass(frozen=True)
+class CredentialField:
+    """One field of a provider's credential form; ``secret`` fields are stored in the keyring only."""
+
+    key: str
+    label: str
+    secret: bool = False
+    optional: bool = False
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class ProviderContext:
+    """What the app lends a provider: its install id (the owner tag) and its data directory."""
+
+    install_id: str
+    data_dir: Path
+
+
+class Provider(ABC):
+    """A cloud (or this computer) that can run GPU jobs."""
+
+    id: ClassVar[str]
+    display_name: ClassVar[str]
+    credential_fields: ClassVar[tuple[CredentialField, ...]] = ()
+    #: True when the job runs on the machine through the app's SSH runner (clouds); False when the
+    #: provider runs jobs itself (Local) or its machines have no SSH (test doubles).
+    runs_jobs_over_ssh: ClassVar[bool] = True
+
+    def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
+        self.profile = profile
+        self.context = context
+        self._secrets = dict(secrets)
+
+    @classmethod
+    def default_region(cls) -> str | None:
+        """Region used when a profile names none."""
+        return None
+
+    @abstractmethod
+    def check_credentials(self) -> Identity:
+        """Prove the credentials work; raise AuthError naming the cause (never the secret)."""
+
+    @abstractmethod
+    def regions(self) -> list[Region]:
+        """Regions this profile may use."""
+
+    @abstractmethod
+    def offers(self, region: str | None = None) -> Iterable[Offer]:
+        """GPU machine shapes with prices; ``region`` None means the profile's regions."""
+
+    @abstractmethod
+    def launch(self, req: LaunchRequest) -> list[Instance]:
+        """Start the job's machine(s); return quickly (PENDING is fine).
+
+        Idempotent per ``req.launch_id``: a second call returns the existing
+        instances and creates nothing.  On failure, roll back whatever was
+        created and raise.
+        """
+
+    @abstractmethod
+    def instances(self) -> list[Instance]:
+        """Every instance tagged by this app (this install), in all regions."""
+
+    @abstractmethod
+    def terminate(self, instances: Sequence[Instance]) -> None:
+        """End the given instances; an instance that is already gone is a success."""
+
+    @abstractmethod
+    def leftovers(self) -> list[Resource]:
+        """Billable resources tagged by us that no live instance uses (disks, IPs, groups…)."""
+
+    @abstractmethod
+    def delete(self, resources: Sequence[Resource]) -> None:
+        """Delete leftovers; already gone is a success."""
+
+    def console_url(self, item: Instance | Resource) -> str | None:
+        """A web address where a person can see (and end) ``item`` in the provider's own console.
+
+        Shown beside things that are still billing after a teardown, so the user can
+        check by hand.  Must not block or call the network (it is asked on the UI's
+        behalf for every remaining item); the default, None, means "no console link".
+        """
+        return None
+
+
+class SupportsStop(ABC):
+    """Capability: stop (or deallocate) without deleting disks."""
+
+    @abstractmethod
+    def stop(self, instances: Sequence[Instance]) -> None: ...
+
+
+class SupportsTelemetry(ABC):
+    """Capability: read one round of GPU (or CPU) samples for an instance."""
+
+    @abstractmethod
+    def samples(self, instance: Instance) -> list[GpuSample]: ...
+
+
+class SupportsBilling(ABC):
+    """Capability: the provider's own record of billed cost (AWS Cost Explorer, Azure Cost Management).
+
+    Such APIs are slow, lag by hours and may charge per request (Cost Explorer:
+    USD 0.01), so callers cache the answer (``workbench.core.money.billing_sync``).
+    """
+
+    @abstractmethod
+    def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
+        """Billed cost per launch tag and UTC day, ``start_day`` to ``end_day`` inclusive (ISO dates)."""
+
+
+class SupportsSpotHistory(ABC):
+    """Capability: the spot price an instance paid over time (for spend as it was, not as it is)."""
+
+    @abstractmethod
+    def spot_price_history(self, instance: Instance, start: float, end: float) -> list[tuple[float, float]]:
+        """(POSIX seconds, price per hour) points for ``instance`` between ``start`` and ``end``, oldest first."""

@@ -1,0 +1,1 @@
+"""The local SQLite store: one connection, migrations, per-topic tables."""

@@ -1,0 +1,1 @@
+"""GPU telemetry: nvidia-smi parsing, the hub, ring buffers for plots."""

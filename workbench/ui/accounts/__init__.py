@@ -1,0 +1,1 @@
+"""The Accounts view: profiles, credential forms, MFA prompts."""

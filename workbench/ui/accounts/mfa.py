@@ -1,0 +1,82 @@
+"""Ask for an MFA code when a profile's provider says it needs one (AuthError kind "mfa_required").
+
+The code goes to the provider object in memory (``provide_mfa_code``, run on a
+worker thread) and is never stored; then the session refreshes.  One question per
+profile at a time; "Cancel" leaves the profile failing until the next refresh asks again.
+
+Threading: main thread only; provider calls go through the session's TaskRunner.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
+
+from workbench.core.domain.errors import WorkbenchError
+from workbench.ui.i18n import tr
+
+if TYPE_CHECKING:
+    from workbench.ui.runtime.session import Session, Snapshot
+
+MFA_KIND = "mfa_required"
+
+
+class MfaPrompter:
+    """Watches snapshots for profiles that need an MFA code and asks for it (``open()``, no nested loop)."""
+
+    def __init__(self, session: "Session", parent: QWidget) -> None:
+        self.session = session
+        self.parent = parent
+        self.open: dict[str, QInputDialog] = {}
+        self.declined: set[str] = set()  # asked and cancelled: not asked again in this run
+        self.skip: dict[str, int] = {}  # snapshots still to ignore for a profile just given a code
+        session.snapshot_changed.connect(self.check)
+
+    def check(self, snap: "Snapshot") -> None:
+        for name, exc in snap.errors:
+            if self.skip.get(name):
+                self.skip[name] -= 1  # this refresh was already running when the code arrived
+                continue
+            if getattr(exc, "kind", "") == MFA_KIND and name not in self.open and name not in self.declined:
+                self.ask(name, exc.message)
+
+    def ask(self, profile: str, reason: str = "", error: str = "") -> QInputDialog:
+        box = QInputDialog(self.parent)
+        box.setObjectName("mfa-dialog")
+        box.setWindowTitle(tr("MFA code for {profile}").format(profile=profile))
+        text = tr("{profile} needs the six-digit code your MFA device shows now.").format(profile=profile)
+        if error:
+            text += "\n" + error
+        box.setLabelText(text)
+        box.setTextEchoMode(QLineEdit.EchoMode.Password)
+        box.setInputMode(QInputDialog.InputMode.TextInput)
+        box.textValueSelected.connect(lambda code, p=profile: self._given(p, code.strip()))
+        box.rejected.connect(lambda p=profile: self._cancelled(p))
+        self.open[profile] = box
+        box.open()
+        return box
+
+    def _cancelled(self, profile: str) -> None:
+        self.open.pop(profile, None)
+        self.declined.add(profile)
+
+    def _given(self, profile: str, code: str) -> None:
+        self.open.pop(profile, None)
+        accounts = self.session.accounts
+        if accounts is None:
+            return
+
+        def hand_over() -> None:
+            prov = accounts.provider(accounts.profile(profile))
+            give = getattr(prov, "provide_mfa_code", None)
+            if give is None:
+                raise WorkbenchError(f"provider of {profile} does not take MFA codes")
+            give(code)
+
+        def accepted(_ok: object) -> None:
+            self.skip[profile] = 0 if self.session.refresh() is not None else 1
+
+        (self.session.run(hand_over)
+         .then(accepted)
+         .fail(lambda exc, p=profile: self.ask(p, error=getattr(exc, "message", str(exc)))))

@@ -1,0 +1,1 @@
+"""Widgets and helpers every view shares: dialogs, icons, formats, theme, table model."""

@@ -1,0 +1,42 @@
+"""Numbers as people read them: money with its currency, durations, sizes (locale-aware)."""
+
+from __future__ import annotations
+
+from workbench.core.domain.models import InstanceState
+from workbench.ui.i18n import N_, tr
+
+_SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def money(amount: float | None, currency: str = "USD", digits: int = 2) -> str:
+    """``$12.24`` for USD, ``¥88.10 CNY`` for other currencies (always labelled), ``–`` when unknown."""
+    if amount is None:
+        return "–"
+    sym = _SYMBOLS.get(currency, "")
+    text = f"{sym}{amount:,.{digits}f}"
+    return text if currency == "USD" else f"{text} {currency}"
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 05 min``, ``2 d 4 h``."""
+    s = int(seconds)
+    if s < 60:
+        return tr("{n} s").format(n=s)
+    if s < 3600:
+        return tr("{n} min").format(n=s // 60)
+    if s < 86400:
+        return tr("{h} h {m:02d} min").format(h=s // 3600, m=(s % 3600) // 60)
+    return tr("{d} d {h} h").format(d=s // 86400, h=(s % 86400) // 3600)
+
+
+STATE_LABELS = {
+    InstanceState.PENDING: N_("starting"), InstanceState.RUNNING: N_("running"),
+    InstanceState.STOPPING: N_("stopping"), InstanceState.STOPPED: N_("stopped (disks bill)"),
+    InstanceState.DEALLOCATED: N_("deallocated"), InstanceState.TERMINATING: N_("terminating"),
+    InstanceState.TERMINATED: N_("terminated"), InstanceState.UNKNOWN: N_("unknown (may bill)"),
+}
+
+
+def state_label(state: InstanceState) -> str:
+    """The state as the user reads it, in the UI language."""
+    return tr(STATE_LABELS[state])

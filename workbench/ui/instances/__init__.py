@@ -1,0 +1,1 @@
+"""The Instances view: table, logs, remote access, Stop all billing."""

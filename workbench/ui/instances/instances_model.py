@@ -1,0 +1,188 @@
+"""Qt table model over the session's instances (a thin adapter, no item widgets).
+
+Rows are keyed by (provider, profile, instance_id).  A refresh with the same
+rows in the same order only emits ``dataChanged`` (selection and scroll stay);
+otherwise the model resets and the view restores its selection by key.
+``SORT_ROLE`` gives raw values so sorting by uptime or money is numeric.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
+
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.store.database import LaunchRecord
+from workbench.ui.common.format import duration, money, state_label
+from workbench.ui.common.table_model import RowTableModel
+from workbench.ui.i18n import N_, tr
+from workbench.ui.runtime.session import Snapshot
+
+INSTANCE_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+COLUMNS = (N_("Name"), N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("State"),
+           N_("Uptime"), N_("$/h"), N_("Spend so far"), N_("Guards"))
+COL_STATE = 5
+
+
+
+def state_text(inst: Instance) -> str:
+    text = state_label(inst.state)
+    if inst.extra.get("spot_interrupted") or inst.extra.get("evicted"):
+        # the cloud took the spot machine back: its own state for the user, whatever the cloud calls it
+        text = tr("Spot interrupted") + f" ({text})"
+    if inst.exit_code is not None:
+        text += " · " + tr("exit {code}").format(code=inst.exit_code)
+    return text
+
+
+def guard_text(inst: Instance, launch: LaunchRecord | None, spent: float, now: float) -> str:
+    """What will stop this machine's bill: time left of the max runtime, idle rule, budget use."""
+    if not inst.state.billable or launch is None or not launch.spec:
+        return "–"
+    g = launch.spec.get("guards") or {}
+    parts = []
+    max_min = g.get("max_runtime_minutes")
+    if max_min and inst.launched_at:
+        left = inst.launched_at + max_min * 60 - now
+        parts.append(tr("stops in {left}").format(left=duration(max(0.0, left))))
+    elif not max_min:
+        parts.append(tr("no runtime limit"))
+    if g.get("idle_minutes"):
+        parts.append(tr("idle {minutes} min").format(minutes=g["idle_minutes"]))
+    if g.get("budget_usd"):
+        parts.append(tr("budget {used} %").format(used=int(100 * spent / g["budget_usd"])))
+    return " · ".join(parts)
+
+
+def _key(inst: Instance) -> tuple[str, str, str]:
+    return (inst.provider, inst.profile, inst.instance_id)
+
+
+class InstancesModel(RowTableModel):
+    """Instances of the latest snapshot, newest launch first."""
+
+    columns = COLUMNS
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[Instance] = []
+        self._snap = Snapshot()
+        self._now = time.time()
+
+    # -- feeding --------------------------------------------------------------
+    def set_snapshot(self, snap: Snapshot, now: float | None = None) -> None:
+        rows = sorted(snap.instances, key=lambda i: (not i.state.billable, -(i.launched_at or 0)))
+        self._snap = snap
+        self._now = time.time() if now is None else now
+        if [_key(i) for i in rows] == [_key(i) for i in self._rows]:
+            self._rows = rows
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def tick(self, now: float | None = None) -> None:
+        """Advance the clock for uptime and guard countdowns without a refresh."""
+        self._now = time.time() if now is None else now
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 6), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
+
+    def instance(self, row: int) -> Instance:
+        return self._rows[row]
+
+    def instances(self) -> list[Instance]:
+        return list(self._rows)
+
+    # -- Qt model API -----------------------------------------------------------
+    def _uptime(self, inst: Instance) -> float | None:
+        if inst.launched_at and inst.state.billable:
+            return max(0.0, self._now - inst.launched_at)
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        inst = self._rows[index.row()]
+        col = index.column()
+        if role == INSTANCE_ROLE:
+            return inst
+        spent = self._snap.spend_of(inst)
+        if role == Qt.ItemDataRole.DisplayRole:
+            up = self._uptime(inst)
+            return (
+                inst.name or inst.instance_id,
+                f"{inst.provider} / {inst.profile}",
+                inst.region,
+                inst.instance_type,
+                f"{inst.gpu_count}× {inst.gpu_model}" if inst.gpu_count else tr("none"),
+                state_text(inst),
+                duration(up) if up is not None else "–",
+                money(inst.price_per_hour, inst.currency) + ("" if not inst.spot else " " + tr("(spot)")),
+                money(spent, inst.currency),
+                guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now),
+            )[col]
+        if role == SORT_ROLE:
+            up = self._uptime(inst)
+            state_rank = (0 if inst.state.billable else 100) + list(InstanceState).index(inst.state)
+            return (inst.name or inst.instance_id, f"{inst.provider}/{inst.profile}", inst.region,
+                    inst.instance_type, inst.gpu_count, state_rank, up or 0.0, inst.price_per_hour, spent,
+                    guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now))[col]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col == COL_STATE and inst.state.billable:
+                dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+                return QBrush(QColor("#ff8a65" if dark else "#c62828"))
+            if not inst.state.billable:
+                return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        if role == Qt.ItemDataRole.FontRole and col == COL_STATE and inst.state.billable:
+            f = QFont()
+            f.setBold(True)
+            return f
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tip = [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
+            if inst.state.billable:
+                tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
+            if inst.host:
+                tip.append(tr("Address: {host}").format(host=inst.host))
+            if inst.extra.get("billing_note"):
+                tip.append(str(inst.extra["billing_note"]))  # e.g. Azure: Stopped still bills until deallocated
+            return "\n".join(tip)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 6, 7, 8):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class InstancesFilter(QSortFilterProxyModel):
+    """Case-insensitive text filter over every column, plus "billable only"."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(-1)
+        self.billable_only = False
+
+    def set_billable_only(self, on: bool) -> None:
+        self.beginFilterChange()
+        self.billable_only = on
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+        if self.billable_only:
+            inst = self.sourceModel().index(row, 0, parent).data(INSTANCE_ROLE)
+            if inst is not None and not inst.state.billable:
+                return False
+        return super().filterAcceptsRow(row, parent)
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        try:
+            return a < b
+        except TypeError:
+            return str(a) < str(b)

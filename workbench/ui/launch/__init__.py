@@ -1,0 +1,1 @@
+"""The Launch view and its wizard."""

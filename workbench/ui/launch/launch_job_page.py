@@ -1,0 +1,196 @@
+"""Wizard page 1, the job: open a YAML job spec or fill in a short form.
+
+The form is always the source of what gets launched: opening a spec fills the
+form and keeps the spec's other fields (setup, env, workdir, guards, on_finish)
+as the base that the form's values replace.  A spec that fails to load shows
+the jobspec error (``file:line: field: problem``) in red and blocks Next until
+another file is opened or the spec is cleared.  Main thread only; reading a
+small local YAML file is the only I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+                               QWizardPage)
+
+from workbench.core.domain.errors import SpecError
+from workbench.core.domain.gpus import GPU_MODELS
+from workbench.core.domain.jobspec import MAX_GPU_COUNT, load_spec
+from workbench.core.domain.models import GpuRequest, JobSpec, Resources
+from workbench.ui.common.icons import icon
+from workbench.ui.i18n import tr
+from workbench.ui.common.inline_messages import InlineMessage
+
+# The jobspec's name rule: names become file names, cloud tags and resource-group names.
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
+GPU_NONE, GPU_ANY = "", "any"
+
+
+class JobPage(QWizardPage):
+    """Name, command and resources of the job; ``build_spec()`` gives the JobSpec to launch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("launch-job-page")
+        self.setTitle(tr("Job"))
+        self.setSubTitle(tr("What to run: open a job spec (YAML) or fill in the form."))
+        self.base: JobSpec | None = None  # the opened spec, whose other fields are kept
+        self.load_error: str | None = None
+        self.file_dialog: QFileDialog | None = None
+
+        self.spec_path = QLineEdit(objectName="spec-path", readOnly=True)
+        self.spec_path.setPlaceholderText(tr("none: the job is described by the form below"))
+        self.open_button = QPushButton(icon("open"), tr("&Open job spec…"), objectName="open-spec")
+        self.open_button.clicked.connect(self.choose_file)
+        self.clear_button = QPushButton(tr("C&lear"), objectName="clear-spec")
+        self.clear_button.setToolTip(tr("Forget the opened spec and start from a blank form"))
+        self.clear_button.clicked.connect(self.clear_spec)
+        self.spec_error = InlineMessage("error", "spec-error")
+
+        self.name_edit = QLineEdit(objectName="job-name")
+        self.name_edit.setPlaceholderText(tr("e.g. train-resnet"))
+        self.command_edit = QPlainTextEdit(objectName="job-command")
+        self.command_edit.setPlaceholderText(tr("e.g. python3 train.py --epochs 10"))
+        self.command_edit.setTabChangesFocus(True)
+        self.command_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
+        self.gpu_model = QComboBox(objectName="gpu-model")
+        self.gpu_model.addItem(tr("None (CPU only)"), GPU_NONE)
+        self.gpu_model.addItem(tr("Any GPU"), GPU_ANY)
+        for name in GPU_MODELS:
+            self.gpu_model.addItem(name, name)
+        self.gpu_count = QSpinBox(objectName="gpu-count", minimum=0, maximum=MAX_GPU_COUNT, value=1)
+        self.gpu_memory = QDoubleSpinBox(objectName="gpu-memory", minimum=0, maximum=1024, decimals=0, suffix=" GB")
+        self.gpu_memory.setSpecialValueText(tr("any"))
+        self.spot = QCheckBox(tr("Use &spot capacity (cheaper, may be interrupted)"), objectName="spot")
+        self.disk = QSpinBox(objectName="disk-gb", minimum=1, maximum=65536, value=Resources().disk_gb, suffix=" GB")
+        self.error = InlineMessage("error", "job-error")
+        self.spec_path.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Tab goes from Open… to the form
+        for w in (self.gpu_model, self.gpu_count, self.gpu_memory, self.disk):
+            w.setMaximumWidth(self.fontMetrics().horizontalAdvance("M") * 16)
+
+        spec_row = QHBoxLayout()
+        spec_row.addWidget(self.spec_path, 1)
+        spec_row.addWidget(self.open_button)
+        spec_row.addWidget(self.clear_button)
+        form = QFormLayout()
+        form.addRow(tr("Job spec:"), spec_row)
+        form.addRow("", self.spec_error)
+        form.addRow(tr("N&ame:"), self.name_edit)
+        form.addRow(tr("&Command:"), self.command_edit)
+        form.addRow(tr("&GPU model:"), self.gpu_model)
+        form.addRow(tr("GPU coun&t:"), self.gpu_count)
+        form.addRow(tr("&Min. GPU memory:"), self.gpu_memory)
+        form.addRow("", self.spot)
+        form.addRow(tr("&Disk:"), self.disk)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addStretch(1)
+
+        for signal in (self.name_edit.textChanged, self.command_edit.textChanged,
+                       self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged):
+            signal.connect(self._changed)
+        self._changed()
+
+    # -- opening a spec --------------------------------------------------------
+    def choose_file(self) -> None:
+        """Ask for a YAML file (non-blocking dialog); the choice is loaded with ``load_file``."""
+        start = str(Path(self.spec_path.text()).parent) if self.spec_path.text() else ""
+        dlg = QFileDialog(self, tr("Open job spec"), start, tr("Job specs (*.yaml *.yml);;All files (*)"))
+        dlg.setObjectName("open-spec-dialog")
+        dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dlg.fileSelected.connect(self.load_file)
+        self.file_dialog = dlg
+        dlg.open()
+
+    def load_file(self, path: str) -> bool:
+        """Load ``path`` into the form; on a SpecError show it (with its line) and block Next."""
+        self.spec_path.setText(path)
+        try:
+            spec = load_spec(path)
+        except SpecError as exc:
+            self.base = None
+            self.load_error = exc.message
+            self.spec_error.show_text(exc.message)
+            self._changed()
+            return False
+        self.load_error = None
+        self.spec_error.show_text(None)
+        self.base = spec
+        self.fill(spec)
+        return True
+
+    def clear_spec(self) -> None:
+        self.base = None
+        self.load_error = None
+        self.spec_path.clear()
+        self.spec_error.show_text(None)
+        self._changed()
+
+    def fill(self, spec: JobSpec) -> None:
+        """Show ``spec``'s name, command and resources in the form."""
+        self.name_edit.setText(spec.name)
+        self.command_edit.setPlainText(spec.run)
+        gpu = spec.resources.gpu
+        key = GPU_NONE if gpu is None else (gpu.model or GPU_ANY)
+        self.gpu_model.setCurrentIndex(max(0, self.gpu_model.findData(key)))
+        self.gpu_count.setValue(gpu.count if gpu else 1)
+        self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
+        self.spot.setChecked(spec.resources.spot)
+        self.disk.setValue(spec.resources.disk_gb)
+        self._changed()
+
+    # -- validation ------------------------------------------------------------
+    def problem(self) -> str | None:
+        """The first thing that keeps this page from being complete, in words; None when fine."""
+        if self.load_error:
+            return tr("The job spec has an error (see above): fix the file and open it again, or clear it.")
+        name = self.name_edit.text().strip()
+        if not name:
+            return tr("Give the job a name.")
+        if not _NAME_RE.fullmatch(name):
+            return tr("The name may use letters, digits, '_', '.' and '-' (up to 63), starting with a "
+                      "letter or digit.")
+        if not self.command_edit.toPlainText().strip():
+            return tr("Give the command that runs the job.")
+        if self.gpu_model.currentData() != GPU_NONE and self.gpu_count.value() < 1:
+            return tr("A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).")
+        return None
+
+    def _changed(self) -> None:
+        gpu = self.gpu_model.currentData() != GPU_NONE
+        self.gpu_count.setEnabled(gpu)
+        self.gpu_memory.setEnabled(gpu)
+        self.error.show_text(self.problem())
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:  # noqa: N802 (Qt naming)
+        return self.problem() is None
+
+    def build_spec(self) -> JobSpec:
+        """The JobSpec the form describes, on top of the opened spec (if any)."""
+        model = self.gpu_model.currentData()
+        gpu = None
+        if model != GPU_NONE:
+            gpu = GpuRequest(model=None if model == GPU_ANY else model, count=self.gpu_count.value(),
+                             min_memory_gb=self.gpu_memory.value() or None)
+        base = self.base or JobSpec(name="job", run="true")
+        resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked(),
+                                        disk_gb=self.disk.value())
+        return dataclasses.replace(base, name=self.name_edit.text().strip(), run=self.command_edit.toPlainText(),
+                                   resources=resources)
+
+    def initializePage(self) -> None:  # noqa: N802 (Qt naming)
+        self.name_edit.setFocus()
+
+    def validatePage(self) -> bool:  # noqa: N802
+        if self.problem() is not None:
+            return False
+        self.wizard().spec = self.build_spec()
+        return True

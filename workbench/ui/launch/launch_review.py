@@ -1,0 +1,291 @@
+"""Wizard page 4: what will be created, what it can cost, and the launch's progress.
+
+The page shows the plan (provider, region, type, GPUs, disk, spot, on_finish,
+guards) and the projected cost for the maximum runtime.  Its Finish button
+("Launch") does not close the wizard: ``validatePage`` asks the wizard to
+start a launch and returns False until that launch has succeeded.  Progress,
+failure and the rollback check are shown in :class:`LaunchProgressPanel`.
+Main thread only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
+
+from workbench.core.providers.catalog import RankedOffer
+from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
+from workbench.core.domain.models import Guards, JobSpec, OnFinish
+from workbench.core.money.planner import Plan, plan
+from workbench.core.money.spend import projected_cost
+from workbench.ui.common.format import duration, money
+from workbench.ui.common.icons import icon
+from workbench.ui.i18n import N_, tr
+from workbench.ui.common.inline_messages import InlineMessage
+
+if TYPE_CHECKING:
+    from workbench.ui.launch.launch_wizard import LaunchWizard
+
+ON_FINISH_TEXT = {
+    OnFinish.TERMINATE: N_("terminate the machine (billing stops)"),
+    OnFinish.STOP: N_("stop the machine (its disks still bill)"),
+    OnFinish.KEEP: N_("keep the machine running (it bills until a guard or you stop it)"),
+}
+_MARKS = {"pending": "○", "active": "▶", "done": "✓", "failed": "✗", "skipped": "–"}
+
+
+def guards_text(g: Guards) -> str:
+    parts = [tr("stops after {time}").format(time=duration(g.max_runtime_minutes * 60))
+             if g.max_runtime_minutes else tr("no runtime limit")]
+    parts.append(tr("idle shutdown after {minutes} min below {util} % GPU use").format(
+        minutes=g.idle_minutes, util=f"{g.idle_util_below:g}") if g.idle_minutes else tr("no idle shutdown"))
+    parts.append(tr("budget {amount}").format(amount=money(g.budget_usd)) if g.budget_usd else tr("no budget"))
+    return " · ".join(parts)
+
+
+def cost_text(choice: RankedOffer, g: Guards) -> str:
+    """``$6.12 if it runs the full 2 h 00 min ($3.060/h × 2 h)``; a warning when nothing caps it."""
+    cur = choice.offer.prices.currency
+    if choice.price is None:
+        return tr("Unknown: this offer has no price for this term.")
+    if g.max_runtime_minutes is None:
+        return tr("Not capped: {price} per hour until the job ends or you stop it.").format(
+            price=money(choice.price, cur, 3))
+    cost = projected_cost(choice.price, g.max_runtime_minutes)
+    return tr("{cost} if it runs the full {time} ({price}/h × {hours} h)").format(
+        cost=money(cost, cur), time=duration(g.max_runtime_minutes * 60), price=money(choice.price, cur, 3),
+        hours=f"{g.max_runtime_minutes / 60:.2f}".rstrip("0").rstrip("."))
+
+
+class LaunchProgressPanel(QGroupBox):
+    """Step-by-step progress of one launch, its result, and the rollback check."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(tr("Launch progress"), parent)
+        self.setObjectName("launch-progress")
+        layout = QVBoxLayout(self)
+        self.steps: dict[str, QLabel] = {}
+        self.step_text: dict[str, str] = {}
+        self.state: dict[str, str] = {}  # step key → pending | active | done | failed | skipped
+        for key in LAUNCH_STEPS:
+            label = QLabel(objectName=f"step-{key}")
+            self.steps[key] = label
+            layout.addWidget(label)
+        self.busy = QProgressBar(objectName="launch-busy", minimum=0, maximum=0, textVisible=False)
+        self.status = QLabel(objectName="launch-status", wordWrap=True)
+        self.error = InlineMessage("error", "launch-error")
+        self.rollback = QLabel(objectName="rollback-result", wordWrap=True)
+        self.rollback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tear_down = QPushButton(icon("terminate"), tr("&Tear down what remains"), objectName="tear-down-remains")
+        self.tear_down.setVisible(False)
+        row = QHBoxLayout()
+        row.addWidget(self.rollback, 1)
+        row.addWidget(self.tear_down)
+        layout.addWidget(self.busy)
+        layout.addWidget(self.status)
+        layout.addWidget(self.error)
+        layout.addLayout(row)
+
+    def begin(self, provider: str) -> None:
+        self.step_text = {
+            STEP_RECORD: tr("Recording the launch"),
+            STEP_PROVIDER: tr("Asking {provider} for a machine").format(provider=provider),
+            STEP_WAIT: tr("Waiting for it to start"),
+            STEP_RUNNING: tr("Running"),
+        }
+        self.state = {key: "pending" for key in LAUNCH_STEPS}
+        self._draw()
+        self.busy.setVisible(True)
+        self.status.setText("")
+        self.error.show_text(None)
+        self.rollback.setText("")
+        self.tear_down.setVisible(False)
+        self.setVisible(True)
+
+    def _draw(self) -> None:
+        for key, label in self.steps.items():
+            state = self.state[key]
+            label.setText(f"{_MARKS[state]}  {self.step_text[key]}")
+            font = QFont(label.font())
+            font.setBold(state == "active")
+            label.setFont(font)
+            label.setEnabled(state not in ("pending", "skipped"))
+
+    def reached(self, key: str) -> None:
+        """Steps before ``key`` are done; ``key`` is under way (STEP_RUNNING is done at once)."""
+        passed = True
+        for k in LAUNCH_STEPS:
+            if k == key:
+                self.state[k] = "done" if k == STEP_RUNNING else "active"
+                passed = False
+            elif passed:
+                self.state[k] = "done"
+        self._draw()
+
+    def fail_current(self) -> None:
+        for k in LAUNCH_STEPS:
+            if self.state[k] == "active":
+                self.state[k] = "failed"
+        self._draw()
+
+    def stop_after_current(self) -> None:
+        """Cancelled: the step under way completes (the provider answered); the rest will not happen."""
+        for k in LAUNCH_STEPS:
+            if self.state[k] == "active":
+                self.state[k] = "done"
+            elif self.state[k] == "pending":
+                self.state[k] = "skipped"
+        self._draw()
+
+    def idle(self) -> None:
+        self.busy.setVisible(False)
+
+
+OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": N_("reserved 1 year"),
+               "reserved-3y": N_("reserved 3 years"), "buy": N_("buy")}
+
+
+def job_plan(spec: JobSpec, offers: list[RankedOffer]) -> Plan | None:
+    """The planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
+    g = spec.resources.gpu
+    if g is None or not g.model or spec.guards.max_runtime_minutes is None:
+        return None
+    return plan([(r.profile, r.offer) for r in offers], g.model, g.count, spec.guards.max_runtime_minutes / 60.0)
+
+
+class PlanComparison(QGroupBox):
+    """The cheapest way per option and provider to pay for the job, side by side (the cost planner)."""
+
+    HEADERS = (N_("Option"), N_("Provider"), N_("Region"), N_("Type"), N_("Machines"), N_("Total"), N_("Note"))
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(tr("Ways to pay for this job"), parent)
+        self.setObjectName("plan-comparison")
+        self.table = QTableWidget(0, len(self.HEADERS), objectName="plan-table")
+        self.table.setHorizontalHeaderLabels([tr(h) for h in self.HEADERS])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMaximumHeight(180)
+        self.empty = QLabel(objectName="plan-empty", wordWrap=True)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.table)
+        lay.addWidget(self.empty)
+
+    def show_plan(self, p: Plan | None, choice: RankedOffer | None, spot: bool) -> None:
+        rows = p.summary() if p is not None else []
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = (tr(OPTION_TEXT[r.option]), r.provider or "–", r.region or "–",
+                     r.instance_type or "–", str(r.machines), money(r.total, r.currency), r.note)
+            chosen = (choice is not None and r.instance_type == choice.offer.instance_type
+                      and r.region == choice.offer.region and r.option == ("spot" if spot else "on-demand"))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 6:
+                    item.setToolTip(text)
+                if chosen:
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                self.table.setItem(i, c, item)
+        self.table.setVisible(bool(rows))
+        if p is None:
+            self.empty.setText(tr("The comparison needs a GPU model and a maximum runtime."))
+        elif not rows:
+            self.empty.setText(tr("No offer of {model} to compare.").format(model=p.gpu_model))
+        else:
+            self.empty.setText(tr("{n}× {model} for {hours} h. Reserved terms are paid in full even when the job "
+                                  "is shorter; spot may be interrupted. Compare with buying the hardware: "
+                                  "workbench plan --buy-price …").format(n=p.gpus, model=p.gpu_model,
+                                                                        hours=f"{p.hours:g}"))
+
+
+class ReviewPage(QWizardPage):
+    """The plan in words, the projected cost, and the progress panel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("launch-review-page")
+        self.setTitle(tr("Review and launch"))
+        self.setSubTitle(tr("This is what will be created and what it can cost. Nothing is created before "
+                            "you press Launch."))
+        self.fields: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for key, label in (("job", tr("Job:")), ("command", tr("Command:")), ("where", tr("Where:")),
+                           ("machine", tr("Machine:")), ("disk", tr("Disk:")), ("pricing", tr("Pricing:")),
+                           ("on_finish", tr("When the job ends:")), ("guards", tr("Guards:")),
+                           ("cost", tr("Projected cost:"))):
+            value = QLabel(objectName=f"review-{key}", wordWrap=True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setTextFormat(Qt.TextFormat.PlainText)
+            self.fields[key] = value
+            form.addRow(label, value)
+        self.cost = self.fields["cost"]
+        self.cost.setObjectName("projected-cost")
+        font = QFont(self.cost.font())
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.cost.setFont(font)
+        self.cost_warning = InlineMessage("warning", "cost-warning")
+        self.comparison = PlanComparison()
+        self.panel = LaunchProgressPanel()
+        self.panel.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.cost_warning)
+        layout.addWidget(self.comparison)
+        layout.addWidget(self.panel)
+        layout.addStretch(1)
+
+    def wizard(self) -> "LaunchWizard":  # type: ignore[override]
+        return super().wizard()  # type: ignore[return-value]
+
+    def initializePage(self) -> None:  # noqa: N802 (Qt naming)
+        wiz = self.wizard()
+        self.show_plan(wiz.spec, wiz.choice)
+        self.show_comparison(wiz.spec, wiz.offer_page.model.offers(), wiz.choice)
+        self.panel.setVisible(False)
+
+    def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
+        """The cost planner's table for this job, from the offers the wizard already has (no network)."""
+        self.comparison.show_plan(job_plan(spec, offers), choice, spec.resources.spot)
+
+    def show_plan(self, spec: JobSpec, choice: RankedOffer | None) -> None:
+        f = self.fields
+        f["job"].setText(spec.name + (" · " + tr("from {file}").format(file=spec.source) if spec.source else ""))
+        f["command"].setText(spec.run.strip())
+        f["disk"].setText(tr("{n} GB").format(n=spec.resources.disk_gb))
+        f["on_finish"].setText(tr(ON_FINISH_TEXT[spec.on_finish]))
+        f["guards"].setText(guards_text(spec.guards))
+        if choice is None:
+            return
+        o = choice.offer
+        f["where"].setText(tr("{provider} / {profile}, region {region}").format(
+            provider=o.provider, profile=choice.profile, region=o.region))
+        gpus = f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("no GPU")
+        f["machine"].setText(tr("{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM").format(
+            type=o.instance_type, gpus=gpus, cpus=o.vcpus, ram=f"{o.memory_gb:g}"))
+        term = tr("spot (cheaper, may be interrupted)") if spec.resources.spot else tr("on-demand")
+        f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
+            term=term, price=money(choice.price, o.prices.currency, 3), source=o.prices.source,
+            date=o.prices.as_of or tr("date unknown")))
+        self.cost.setText(cost_text(choice, spec.guards))
+        self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
+                                    if spec.guards.max_runtime_minutes is None else None)
+
+    def isComplete(self) -> bool:  # noqa: N802
+        return not self.wizard().busy()
+
+    def validatePage(self) -> bool:  # noqa: N802
+        wiz = self.wizard()
+        if wiz.launched_ok:
+            return True
+        if not wiz.busy():
+            wiz.start_launch()
+        return False

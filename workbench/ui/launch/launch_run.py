@@ -1,0 +1,181 @@
+"""One launch attempt from the wizard, off the UI thread, with cancel and the rollback check.
+
+    run = LaunchRun(session, spec, choice, alternatives)
+    run.step.connect(...); run.succeeded.connect(...); run.failed.connect(...)
+    run.cleanup_started.connect(...); run.cleanup_done.connect(...)
+    run.start()
+
+* The launch (``plan_offer`` + ``execute``) runs in the profile's mutation lane
+  (``"<provider>/<profile>"``), so it never races a teardown of that profile.
+* ``execute`` reports its steps from the worker; ``step`` is a Qt signal, so
+  the connection to this main-thread object is queued and slots run on the UI
+  thread.
+* A provider call cannot be interrupted.  ``cancel()`` asks the wait loop to
+  stop and, once the provider has answered, tears the launch down (core
+  ``teardown`` with this launch id, lane ``"teardown"``).
+* After a failure the provider has rolled back; ``remains`` (read pool)
+  confirms nothing of this launch id is left, and ``cleanup_done`` says what
+  is (with any error that kept us from checking).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import shiboken6
+from PySide6.QtCore import QObject, Signal
+
+from workbench.core.providers.catalog import RankedOffer
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.lifecycle.launcher import execute, new_launch_id, plan_offer, remains
+from workbench.core.domain.models import Instance, JobSpec, Resource
+from workbench.core.lifecycle.teardown import teardown
+from workbench.ui.runtime.session import Session
+
+log = logging.getLogger("workbench.ui.launch")
+
+WAIT_FOR_START_S = 300.0  # how long the wizard waits for a PENDING machine before handing over
+POLL_S = 2.0
+TEARDOWN_TIMEOUT_S = 180.0
+
+
+@dataclass
+class Cleanup:
+    """What a rollback check or a cancel's teardown found: ``remaining`` empty and no errors = clean."""
+
+    reason: str  # "failed" (rollback check) or "cancelled" (teardown)
+    remaining: list[Instance | Resource] = field(default_factory=list)
+    errors: list[tuple[str, WorkbenchError]] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.remaining and not self.errors
+
+
+class LaunchRun(QObject):
+    """Drives one launch; all signals are delivered on the main thread."""
+
+    step = Signal(str)  # a launcher STEP_* key
+    succeeded = Signal(object)  # list[Instance]
+    failed = Signal(object)  # the provider's exception
+    cleanup_started = Signal(str)  # "failed" | "cancelled"
+    cleanup_done = Signal(object)  # Cleanup
+
+    def __init__(self, session: Session, spec: JobSpec, choice: RankedOffer, alternatives: int = 0,
+                 wait_s: float = WAIT_FOR_START_S, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.spec = spec
+        self.choice = choice
+        self.alternatives = alternatives
+        self.wait_s = wait_s
+        self.launch_id = new_launch_id(spec.name)
+        self.provider = choice.offer.provider
+        self.profile = choice.profile
+        self.in_flight = False
+        self.cleaning = False
+        self.cancel_requested = False
+        self.instances: list[Instance] = []
+
+    @property
+    def lane(self) -> str:
+        return f"{self.provider}/{self.profile}"
+
+    def start(self) -> None:
+        self.in_flight = True
+        accounts = self.session.accounts
+
+        def work() -> list[Instance]:
+            lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
+            return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
+                           should_stop=lambda: self.cancel_requested)
+
+        log.info("launch %s on %s (%s)", self.launch_id, self.lane, self.choice.offer.instance_type)
+        self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)
+
+    def cancel(self) -> None:
+        """Tear the launch down as soon as the provider has answered (a no-op when nothing is running).
+
+        A provider with ``cancel_launch(launch_id)`` (Azure: a launch waits minutes for its VM) is
+        also asked, off the UI thread, to stop early; it then rolls back and raises.
+        """
+        if self.in_flight and not self.cancel_requested:
+            log.info("launch %s: cancel requested", self.launch_id)
+            self.cancel_requested = True
+            self.session.run(self._interrupt_provider)
+
+    def _interrupt_provider(self) -> None:  # worker thread
+        accounts = self.session.accounts
+        stop = getattr(accounts.provider(accounts.profile(self.profile)), "cancel_launch", None)
+        if callable(stop):
+            stop(self.launch_id)
+
+    # -- outcomes -------------------------------------------------------------
+    def _launched(self, instances: list[Instance]) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.in_flight = False
+        self.instances = list(instances)
+        if self.cancel_requested:
+            self._tear_down("cancelled")
+        else:
+            self.succeeded.emit(self.instances)
+
+    def _failed(self, exc: BaseException) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.in_flight = False
+        if self.cancel_requested:  # the provider stopped early because it was asked to: a cancel, not a failure
+            self._tear_down("cancelled")
+            return
+        self.failed.emit(exc)
+        self.check_remains()
+
+    def check_remains(self) -> None:
+        """Ask the provider what of this launch still exists (after the provider rolled back)."""
+        self.cleaning = True
+        self.cleanup_started.emit("failed")
+        accounts = self.session.accounts
+
+        def work() -> Cleanup:
+            try:
+                return Cleanup("failed", remaining=remains(accounts, self.profile, self.launch_id))
+            except WorkbenchError as exc:
+                return Cleanup("failed", errors=[(self.profile, exc)])
+
+        self.session.run(work).then(self._cleaned).fail(
+            lambda exc: self._cleaned(Cleanup("failed", errors=[(self.profile, _as_workbench_error(exc))])))
+
+    def tear_down_remains(self) -> None:
+        """Tear down whatever a check found (the user asked for it)."""
+        self._tear_down("failed")
+
+    def _tear_down(self, reason: str) -> None:
+        self.cleaning = True
+        self.cleanup_started.emit(reason)
+        accounts = self.session.accounts
+
+        def work() -> Cleanup:
+            report = teardown(accounts, [self.launch_id], timeout=TEARDOWN_TIMEOUT_S, poll=0.5)
+            # teardown also reports other profiles' listing errors; only this launch's profile matters here
+            errors = [(name, exc) for name, exc in report.errors if name == self.profile]
+            return Cleanup(reason, remaining=list(report.remaining), errors=errors)
+
+        self.session.run(work, lane="teardown").then(self._cleaned).fail(
+            lambda exc: self._cleaned(Cleanup(reason, errors=[(self.profile, _as_workbench_error(exc))])))
+
+    def _cleaned(self, result: Cleanup) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.cleaning = False
+        log.info("launch %s: %s, cleanup %s", self.launch_id, result.reason,
+                 "clean" if result.clean else f"{len(result.remaining)} remaining, {len(result.errors)} errors")
+        self.cleanup_done.emit(result)
+
+
+def _as_workbench_error(exc: BaseException) -> WorkbenchError:
+    if isinstance(exc, WorkbenchError):
+        return exc
+    log.error("cleanup check failed unexpectedly: %s: %s", type(exc).__name__, exc)
+    return WorkbenchError(f"{type(exc).__name__}: {exc}")

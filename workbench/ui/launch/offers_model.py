@@ -1,0 +1,123 @@
+"""Qt table model over ranked offers (a thin adapter over core ``RankedOffer`` values, no item widgets).
+
+Rows keep the order :func:`workbench.core.providers.catalog.rank` gave them: cheapest
+first, unavailable ones last.  An offer the account may not launch (no quota,
+no capacity: ``Offer.available`` False) is shown with its note and is neither
+enabled nor selectable, so the view cannot choose it.  Main thread only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
+
+from workbench.core.providers.catalog import RankedOffer
+from workbench.ui.common.format import money
+from workbench.ui.common.table_model import RowTableModel
+from workbench.ui.i18n import N_, tr
+
+OFFER_ROLE = Qt.ItemDataRole.UserRole + 1
+
+COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("GPU memory"), N_("vCPUs"),
+           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"))
+COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY = 7, 8, 10
+_RIGHT = (3, 4, 5, 6, 7, 8)
+
+
+def warning_color() -> QColor:
+    """A red that stays readable on light and dark palettes."""
+    dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    return QColor("#ff8a65" if dark else "#c62828")
+
+
+def _gb(value: float) -> str:
+    return tr("{n} GB").format(n=f"{value:g}")
+
+
+class OffersModel(RowTableModel):
+    """Ranked offers; ``spot`` says which price the job pays (that column is shown bold)."""
+
+    columns = COLUMNS
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[RankedOffer] = []
+        self.spot = False
+
+    def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.spot = spot
+        self.endResetModel()
+
+    def offer(self, row: int) -> RankedOffer:
+        return self._rows[row]
+
+    def offers(self) -> list[RankedOffer]:
+        return list(self._rows)
+
+    def first_available_row(self, prefer_providers: tuple[str, ...] = (), prefer_regions: tuple[str, ...] = ()) -> int:
+        """The row to preselect: the cheapest available offer, preferring the spec's providers/regions."""
+        usable = [n for n, r in enumerate(self._rows) if r.offer.available]
+        for n in usable:
+            o = self._rows[n].offer
+            if ((not prefer_providers or o.provider in prefer_providers)
+                    and (not prefer_regions or o.region in prefer_regions or o.provider == "local")):
+                return n
+        return usable[0] if usable else -1
+
+    # -- Qt model API -----------------------------------------------------------
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid() or not self._rows[index.row()].offer.available:
+            return Qt.ItemFlag.NoItemFlags  # no quota / no capacity: cannot be chosen
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def _display(self, r: RankedOffer, col: int) -> str:
+        o = r.offer
+        cur = o.prices.currency
+        if col == COL_AVAILABILITY:
+            if o.available:
+                return tr("available")
+            return "⚠ " + (o.availability_note or tr("no quota or capacity"))
+        return (
+            f"{o.provider} / {r.profile}",
+            o.region,
+            o.instance_type,
+            f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("none (CPU)"),
+            _gb(o.gpu_memory_gb) if o.gpu_count else "–",
+            str(o.vcpus),
+            _gb(o.memory_gb),
+            money(o.prices.on_demand, cur, 3),
+            money(o.prices.spot, cur, 3),
+            f"{o.prices.source} · {o.prices.as_of}" if o.prices.as_of else o.prices.source,
+        )[col]
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r = self._rows[index.row()]
+        col = index.column()
+        if role == OFFER_ROLE:
+            return r
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(r, col)
+        if role == Qt.ItemDataRole.ForegroundRole and not r.offer.available:
+            if col == COL_AVAILABILITY:
+                return QBrush(warning_color())
+            return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        if role == Qt.ItemDataRole.FontRole and col == (COL_SPOT if self.spot else COL_ON_DEMAND):
+            f = QFont()
+            f.setBold(True)
+            return f
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if not r.offer.available:
+                return tr("Cannot be chosen: {note}").format(
+                    note=r.offer.availability_note or tr("no quota or capacity"))
+            return tr("This job pays {price} per hour ({term})").format(
+                price=money(r.price, r.offer.prices.currency, 3),
+                term=tr("spot") if self.spot else tr("on-demand"))
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in _RIGHT:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None

@@ -1,0 +1,1 @@
+"""The Monitor view: per-GPU plots."""

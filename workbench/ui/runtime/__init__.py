@@ -1,0 +1,1 @@
+"""The GUI's running parts: session state, the task runner, the guard loop, settings."""

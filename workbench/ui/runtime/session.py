@@ -1,0 +1,217 @@
+"""The GUI's shared state: one refresh loop, one snapshot, signals for every view.
+
+Views never call providers themselves for the instance list: they listen to
+``snapshot_changed`` and ask the session to ``refresh()``.  The refresh runs
+on the TaskRunner's read pool; the timer skips a tick while one is running and
+backs off (doubling up to 5 minutes) while providers answer with
+TransientError, returning to the normal interval after a success.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.core.providers.accounts import Accounts
+from workbench.core.domain.errors import TransientError, WorkbenchError
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.remote.kinds import is_remote
+from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_today
+from workbench.core.store.database import LaunchRecord
+from workbench.ui.common.format import state_label
+from workbench.ui.i18n import tr
+from workbench.ui.runtime.settings import UiSettings
+from workbench.ui.runtime.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from workbench.core.remote.job import JobEvent
+    from workbench.core.remote.jobs import RemoteJobs
+
+log = logging.getLogger("workbench.ui.runtime.session")
+
+MAX_BACKOFF_MS = 5 * 60_000
+#: the first refresh waits this long, so its imports (plugins, SDK modules) on a worker thread do
+#: not compete with the main thread for the GIL while the window paints for the first time
+FIRST_REFRESH_DELAY_MS = 150
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the app knows after one refresh (immutable; shared by all views)."""
+
+    instances: tuple[Instance, ...] = ()
+    launches: dict[str, LaunchRecord] = field(default_factory=dict)
+    spend: dict[tuple[str, str, str], float] = field(default_factory=dict)  # (provider, profile, id) → total
+    spend_today: float = 0.0
+    errors: tuple[tuple[str, WorkbenchError], ...] = ()
+    taken_at: float = 0.0
+
+    @property
+    def billable(self) -> list[Instance]:
+        return [i for i in self.instances if i.state.billable]
+
+    @property
+    def burn_rate(self) -> float:
+        return burn_rate(self.instances)
+
+    def spend_of(self, inst: Instance) -> float:
+        return self.spend.get((inst.provider, inst.profile, inst.instance_id), 0.0)
+
+
+def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
+    """Reconcile with the providers and read the store (runs on a worker thread)."""
+    result = reconcile(accounts, profiles)
+    store = accounts.store
+    now = time.time()
+    ledger = store.ledger()
+    return Snapshot(
+        instances=tuple(store.list_instances()),
+        launches={r.launch_id: r for r in store.list_launches()},
+        spend=spend_by_instance(ledger, now),
+        spend_today=sum(spend_by_instance(ledger, now, since=start_of_today(now)).values()),
+        errors=tuple(result.errors),
+        taken_at=now,
+    )
+
+
+class Session(QObject):
+    """Owns the accounts, the TaskRunner, the refresh loop and the latest snapshot."""
+
+    snapshot_changed = Signal(object)  # Snapshot
+    refresh_started = Signal()
+    refresh_failed = Signal(object)  # exception
+    #: (title, message, level) for the tray / notifications; level: "info", "warning", "error"
+    notify = Signal(str, str, str)
+    #: a remote job's JobEvent (emitted from its worker thread; delivered queued on the main thread)
+    remote_event = Signal(object)
+
+    def __init__(self, accounts: Accounts | None, settings: UiSettings | None = None,
+                 runner: TaskRunner | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.accounts = accounts
+        self.settings = settings or UiSettings()
+        self.runner = runner or TaskRunner(self)
+        self.snapshot = Snapshot()
+        self.refreshing = False
+        self.interval_ms = self.settings.refresh_seconds * 1000
+        self.backoff_ms = 0
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(False)
+        self.timer.timeout.connect(self.refresh)
+        self._snapshot_fn: Callable[[Accounts], Snapshot] = take_snapshot
+        #: remote jobs and GPU streams of cloud machines (core, threads of its own); made on first need
+        self.remote: "RemoteJobs | None" = None
+        self.remote_event.connect(self._on_remote_event)
+        # app-side guards (budget, runtime, idle, finished) after each refresh
+        from workbench.ui.runtime.guard_loop import GuardHook
+
+        self.guards = GuardHook(self)
+
+    # -- refresh loop -------------------------------------------------------
+    first_refresh_delay_ms = FIRST_REFRESH_DELAY_MS
+
+    def start(self, interval_ms: int | None = None) -> None:
+        if interval_ms is not None:
+            self.interval_ms = interval_ms
+        if self.accounts is None:
+            return
+        self.timer.start(self.interval_ms)
+        QTimer.singleShot(self.first_refresh_delay_ms, self.refresh)
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def refresh(self) -> Task | None:
+        """Start a refresh unless one is running (then this tick is skipped)."""
+        if self.accounts is None or self.refreshing:
+            return None
+        self.refreshing = True
+        self.refresh_started.emit()
+        return (self.runner.run(self._snapshot_fn, self.accounts)
+                .then(self._refreshed).fail(self._refresh_error).finally_(self._refresh_done))
+
+    def _refresh_done(self) -> None:
+        self.refreshing = False
+
+    def _refreshed(self, snap: Snapshot) -> None:
+        transient = [e for _, e in snap.errors if isinstance(e, TransientError)]
+        self._set_backoff(bool(transient) and len(transient) == len(snap.errors))
+        previous, self.snapshot = self.snapshot, snap
+        self._announce_changes(previous, snap)
+        self._sync_remote(snap)
+        self.snapshot_changed.emit(snap)
+
+    # -- remote jobs ----------------------------------------------------------
+    def _sync_remote(self, snap: Snapshot) -> None:
+        """Hand running cloud machines to the remote-jobs manager (non-blocking: it starts threads)."""
+        if self.accounts is None or (self.remote is None and not any(is_remote(i) and i.host
+                                                                     for i in snap.instances)):
+            return
+        if self.remote is None:
+            from workbench.core.remote.job import JobOptions  # SSH, telemetry and numpy: only once a cloud machine runs
+            from workbench.core.remote.jobs import RemoteJobs
+
+            # The finish guard (guard_hook) ends machines after its grace, with "keep running".
+            self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit,
+                                     options=JobOptions(teardown_by_guards=True))
+        self.remote.sync(snap.instances, snap.launches)
+
+    def _on_remote_event(self, ev: "JobEvent") -> None:
+        if ev.kind == "exit":
+            code = ev.data.get("exit_code")
+            self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
+                name=ev.launch_id, code=code), "info" if code == 0 else "warning")
+        elif ev.kind == "error":
+            self.notify.emit(tr("Remote job problem"), f"{ev.launch_id}: {ev.message}", "error")
+        elif ev.kind == "warning" and ev.phase == "kept":
+            self.notify.emit(tr("Still billing"), ev.message, "warning")
+
+    def _announce_changes(self, old: Snapshot, new: Snapshot) -> None:
+        """Notify when a machine became ready or a job ended since the last refresh."""
+        if not old.taken_at:
+            return  # the first snapshot is the starting point, not news
+        before = {(i.provider, i.profile, i.instance_id): i for i in old.instances}
+        for inst in new.instances:
+            prev = before.get((inst.provider, inst.profile, inst.instance_id))
+            name = inst.name or inst.instance_id
+            if prev is not None and prev.state != InstanceState.RUNNING and inst.state == InstanceState.RUNNING:
+                self.notify.emit(tr("Machine ready"), tr("{name} is running.").format(name=name), "info")
+            if prev is not None and prev.state.active and not inst.state.active:
+                if inst.exit_code is not None:
+                    level = "info" if inst.exit_code == 0 else "warning"
+                    self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
+                        name=name, code=inst.exit_code), level)
+                elif inst.state.billable:
+                    self.notify.emit(tr("Machine stopped"), tr("{name} is {state} and may still bill.").format(
+                        name=name, state=state_label(inst.state)), "warning")
+
+    def _refresh_error(self, exc: BaseException) -> None:
+        self._set_backoff(isinstance(exc, TransientError))
+        log.warning("refresh failed: %s", exc)
+        self.refresh_failed.emit(exc)
+
+    def _set_backoff(self, transient: bool) -> None:
+        if transient:
+            self.backoff_ms = min(MAX_BACKOFF_MS, max(self.interval_ms, self.backoff_ms * 2 or self.interval_ms * 2))
+        else:
+            self.backoff_ms = 0
+        interval = self.backoff_ms or self.interval_ms
+        if self.timer.isActive() and self.timer.interval() != interval:
+            self.timer.setInterval(interval)
+
+    # -- helpers for views --------------------------------------------------
+    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
+        """Run ``fn`` off the UI thread (see TaskRunner.run)."""
+        return self.runner.run(fn, *args, lane=lane, **kwargs)
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self.guards.close_prompts()
+        if self.remote is not None:
+            self.remote.stop_all()  # the jobs go on on their machines; we only stop following
+        self.runner.shutdown(wait=False)
