@@ -17,48 +17,46 @@ disables idle shutdown, and ``budget_usd`` must be omitted rather than nulled.
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import math
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping, NoReturn, Sequence
+from typing import Any, Mapping, Sequence
 
-import yaml
-from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.errors import SpecError
 from workbench.core.domain.gpus import GPU_MODELS, canonical_gpu, suggest_gpu
-from workbench.core.domain.models import GpuRequest, Guards, JobSpec, OnFinish, Resources
+from workbench.core.domain.models import (GpuRequest, Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode,
+                                          StorageMount)
+from workbench.core.domain.storage_uri import parse_storage_uri
+from workbench.core.domain.yaml_reader import OFF_WORDS, NodeReader, did_you_mean
 
 __all__ = ["load_spec", "parse_spec", "spec_to_dict", "spec_from_dict", "MAX_GPU_COUNT"]
 
 MAX_GPU_COUNT = 64
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DURATION_RE = re.compile(r"(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m(?:in)?)?", re.IGNORECASE)
-_DURATION_FORMS = "minutes (e.g. 90) or a duration like '90m', '2h', '1d', '1h30m'"
 _GPU_FORMS = "'MODEL', 'MODEL:COUNT' (e.g. V100:1) or a mapping {model, count, min_memory_gb}"
-_NULL_TAG = "tag:yaml.org,2002:null"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_OFF_WORDS = {"off", "none", "null", "no", "false", "never", "unlimited", "disabled"}
 
 _TOP_KEYS = ("name", "resources", "setup", "run", "env", "workdir", "outputs", "on_finish", "guards", "providers",
-             "regions")
+             "regions", "num_nodes", "outputs_from", "storage", "recovery", "secrets")
 _RESOURCE_KEYS = ("gpu", "cpus", "memory_gb", "disk_gb", "spot", "max_price", "network")
 _GPU_KEYS = ("model", "count", "min_memory_gb")
 _NETWORK_KEYS = ("min_gbps", "rdma")
 _GUARD_KEYS = ("max_runtime", "idle_minutes", "idle_util_below", "budget_usd")
+_STORAGE_KEYS = ("path", "source", "mode", "interval")
+_RECOVERY_KEYS = ("max_restarts", "on")
+RECOVERY_REASONS = ("preemption", "failure")
+OUTPUTS_FROM = ("head", "all")
+MAX_NODES = 64
+MAX_RESTARTS = 100
+DEFAULT_SYNC_INTERVAL_S = 300
 _DICT_VERSION = 1
 
 
 #: a spec is a few lines of YAML; anything this big is a mistake (a data file, a log) that would
 #: otherwise be parsed, stored with the launch and passed to the job's environment
 MAX_SPEC_BYTES = 1024 * 1024
-#: the longest max_runtime / idle time accepted (366 days)
-MAX_MINUTES = 366 * 24 * 60
 
 
 def load_spec(path: str | os.PathLike[str]) -> JobSpec:
@@ -108,6 +106,12 @@ def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
         "regions": list(spec.regions),
         "source": spec.source,
         "outputs": list(spec.outputs),
+        "num_nodes": spec.num_nodes,
+        "outputs_from": spec.outputs_from,
+        "storage": [{"path": m.path, "source": m.source, "mode": m.mode.value, "interval_s": m.interval_s}
+                    for m in spec.storage],
+        "recovery": dataclasses.asdict(spec.recovery) if spec.recovery else None,
+        "secrets": list(spec.secrets),
     }
 
 
@@ -136,6 +140,14 @@ def spec_from_dict(d: Mapping[str, Any]) -> JobSpec:
             regions=tuple(d.get("regions") or ()),
             source=d.get("source"),
             outputs=tuple(d.get("outputs") or ()),
+            num_nodes=int(d.get("num_nodes") or 1),
+            outputs_from=d.get("outputs_from") or "head",
+            storage=tuple(StorageMount(m["path"], m["source"], StorageMode(m.get("mode", "copy")),
+                                       int(m.get("interval_s", DEFAULT_SYNC_INTERVAL_S)))
+                          for m in d.get("storage") or ()),
+            recovery=Recovery(int(rec.get("max_restarts", 3)), tuple(rec.get("on") or ("preemption",)))
+            if (rec := d.get("recovery")) else None,
+            secrets=tuple(d.get("secrets") or ()),
         )
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise SpecError(f"stored job spec is malformed: {type(e).__name__}: {e}") from e
@@ -146,177 +158,8 @@ def _build(cls: type, values: Mapping[str, Any]) -> Any:
     return cls(**{k: v for k, v in values.items() if k in names})
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _did_you_mean(word: str, choices: Sequence[str]) -> str:
-    # Lower-case first so 'Name' or 'GPU' still find their field.
-    lowered = {c.lower(): c for c in choices}
-    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    if match:
-        return f" — did you mean '{lowered[match[0]]}'?"
-    return f" — expected one of: {', '.join(choices)}"
-
-
-class _Parser:
+class _Parser(NodeReader):
     """Walks the composed node tree; each method validates one field."""
-
-    def __init__(self, source: str, base_dir: Path | None) -> None:
-        self.source = source
-        self.base_dir = base_dir
-        self._constructor = SafeConstructor()
-
-    # -- plumbing ---------------------------------------------------------
-
-    def fail(self, node: Node, path: str, problem: str) -> NoReturn:
-        where = f"{path}: " if path else ""
-        raise SpecError(f"{self.source}:{node.start_mark.line + 1}: {where}{problem}")
-
-    def compose(self, text: str) -> Node | None:
-        try:
-            return yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            line = mark.line + 1 if mark else 1
-            problem = e.problem or e.context or str(e)
-            if e.problem and e.context and not e.context.startswith("while "):
-                # "but found another document" alone does not say what was expected.
-                problem = f"{e.context}, {e.problem}"
-            raise SpecError(f"{self.source}:{line}: invalid YAML: {problem}") from e
-        except yaml.reader.ReaderError as e:  # control characters and the like
-            line = text.count("\n", 0, max(e.position, 0)) + 1
-            problem = f"unacceptable character #x{e.character:04x}: {e.reason}"
-            raise SpecError(f"{self.source}:{line}: invalid YAML: {problem}") from e
-        except yaml.YAMLError as e:
-            raise SpecError(f"{self.source}:1: invalid YAML: {e}") from e
-
-    @staticmethod
-    def is_null(node: Node) -> bool:
-        return isinstance(node, ScalarNode) and node.tag == _NULL_TAG
-
-    def scalar(self, node: Node, path: str, expected: str) -> Any:
-        """The Python value of a scalar node; lists and mappings are errors."""
-        if not isinstance(node, ScalarNode):
-            self.fail(node, path, f"must be {expected}, got {self.describe(node)}")
-        try:
-            return self._constructor.construct_object(node, deep=True)
-        except Exception as e:  # noqa: BLE001 - unknown tag, or a date like 2001-13-99 (ValueError)
-            self.fail(node, path, f"invalid value: {getattr(e, 'problem', None) or e}")
-
-    def describe(self, node: Node, value: Any = ...) -> str:
-        if isinstance(node, MappingNode):
-            return "a mapping"
-        if isinstance(node, SequenceNode):
-            return "a list"
-        if value is ...:
-            value = self.scalar(node, "", "a scalar")
-        if value is None:
-            return "null"
-        if isinstance(value, bool):
-            return f"{str(value).lower()} (a boolean)"
-        if isinstance(value, str):
-            return f"'{value}' (a string)"
-        if isinstance(value, (int, float)):
-            return repr(value)
-        return f"'{node.value}' (a {type(value).__name__})"
-
-    def mapping(self, node: Node, path: str, known: Sequence[str] | None) -> dict[str, tuple[Node, Node]]:
-        """Key name -> (key node, value node); unknown or repeated keys are errors."""
-        if not isinstance(node, MappingNode):
-            self.fail(node, path, f"must be a mapping, got {self.describe(node)}")
-        self.check_tag(node, path, _MAP_TAG)
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            # PyYAML keeps the last of repeated keys; a forgotten earlier one is a bug.
-            if isinstance(key_node, ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                if key_node.value in seen:
-                    self.fail(key_node, _join(path, key_node.value), "appears twice in the same mapping")
-                seen.add(key_node.value)
-        try:
-            self._constructor.flatten_mapping(node)  # expand '<<' merge keys like safe_load does
-        except yaml.YAMLError as e:
-            self.fail(node, path, f"invalid merge: {getattr(e, 'problem', None) or e}")
-        out: dict[str, tuple[Node, Node]] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode):
-                self.fail(key_node, path, f"keys must be plain names, got {self.describe(key_node)}")
-            key = key_node.value
-            if known is not None and key not in known:
-                self.fail(key_node, _join(path, key), "unknown field" + _did_you_mean(key, known))
-            out[key] = (key_node, value_node)  # later wins: a merge's keys come first
-        return out
-
-    def check_tag(self, node: Node, path: str, expected: str) -> None:
-        # Scalars go through SafeConstructor, which rejects odd tags; containers we walk
-        # ourselves, so '!!python/object' on a mapping must be refused here.
-        if node.tag != expected:
-            self.fail(node, path, f"unsupported YAML tag '{node.tag}'")
-
-    def string(self, node: Node, path: str) -> str:
-        value = self.scalar(node, path, "a string")
-        if not isinstance(value, str):
-            self.fail(node, path, f"must be a string, got {self.describe(node, value)} — quote it")
-        return value
-
-    def integer(self, node: Node, path: str, low: int, high: int | None = None) -> int:
-        what = f"a whole number >= {low}" if high is None else f"a whole number from {low} to {high}"
-        value = self.scalar(node, path, what)
-        # bool is an int subclass: 'cpus: true' must not mean one CPU.
-        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-            self.fail(node, path, f"must be {what}, got {self.describe(node, value)}")
-        return value
-
-    def number(self, node: Node, path: str, low: float = 0.0, high: float | None = None) -> float:
-        what = f"a number > {low:g}" if high is None else f"a number > {low:g} and <= {high:g}"
-        value = self.scalar(node, path, what)
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        if not ok or value <= low or (high is not None and value > high):
-            self.fail(node, path, f"must be {what}, got {self.describe(node, value)}")
-        return float(value)
-
-    def boolean(self, node: Node, path: str) -> bool:
-        value = self.scalar(node, path, "true or false")
-        if not isinstance(value, bool):
-            self.fail(node, path, f"must be true or false, got {self.describe(node, value)}")
-        return value
-
-    def strings(self, node: Node, path: str) -> list[str]:
-        """A list of non-empty strings, or one string standing for a list of one."""
-        if self.is_null(node):
-            return []
-        if isinstance(node, SequenceNode):
-            self.check_tag(node, path, _SEQ_TAG)
-        items = node.value if isinstance(node, SequenceNode) else [node]
-        out: list[str] = []
-        for i, item in enumerate(items):
-            item_path = f"{path}[{i}]" if isinstance(node, SequenceNode) else path
-            text = self.string(item, item_path).strip()
-            if not text:
-                self.fail(item, item_path, "must not be empty")
-            if text not in out:
-                out.append(text)
-        return out
-
-    def minutes(self, node: Node, path: str, value: Any) -> int:
-        minutes: int | None = None
-        if isinstance(value, int) and not isinstance(value, bool):
-            minutes = value
-        elif isinstance(value, str):
-            text = value.strip()
-            match = _DURATION_RE.fullmatch(text)
-            if text.isdecimal():
-                minutes = int(text)
-            elif match and any(match.groups()):
-                days, hours, mins = (int(g or 0) for g in match.groups())
-                minutes = days * 24 * 60 + hours * 60 + mins
-        if minutes is None:
-            self.fail(node, path, f"must be {_DURATION_FORMS}, got {self.describe(node, value)}")
-        if minutes <= 0:
-            self.fail(node, path, f"must be longer than 0 minutes, got {self.describe(node, value)}")
-        if minutes > MAX_MINUTES:  # a guard of centuries is no guard: say so instead of accepting it
-            self.fail(node, path, f"must be at most {MAX_MINUTES // (24 * 60)} days, got {self.describe(node, value)}")
-        return minutes
 
     # -- the spec ---------------------------------------------------------
 
@@ -361,6 +204,11 @@ class _Parser:
             regions=tuple(self.strings(f["regions"][1], "regions")) if "regions" in f else (),
             source=self.source,
             outputs=self.outputs(f["outputs"][1]) if "outputs" in f else (),
+            num_nodes=self.integer(n, "num_nodes", 1, MAX_NODES) if (n := opt("num_nodes")) else 1,
+            outputs_from=self.choice(n, "outputs_from", OUTPUTS_FROM) if (n := opt("outputs_from")) else "head",
+            storage=self.storage(opt("storage")),
+            recovery=self.recovery(opt("recovery")),
+            secrets=self.secrets(opt("secrets"), f),
         )
 
     def resources(self, node: Node | None) -> Resources:
@@ -477,7 +325,7 @@ class _Parser:
         text = self.string(node, "on_finish").strip().lower()
         choices = [o.value for o in OnFinish]
         if text not in choices:
-            hint = _did_you_mean(text, choices)
+            hint = did_you_mean(text, choices)
             if "did you mean" not in hint:
                 hint = ""
             self.fail(node, "on_finish", f"must be one of {', '.join(choices)}, got '{text}'{hint}")
@@ -490,7 +338,7 @@ class _Parser:
         for key, (_, value_node) in self.mapping(node, "guards", _GUARD_KEYS).items():
             path = f"guards.{key}"
             value = self.scalar(value_node, path, "a single value")
-            off = value is None or value is False or (isinstance(value, str) and value.strip().lower() in _OFF_WORDS)
+            off = value is None or value is False or (isinstance(value, str) and value.strip().lower() in OFF_WORDS)
             if key == "max_runtime":
                 if off:
                     # The one guard that always ends the bill: never unlimited by accident.
@@ -506,3 +354,90 @@ class _Parser:
                     self.fail(value_node, path, "must be a number > 0 (omit the field for no budget)")
                 kw[key] = self.number(value_node, path)
         return Guards(**kw)
+
+    def choice(self, node: Node, path: str, choices: Sequence[str]) -> str:
+        text = self.string(node, path).strip().lower()
+        if text not in choices:
+            self.fail(node, path, f"must be one of {', '.join(choices)}, got '{text}'")
+        return text
+
+    def storage(self, node: Node | None) -> tuple[StorageMount, ...]:
+        """``storage: [{path, source, mode: copy|sync, interval}]``; sources checked, local ones resolved."""
+        if node is None:
+            return ()
+        if not isinstance(node, SequenceNode):
+            self.fail(node, "storage", f"must be a list of mounts {{path, source, mode, interval}}, "
+                                       f"got {self.describe(node)}")
+        mounts: list[StorageMount] = []
+        for i, item in enumerate(node.value):
+            path = f"storage[{i}]"
+            f = self.mapping(item, path, _STORAGE_KEYS)
+            for required in ("path", "source"):
+                if required not in f or self.is_null(f[required][1]):
+                    self.fail(item, f"{path}.{required}", "required field is missing")
+            where = self.string(f["path"][1], f"{path}.path").strip().rstrip("/") or "/"
+            if ".." in where.split("/"):
+                self.fail(f["path"][1], f"{path}.path", f"must not contain '..', got '{where}'")
+            if any(m.path == where for m in mounts):
+                self.fail(f["path"][1], f"{path}.path", f"'{where}' is mounted twice")
+            source_node = f["source"][1]
+            source = self.string(source_node, f"{path}.source").strip()
+            try:
+                uri = parse_storage_uri(source)
+            except ValueError as e:
+                self.fail(source_node, f"{path}.source", str(e))
+            if uri.is_local:
+                folder = Path(os.path.expanduser(source))
+                folder = ((self.base_dir or Path.cwd()) / folder if not folder.is_absolute() else folder).resolve()
+                if not folder.is_dir():
+                    self.fail(source_node, f"{path}.source", f"folder '{source}' does not exist (looked for {folder})")
+                source = str(folder)
+            mode = StorageMode(self.choice(f["mode"][1], f"{path}.mode", [m.value for m in StorageMode])) \
+                if "mode" in f and not self.is_null(f["mode"][1]) else StorageMode.COPY
+            interval = DEFAULT_SYNC_INTERVAL_S
+            if "interval" in f and not self.is_null(f["interval"][1]):
+                if mode is not StorageMode.SYNC:
+                    self.fail(f["interval"][1], f"{path}.interval", "only a 'sync' mount has an interval")
+                value = self.scalar(f["interval"][1], f"{path}.interval", "a duration")
+                interval = self.seconds(f["interval"][1], f"{path}.interval", value)
+            mounts.append(StorageMount(where, source, mode, interval))
+        return tuple(mounts)
+
+    def recovery(self, node: Node | None) -> Recovery | None:
+        """``recovery: {max_restarts: 3, on: [preemption, failure]}``; ``off`` for none."""
+        if node is None:
+            return None
+        if isinstance(node, ScalarNode):
+            value = self.scalar(node, "recovery", "a mapping {max_restarts, on} or off")
+            if value is False or (isinstance(value, str) and value.strip().lower() in OFF_WORDS):
+                return None
+            self.fail(node, "recovery", f"must be a mapping {{max_restarts, on}} or off, got {self.describe(node)}")
+        f = self.mapping(node, "recovery", _RECOVERY_KEYS)
+        restarts = 3
+        if "max_restarts" in f and not self.is_null(f["max_restarts"][1]):
+            restarts = self.integer(f["max_restarts"][1], "recovery.max_restarts", 0, MAX_RESTARTS)
+        on: tuple[str, ...] = ("preemption",)
+        if "on" in f:
+            items = f["on"][1].value if isinstance(f["on"][1], SequenceNode) else [f["on"][1]]
+            words = self.strings(f["on"][1], "recovery.on")
+            for i, word in enumerate(words):
+                if word.lower() not in RECOVERY_REASONS:
+                    self.fail(items[min(i, len(items) - 1)], "recovery.on",
+                              f"must be preemption and/or failure, got '{word}'{did_you_mean(word, RECOVERY_REASONS)}")
+            on = tuple(w.lower() for w in words) or on
+        return Recovery(restarts, on)
+
+    def secrets(self, node: Node | None, top: dict[str, tuple[Node, Node]]) -> tuple[str, ...]:
+        """Names of variables asked for at launch and never stored; not also set in ``env``."""
+        if node is None:
+            return ()
+        names = self.strings(node, "secrets")
+        env_node = top.get("env", (None, None))[1]
+        env_keys = {k.value for k, _ in env_node.value} if isinstance(env_node, MappingNode) else set()
+        for name in names:
+            if not _ENV_NAME_RE.fullmatch(name):
+                self.fail(node, "secrets", f"'{name}' is not a variable name (letters, digits and '_')")
+            if name in env_keys:
+                self.fail(node, "secrets", f"'{name}' is also set in env: a secret's value is asked for at launch, "
+                                           "never written in the spec")
+        return tuple(names)

@@ -122,6 +122,36 @@ class Guards:
     budget_usd: float | None = None
 
 
+class StorageMode(str, Enum):
+    """How a storage mount moves data (see :class:`StorageMount`)."""
+
+    COPY = "copy"  # source -> machine once, before ``setup`` (datasets)
+    SYNC = "sync"  # machine -> source every interval and at the end; restored before a resumed run
+
+
+@dataclass(frozen=True)
+class StorageMount:
+    """A folder on the machine tied to object storage (or a local folder uploaded first).
+
+    ``source``: ``s3://bucket/prefix``, ``https://ACCOUNT.blob.core.windows.net/CONTAINER/prefix``,
+    ``oss://bucket/prefix``, or an absolute local folder (resolved when the spec is loaded).
+    ``path``: where it appears on the machine: absolute, or relative to the job's folder.
+    """
+
+    path: str
+    source: str
+    mode: StorageMode = StorageMode.COPY
+    interval_s: int = 300  # sync only: seconds between uploads
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """Relaunch the job after an interruption: ``on`` ⊆ {"preemption", "failure"}."""
+
+    max_restarts: int = 3
+    on: tuple[str, ...] = ("preemption",)
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """A validated job spec (see ``workbench.core.domain.jobspec``)."""
@@ -138,6 +168,11 @@ class JobSpec:
     regions: tuple[str, ...] = ()
     source: str | None = None  # path of the YAML file it came from
     outputs: tuple[str, ...] = ()  # paths on the machine (relative: to the job's working folder) to download
+    num_nodes: int = 1  # machines of the one chosen offer; ``resources`` are per node
+    outputs_from: str = "head"  # "head" (rank 0) or "all" (every node, one folder each)
+    storage: tuple[StorageMount, ...] = ()
+    recovery: Recovery | None = None  # None: an interrupted job stays ended
+    secrets: tuple[str, ...] = ()  # env names whose values are asked for at launch, never stored
 
 
 @dataclass(frozen=True)
