@@ -215,8 +215,6 @@ class Api:
         cfg = Config(access_key_id=key.access_key_id, access_key_secret=key.secret, security_token=key.token,
                      endpoint=endpoint, protocol=s.protocol, region_id=region,
                      connect_timeout=int(s.connect_timeout * 1000), read_timeout=int(s.read_timeout * 1000))
-        if s.endpoint and s.endpoint.split(":")[0] in ("127.0.0.1", "localhost"):
-            cfg.no_proxy = s.endpoint.split(":")[0]  # a test server on this computer is never behind a proxy
         client = self._module(product)[0].Client(cfg)
         with self._lock:
             self._clients[(product, region, key.access_key_id)] = client

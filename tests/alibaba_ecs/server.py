@@ -16,15 +16,17 @@ Test controls: :meth:`add_fault` (answer matching calls with any error, e.g. ``T
 ``ServiceUnavailable``; ``after=True`` runs the call and loses the answer), :meth:`hold` (block a
 matching call until the test releases it: race tests), per-account :class:`~.state.Knobs` (no stock
 per zone/type, vCPU quota, state durations, bill items), :meth:`preempt` (spot reclaim), and the
-test clock ``server.state.clock`` (``advance`` it to reach an AutoReleaseTime).
+test clock of each account (``server.clock(account).advance(s)`` to reach an AutoReleaseTime).
 
 Threading: one thread per connection; all state behind ``state.lock`` (holds wait outside it).
 """
 
 from __future__ import annotations
 
+import collections
 import datetime
 import json
+import random
 import re
 import socket
 import threading
@@ -38,7 +40,7 @@ from . import ecs, identity, vpc
 from .errors import ApiError
 from .params import Params
 from .signing import SignatureError, verify
-from .state import Account, CloudState, Knobs
+from .state import Account, Clock, CloudState, Knobs
 
 PRODUCTS: dict[str, tuple[str, dict[str, Callable[..., dict[str, Any]]]]] = {
     "2014-05-26": ("ecs", ecs.ACTIONS),
@@ -55,7 +57,8 @@ class Fault:
     """Answer calls whose RAM action matches ``action`` (regex, e.g. ``ecs:RunInstances``) with an error.
 
     ``times``: how many calls (-1: until removed); ``account``: only that account's calls;
-    ``after``: run the call, then lose its answer (the error is sent instead).
+    ``after``: run the call, then lose its answer (the error is sent instead); ``probability``: the share
+    of matching calls that fail (a fault storm), drawn from the server's seeded random source.
     """
 
     action: str
@@ -66,6 +69,7 @@ class Fault:
     times: int = 1
     account: str | None = None
     after: bool = False
+    probability: float = 1.0
     hits: int = 0
 
     def matches(self, action: str, account_id: str | None) -> bool:
@@ -106,6 +110,8 @@ class AlibabaServer:
         self.holds: list[Hold] = []
         self.seen: list[Seen] = []
         self.page_size = 10  # list calls answer at most this many items a page (pagination is exercised)
+        self.random = random.Random(19)  # fault storms draw from here: a run is reproducible
+        self.raw: collections.deque[tuple[str, str, dict[str, str], bytes]] = collections.deque(maxlen=50)
         self._httpd: ThreadingHTTPServer | None = None
 
     # -- life cycle ----------------------------------------------------------------------
@@ -143,6 +149,10 @@ class AlibabaServer:
     # -- test controls -----------------------------------------------------------------------
     def new_account(self, actions: tuple[str, ...] = ("*",)) -> Account:
         return self.state.new_account(actions)
+
+    def clock(self, account: Account) -> Clock:
+        """The account's test clock: ``advance`` it to make time pass for that account's cloud only."""
+        return self.state.clocks[account.account_id]
 
     def knobs(self, account: Account) -> Knobs:
         return self.state.knobs[account.account_id]
@@ -202,7 +212,7 @@ class AlibabaServer:
             inst = self.state.spaces[account.account_id].instances[instance_id]
             inst["OperationLocks"] = {"LockReason": [{"LockReason": "Recycling", "LockMsg": "The spot instance "
                                                       "will be released because the market price rose or stock ran out."}]}
-            inst["_recycle_at"] = self.state.clock.now() + self.knobs(account).recycle_s
+            inst["_recycle_at"] = self.state.now(account.account_id) + self.knobs(account).recycle_s
 
     def add_eip(self, account: Account, region: str, tags: dict[str, str]) -> str:
         """A tagged Elastic IP address (what a half-finished launch of another tool may leave)."""
@@ -210,6 +220,7 @@ class AlibabaServer:
 
     # -- dispatch ----------------------------------------------------------------------------
     def handle(self, method: str, raw_path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict, dict]:
+        self.raw.append((method, raw_path, dict(headers), body))  # what arrived, for replay tests
         parts = urllib.parse.urlsplit(raw_path)
         pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
         low = {k.lower(): v for k, v in headers.items()}
@@ -273,7 +284,7 @@ class AlibabaServer:
             if signed.security_token != temp.token:
                 raise SignatureError(400, "InvalidSecurityToken.MismatchWithAccessKey",
                                      "The security token you provided does not match the access key.")
-            if self.state.clock.now() > temp.expires:
+            if self.state.now(temp.account.account_id) > temp.expires:
                 raise SignatureError(400, "InvalidSecurityToken.Expired", "Specified SecurityToken is expired.")
             return temp.account, temp.actions
 
@@ -281,6 +292,8 @@ class AlibabaServer:
         with self.state.lock:
             for f in self.faults:
                 if f.after != (not before) or not f.matches(action, account.account_id):
+                    continue
+                if f.probability < 1.0 and self.random.random() >= f.probability:
                     continue
                 f.hits += 1
                 if f.times > 0:
@@ -323,7 +336,7 @@ class Ctx:
 
     @property
     def now(self) -> float:
-        return self.state.clock.now()
+        return self.state.now(self.account.account_id)
 
     def region(self) -> str:
         from .catalog import REGIONS

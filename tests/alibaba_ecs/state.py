@@ -76,6 +76,7 @@ class Knobs:
     starting_s: float = 0.0
     stopping_s: float = 0.0
     release_s: float = 0.0
+    vpc_pending_s: float = 0.0  # a new VPC is Pending this long before Available
     recycle_s: float = 300.0  # spot: the Recycling lock precedes release by about five minutes
     costs: list[dict[str, Any]] = field(default_factory=list)  # BSS bill items a test puts in
     bss: bool = True  # False: the account may not use the billing API (international resellers, sub-accounts)
@@ -99,7 +100,7 @@ class Space:
 class CloudState:
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.clock = Clock()
+        self.clocks: dict[str, Clock] = {}  # per account: a test that jumps ahead moves only its own cloud
         self.accounts: dict[str, Account] = {}  # by AccessKey id
         self.temp: dict[str, TempCredential] = {}
         self.spaces: dict[str, Space] = {}  # by account id
@@ -117,7 +118,11 @@ class CloudState:
             self.accounts[acct.access_key_id] = acct
             self.spaces[acct.account_id] = Space()
             self.knobs[acct.account_id] = Knobs()
+            self.clocks[acct.account_id] = Clock()
             return acct
+
+    def now(self, account_id: str) -> float:
+        return self.clocks[account_id].now()
 
     def secret_for(self, ak: str) -> str | None:
         with self.lock:
@@ -136,7 +141,7 @@ class CloudState:
     def tick(self, account_id: str) -> None:
         """Apply what the clock says happened: starts, stops, releases, auto-release, spot reclaim."""
         with self.lock:
-            now, space, knobs = self.clock.now(), self.spaces[account_id], self.knobs[account_id]
+            now, space, knobs = self.now(account_id), self.spaces[account_id], self.knobs[account_id]
             for iid, inst in list(space.instances.items()):
                 gone = inst.get("_release_at")
                 auto = inst.get("_auto_release_at")
@@ -168,7 +173,7 @@ class CloudState:
     def release(self, account_id: str, iid: str, reason: str, now: float | None = None) -> None:
         """Start releasing ``iid`` (it disappears ``release_s`` later)."""
         with self.lock:
-            now = self.clock.now() if now is None else now
+            now = self.now(account_id) if now is None else now
             space, knobs = self.spaces[account_id], self.knobs[account_id]
             inst = space.instances.get(iid)
             if inst is None or inst.get("_release_at") is not None:

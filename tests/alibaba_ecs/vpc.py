@@ -25,7 +25,7 @@ def _view(res: dict[str, Any]) -> dict[str, Any]:
 
 def _refresh_vpcs(ctx: Any) -> None:
     for vpc in ctx.space.vpcs.values():
-        if vpc["Status"] == "Pending" and ctx.now >= vpc["_since"] + ctx.knobs.pending_s:
+        if vpc["Status"] == "Pending" and ctx.now >= vpc["_since"] + ctx.knobs.vpc_pending_s:
             vpc["Status"] = "Available"
 
 
@@ -146,7 +146,7 @@ def allocate_eip(state: CloudState, account_id: str, region: str, tags: dict[str
         state.spaces[account_id].eips[aid] = {
             "AllocationId": aid, "IpAddress": f"39.{secrets.randbelow(250)}.{secrets.randbelow(250)}.7",
             "Status": "Available", "InstanceId": "", "InstanceType": "", "RegionId": region, "Bandwidth": "5",
-            "InternetChargeType": "PayByTraffic", "ChargeType": "PostPaid", "AllocationTime": iso(state.clock.now()),
+            "InternetChargeType": "PayByTraffic", "ChargeType": "PostPaid", "AllocationTime": iso(state.now(account_id)),
             "Tags": vpc_tags(tags), "_region": region, "_tags": dict(tags)}
         return aid
 

@@ -35,6 +35,13 @@ def policy_actions() -> tuple[str, ...]:
     return tuple(a for s in doc["Statement"] if s["Effect"] == "Allow" for a in s["Action"])
 
 
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK sends even 127.0.0.1 through HTTP(S)_PROXY (it ignores no_proxy): keep them out of these tests."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="session")
 def ali() -> AlibabaServer:
     return shared_server()
