@@ -43,6 +43,23 @@ PRODUCTS = {"ecs": ("alibabacloud_ecs20140526", "2014-05-26"), "vpc": ("alibabac
             "sts": ("alibabacloud_sts20150401", "2015-04-01"),
             "bss": ("alibabacloud_bssopenapi20171214", "2017-12-14")}
 RENEW_BEFORE_S = 300.0
+#: every API action the plugin calls, by product (RAM prefixes: ecs, vpc, sts, bssapi); a call outside this
+#: list is refused before it is sent, and resources/policies/alibaba-ram-policy.json grants exactly these
+#: (tests/plugins/alibaba/test_ali_policy.py holds the two together)
+ACTIONS: dict[str, frozenset[str]] = {
+    "ecs": frozenset({
+        "DescribeRegions", "DescribeInstanceTypes", "DescribeAvailableResource", "DescribePrice",
+        "DescribeSpotPriceHistory", "DescribeImages", "DescribeInstances", "DescribeKeyPairs",
+        "DescribeSecurityGroups", "DescribeDisks", "ListTagResources", "CreateSecurityGroup",
+        "AuthorizeSecurityGroup", "ImportKeyPair", "RunInstances", "StopInstances", "ModifyInstanceAutoReleaseTime",
+        "DeleteInstances", "DeleteSecurityGroup", "DeleteKeyPairs", "DeleteDisk"}),
+    "vpc": frozenset({"DescribeVpcs", "DescribeVSwitches", "DescribeEipAddresses", "ListTagResources", "CreateVpc",
+                      "CreateVSwitch", "DeleteVSwitch", "DeleteVpc", "UnassociateEipAddress", "ReleaseEipAddress"}),
+    # GetCallerIdentity needs no grant: every identity may ask who it is
+    "sts": frozenset({"GetCallerIdentity", "AssumeRole"}),
+    "bss": frozenset({"DescribeInstanceBill"}),
+}
+RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi"}
 _observers: list[Callable[[str, str], None]] = []
 
 
@@ -239,6 +256,11 @@ class Api:
         return self._send(self._client(product, region, key), product, action, region, params)
 
     def _send(self, client: Any, product: str, action: str, region: str, params: Mapping[str, Any]) -> Any:
+        if action not in ACTIONS.get(product, ()):
+            from workbench.core.domain.errors import PluginError
+
+            raise PluginError(f"the Alibaba plugin tried {product}:{action}, which is not in its list of actions",
+                              hint="add it to clients.ACTIONS and resources/policies/alibaba-ram-policy.json")
         models = self._module(product)[1]
         fields = dict(params)
         if product in ("ecs", "vpc") and "RegionId" not in fields and action != "DescribeInstanceTypes":
