@@ -2,7 +2,8 @@
 
 Credentials, by the profile's ``auth`` setting:
 
-* ``access_key``: the AccessKey id and secret from the keyring;
+* ``access_key``: the AccessKey id and secret from the keyring (with nothing stored: the environment
+  variables ALIBABA_CLOUD_ACCESS_KEY_ID / ALIBABA_CLOUD_ACCESS_KEY_SECRET that Alibaba's own tools read);
 * ``ram_role``: those used only to call STS AssumeRole for ``role_arn``; the temporary key
   and token (kept in memory, renewed five minutes before they expire) sign everything else;
 * ``cli``: a profile of the Alibaba Cloud CLI (``~/.aliyun/config.json``) in mode AK,
@@ -43,6 +44,7 @@ PRODUCTS = {"ecs": ("alibabacloud_ecs20140526", "2014-05-26"), "vpc": ("alibabac
             "sts": ("alibabacloud_sts20150401", "2015-04-01"),
             "bss": ("alibabacloud_bssopenapi20171214", "2017-12-14")}
 RENEW_BEFORE_S = 300.0
+ENV_KEY_ID, ENV_KEY_SECRET = "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
 #: every API action the plugin calls, by product (RAM prefixes: ecs, vpc, sts, bssapi); a call outside this
 #: list is refused before it is sent, and resources/policies/alibaba-ram-policy.json grants exactly these
 #: (tests/plugins/alibaba/test_ali_policy.py holds the two together)
@@ -156,6 +158,10 @@ class Api:
             return Key(ak, secret, source=f"CLI profile {prof.get('name')}")
         ak = (self._secrets.get(ACCESS_KEY_ID) or "").strip()
         secret = self._secrets.get(ACCESS_KEY_SECRET) or ""
+        if not ak and not secret and os.environ.get(ENV_KEY_ID) and os.environ.get(ENV_KEY_SECRET):
+            # the variables Alibaba Cloud's own tools read (scripts, CI): used only when nothing is stored
+            self._secrets[ENV_KEY_SECRET] = os.environ[ENV_KEY_SECRET]
+            return Key(os.environ[ENV_KEY_ID].strip(), os.environ[ENV_KEY_SECRET], source="environment variables")
         if not ak or not secret:
             missing = " and ".join(n for n, v in (("AccessKey ID", ak), ("AccessKey secret", secret)) if not v)
             raise AuthError(f"no {missing} stored for profile {s.profile_name!r}",

@@ -131,8 +131,8 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
     for n in range(amount):
         iid = ctx.state.new_id("i", region)
         ids.append(iid)
-        public = [f"47.{secrets.randbelow(250) + 1}.{secrets.randbelow(250)}.{secrets.randbelow(250) + 1}"] \
-            if bandwidth > 0 else []
+        # documentation addresses (TEST-NET-2): never a real machine on the internet
+        public = [f"198.51.100.{secrets.randbelow(250) + 1}"] if bandwidth > 0 else []
         name = p.get("InstanceName") or iid
         inst = {
             "InstanceId": iid, "InstanceName": name, "HostName": p.get("HostName") or f"iZ{iid[2:]}Z",

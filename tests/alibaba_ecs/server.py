@@ -24,6 +24,7 @@ Threading: one thread per connection; all state behind ``state.lock`` (holds wai
 from __future__ import annotations
 
 import collections
+import dataclasses
 import datetime
 import json
 import random
@@ -111,6 +112,7 @@ class AlibabaServer:
         self.seen: list[Seen] = []
         self.page_size = 10  # list calls answer at most this many items a page (pagination is exercised)
         self.random = random.Random(19)  # fault storms draw from here: a run is reproducible
+        self.observers: list[Callable[[Seen], None]] = []  # called after a call ran, before its answer goes out
         self.raw: collections.deque[tuple[str, str, dict[str, str], bytes]] = collections.deque(maxlen=50)
         self._httpd: ThreadingHTTPServer | None = None
 
@@ -150,6 +152,17 @@ class AlibabaServer:
     def new_account(self, actions: tuple[str, ...] = ("*",)) -> Account:
         return self.state.new_account(actions)
 
+    def new_key(self, account: Account, actions: tuple[str, ...] | None = None) -> Account:
+        """Another RAM user's AccessKey in ``account`` (same resources; its calls are told apart by key)."""
+        import secrets as _secrets
+
+        with self.state.lock:
+            key = dataclasses.replace(account, access_key_id=f"LTAI5t{_secrets.token_hex(9)}",
+                                      secret=_secrets.token_urlsafe(22),
+                                      actions=tuple(actions) if actions is not None else account.actions)
+            self.state.accounts[key.access_key_id] = key
+            return key
+
     def clock(self, account: Account) -> Clock:
         """The account's test clock: ``advance`` it to make time pass for that account's cloud only."""
         return self.state.clocks[account.account_id]
@@ -162,6 +175,18 @@ class AlibabaServer:
         with self.state.lock:
             self.faults.append(f)
         return f
+
+    def observe(self, callback: Callable[[Seen], None]) -> Callable[[], None]:
+        """Call ``callback(seen)`` after every call ran, before its answer is sent; returns the remover."""
+        with self.state.lock:
+            self.observers.append(callback)
+
+        def remove() -> None:
+            with self.state.lock:
+                if callback in self.observers:
+                    self.observers.remove(callback)
+
+        return remove
 
     def clear_faults(self) -> None:
         with self.state.lock:
@@ -266,10 +291,13 @@ class AlibabaServer:
         except ApiError as exc:
             status, extra_headers = exc.status, exc.headers
             body_out = exc.body(request_id, f"{product[0] if product else 'openapi'}.aliyuncs.com")
+        seen = Seen(ram_action, account.account_id if account else None, ak, params.get("RegionId"), status,
+                    body_out.get("Code") if status >= 400 else None, tuple(sorted(params.flat.items())))
         with self.state.lock:
-            self.seen.append(Seen(ram_action, account.account_id if account else None, ak, params.get("RegionId"),
-                                  status, body_out.get("Code") if status >= 400 else None,
-                                  tuple(sorted(params.flat.items()))))
+            self.seen.append(seen)
+            watchers = list(self.observers)
+        for watch in watchers:  # e.g. a test that kills the caller before the answer reaches it
+            watch(seen)
         return status, body_out, extra_headers
 
     def _who(self, signed: Any) -> tuple[Account, tuple[str, ...] | None]:

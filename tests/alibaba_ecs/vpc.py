@@ -144,7 +144,7 @@ def allocate_eip(state: CloudState, account_id: str, region: str, tags: dict[str
     with state.lock:
         aid = state.new_id("eip", region)
         state.spaces[account_id].eips[aid] = {
-            "AllocationId": aid, "IpAddress": f"39.{secrets.randbelow(250)}.{secrets.randbelow(250)}.7",
+            "AllocationId": aid, "IpAddress": f"203.0.113.{secrets.randbelow(250) + 1}",
             "Status": "Available", "InstanceId": "", "InstanceType": "", "RegionId": region, "Bandwidth": "5",
             "InternetChargeType": "PayByTraffic", "ChargeType": "PostPaid", "AllocationTime": iso(state.now(account_id)),
             "Tags": vpc_tags(tags), "_region": region, "_tags": dict(tags)}
