@@ -110,6 +110,7 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
             state = InstanceState.DEALLOCATED
             extra["billing_note"] = "stopped, no compute charge (disks still bill)"
             extra["status_label"] = "stopped, no compute charge"
+            extra["economical_stop"] = True
         else:
             extra["billing_note"] = "stopped in standard mode: the instance still bills"
     model, _, count = (tags.get(TAG_GPU) or "").partition(":")
