@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import ipaddress
 import logging
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.core.domain.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
+from workbench.core.domain.errors import CapacityError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
+from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sshkeys import ensure_keypair
 
 from . import inventory, teardown, userdata
@@ -54,18 +53,6 @@ class Image:
     name: str
     size_gb: int
     source: str
-
-
-def public_cidr(url: str, timeout: float = 5.0) -> str:
-    """This computer's public address as a single-address range (asked from ``url``)."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - https by default
-            text = answer.read(64).decode("ascii", "replace").strip()
-        addr = ipaddress.ip_address(text)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot find this computer's public address to limit SSH ({type(exc).__name__})",
-                          hint="set the profile's ssh_cidr (e.g. 203.0.113.7/32)") from None
-    return f"{addr}/{addr.max_prefixlen}"
 
 
 def release_time(not_after: float | None, margin_s: float, now: float | None = None) -> str | None:

@@ -70,16 +70,12 @@ class OfferBook:
         return offers
 
     def from_snapshot(self, region: str, why: str | None = None) -> list[Offer]:
+        note = None
         out = []
         for row in self._snapshot().region(region):
-            note = f"price from the bundled snapshot ({row.as_of}); live prices failed: {why}" if why else None
-            out.append(Offer(
-                provider=self._id, region=region, instance_type=row.instance_type, gpu_model=row.gpu_model or None,
-                gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,
-                network_gbps=row.network_gbps,
-                prices=Prices(on_demand=row.on_demand, spot=row.spot, currency=row.currency, source="snapshot",
-                              as_of=row.as_of),
-                availability_note=note, extra={"snapshot_source": row.source}))
+            if why:
+                note = f"price from the {row.label} ({row.as_of}); live prices failed: {why}"
+            out.append(row.offer(self._id, note=note, source="snapshot"))
         return out
 
     # -- live ------------------------------------------------------------------------------------

@@ -42,9 +42,9 @@ from workbench.core.domain.models import Profile
 from workbench.core.providers.profile_settings import flag as _flag
 from workbench.core.providers.profile_settings import number as _number
 from workbench.core.providers.profile_settings import ssh_address
+from workbench.core.providers.public_address import DEFAULT_URL as CHECKIP_URL
 
 SITES = {"china": "cn-hangzhou", "international": "ap-southeast-1"}
-CHECKIP_URL = "https://api.ipify.org"
 DEFAULT_IMAGE_FAMILY = "acs:ubuntu_22_04_x64"
 DISK_CATEGORIES = ("cloud_essd", "cloud_auto", "cloud_ssd", "cloud_efficiency")
 _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+(-\d+)?$")

@@ -12,11 +12,10 @@ encoding (RunInstances reference, ``UserData``).
 from __future__ import annotations
 
 import base64
-import json
 import shlex
 
-from workbench.core.domain.errors import PluginError
 from workbench.core.domain.models import JobSpec
+from workbench.core.providers import bootscript as boot
 
 MAX_BYTES = 32 * 1024
 DRIVER = """if command -v lspci >/dev/null 2>&1 && lspci | grep -qi nvidia && ! command -v nvidia-smi >/dev/null 2>&1 \\
@@ -32,35 +31,26 @@ fi
 
 def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str, *, not_after: float | None,
            install_driver: bool = True) -> str:
-    """The shell script for one launch (plain text; :func:`encode` before sending)."""
-    from workbench.core.providers.bootscript import render_guard_shell
+    """The shell script for one launch (plain text; :func:`encode` before sending).
 
-    meta = json.dumps({"launch_id": launch_id, "owner": owner, "provider": "alibaba", "job": spec.name,
-                       "ssh_user": ssh_user, "max_runtime_minutes": spec.guards.max_runtime_minutes,
-                       "idle_minutes": spec.guards.idle_minutes, "not_after": not_after}, indent=1, sort_keys=True)
-    guard = render_guard_shell(spec, launch_id, "alibaba", not_after=not_after)
-    for marker in ("WORKBENCH_EOF", "WORKBENCH_GUARD_EOF"):
-        if marker in meta or marker in guard:
-            raise PluginError("the boot script's data contains its own end marker")
+    SpecError when the job's text would break the script, PluginError when it grows over 32 KB.
+    """
+    meta = boot.launch_json(launch_id, owner, "alibaba", spec, ssh_user, not_after=not_after)
+    guard = boot.render_guard_shell(spec, launch_id, "alibaba", not_after=not_after)
     user = shlex.quote(ssh_user)
     script = f"""#!/bin/bash
 # cloud-gpu-workbench: prepare this machine for launch {launch_id}
 set -u
 umask 022
-install -d -m 0755 /var/lib/workbench /opt/workbench
-install -d -m 0755 -o {user} /opt/workbench/jobs 2>/dev/null || install -d -m 0755 /opt/workbench/jobs
-cat > /var/lib/workbench/launch.json <<'WORKBENCH_EOF'
-{meta}
-WORKBENCH_EOF
-date -u +%Y-%m-%dT%H:%M:%SZ > /var/lib/workbench/started
-echo "workbench: launch {launch_id} started $(cat /var/lib/workbench/started)" > /dev/console 2>/dev/null || true
-{DRIVER if install_driver else ''}cat > /var/lib/workbench/install-guard.sh <<'WORKBENCH_GUARD_EOF'
-{guard}WORKBENCH_GUARD_EOF
-sh /var/lib/workbench/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
+install -d -m 0755 {boot.STATE_DIR} {boot.RUNNER_DIR}
+install -d -m 0755 -o {user} {boot.JOBS_DIR} 2>/dev/null || install -d -m 0755 {boot.JOBS_DIR}
+{boot.heredoc(boot.LAUNCH_JSON, meta, "WORKBENCH_EOF")}
+{boot.STAMP_STARTED}
+echo "{boot.console_line(launch_id)} $(cat {boot.STARTED_PATH})" > /dev/console 2>/dev/null || true
+{DRIVER if install_driver else ''}{boot.heredoc(f"{boot.STATE_DIR}/install-guard.sh", guard, "WORKBENCH_GUARD_EOF", hint=None)}
+sh {boot.STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
 """
-    if len(script.encode("utf-8")) > MAX_BYTES:
-        raise PluginError(f"the boot script is {len(script.encode())} bytes, over ECS's {MAX_BYTES}-byte UserData limit")
-    return script
+    return boot.check_size(script, MAX_BYTES, "instance's UserData")
 
 
 def encode(script: str) -> str:
