@@ -14,7 +14,9 @@ mode: no compute charge, the disks still bill); a spot instance whose ``Operatio
 
 Leftovers are tagged things of launches with no live instance: security groups, key pairs, VPCs and
 vSwitches (found with ListTagResources), disks not in use and Elastic IPs not bound to a live
-instance (DescribeDisks / DescribeEipAddresses with tag filters).
+instance (DescribeDisks / DescribeEipAddresses with tag filters) -- and instances stopped in the
+economical mode: not billable as machines (DEALLOCATED) but their disks bill until they are released,
+so they are listed as ``stopped-instance`` leftovers priced at their disk, and deleting one releases it.
 
 Threading: functions over an :class:`~.clients.Api` (any thread).  Errors: workbench errors.
 """
@@ -34,8 +36,8 @@ TAG_PRICE, TAG_CURRENCY, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:disk-gb")
 STATES = {"Pending": InstanceState.PENDING, "Starting": InstanceState.PENDING, "Running": InstanceState.RUNNING,
           "Stopping": InstanceState.STOPPING, "Stopped": InstanceState.STOPPED}
-KIND_SG, KIND_KEY, KIND_VPC, KIND_VSWITCH, KIND_DISK, KIND_EIP = (
-    "security-group", "key-pair", "vpc", "vswitch", "disk", "eip")
+KIND_SG, KIND_KEY, KIND_VPC, KIND_VSWITCH, KIND_DISK, KIND_EIP, KIND_STOPPED = (
+    "security-group", "key-pair", "vpc", "vswitch", "disk", "eip", "stopped-instance")
 #: ESSD PL1 list price, CNY per GiB-month (cn-hangzhou; ECS block storage pricing page), for storage_per_hour
 ESSD_CNY_GB_MONTH = 1.0
 HOURS_PER_MONTH = 730.0
@@ -186,6 +188,15 @@ def list_leftovers(api: Any, region: str, provider: str, profile: str, install_i
                                  (KIND_VSWITCH, "vpc", "VSWITCH"), (KIND_VPC, "vpc", "VPC")):
         for rid, tags in _tagged(api, product, region, rtype, install_id, launch_ids).items():
             add(kind, rid, tags, **({"key_name": rid} if kind == KIND_KEY else {}))
+    for inst in live:
+        tags = ecs_tags_of(inst)
+        if inst.get("Status") == "Stopped" and inst.get("StoppedMode") == "StopCharging" and \
+                (launch_ids is None or tags.get(TAG_LAUNCH) in launch_ids):
+            disk_gb = _float(tags.get(TAG_DISK)) or 0.0
+            out.append(Resource(provider=provider, profile=profile, resource_id=inst["InstanceId"], kind=KIND_STOPPED,
+                                region=region, launch_id=tags.get(TAG_LAUNCH) or None,
+                                extra={"price_per_hour": disk_hourly(disk_gb, currency), "currency": currency,
+                                       "note": "stopped without compute charge; its disks still bill"}))
     for d in pages(api, "ecs", "DescribeDisks", region, ("Disks", "Disk"), Tag=owner_tags(install_id),
                    Status="Available", MaxResults=100):
         tags = ecs_tags_of(d)

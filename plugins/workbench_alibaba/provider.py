@@ -185,7 +185,12 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
                                  hint="teardown retries; the console link shows them")
 
     def delete(self, resources: Sequence[Resource]) -> None:
-        groups = self._by_region(resources)
+        """Delete leftovers; an economically stopped instance is released and its launch swept like a terminate."""
+        stopped = [r for r in resources if r.provider == self.id and r.kind == inventory.KIND_STOPPED]
+        if stopped:
+            self.terminate([Instance(self.id, r.profile, r.resource_id, r.launch_id or "", r.region, "",
+                                     InstanceState.DEALLOCATED) for r in stopped])
+        groups = self._by_region(r for r in resources if r.kind != inventory.KIND_STOPPED)
 
         def one(region: str) -> None:
             failures = teardown.delete_all(self._api, groups[region], retry_s=min(60.0, self.settings.terminate_timeout_s),

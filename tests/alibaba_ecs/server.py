@@ -239,6 +239,14 @@ class AlibabaServer:
                                                       "will be released because the market price rose or stock ran out."}]}
             inst["_recycle_at"] = self.state.now(account.account_id) + self.knobs(account).recycle_s
 
+    def shut_down_inside(self, account: Account, instance_id: str, economical: bool = False) -> None:
+        """What an OS shutdown does to a pay-as-you-go instance: Stopped, in standard mode (KeepCharging: it
+        still bills) unless the account's economical mode applies (StopCharging)."""
+        with self.state.lock:
+            inst = self.state.spaces[account.account_id].instances[instance_id]
+            inst.update(Status="Stopped", StoppedMode="StopCharging" if economical else "KeepCharging",
+                        _since=self.state.now(account.account_id))
+
     def add_eip(self, account: Account, region: str, tags: dict[str, str]) -> str:
         """A tagged Elastic IP address (what a half-finished launch of another tool may leave)."""
         return vpc.allocate_eip(self.state, account.account_id, region, tags)

@@ -148,6 +148,26 @@ def test_stop_is_economical_and_said_so(ali, account, make_provider, install_id)
     assert inst.state == InstanceState.DEALLOCATED
     assert inst.extra["billing_note"] == "stopped, no compute charge (disks still bill)"
     assert inst.extra["storage_per_hour"] > 0
+    # not billable as a machine, but its disk is: a leftover that `down` releases (with the launch's network)
+    left = p.leftovers()
+    assert [(r.kind, r.resource_id) for r in left] == [("stopped-instance", inst.instance_id)]
+    assert left[0].extra["price_per_hour"] == inst.extra["storage_per_hour"]
+    p.delete(left)
+    assert not any(ali.resources(account).values())
+
+
+def test_a_shutdown_from_inside_is_shown_by_its_stop_mode(ali, account, make_provider, install_id):
+    p = make_provider()
+    got = p.launch(request_for(offer_of(p), install_id))
+    ali.shut_down_inside(account, got[0].instance_id)  # standard mode: KeepCharging
+    inst, = p.instances()
+    assert inst.state == InstanceState.STOPPED and inst.state.billable
+    assert inst.extra["billing_note"] == "stopped in standard mode: the instance still bills"
+    ali.shut_down_inside(account, got[0].instance_id, economical=True)
+    inst, = p.instances()
+    assert inst.state == InstanceState.DEALLOCATED and inst.extra["economical_stop"]
+    p.terminate([inst])
+    assert not any(ali.resources(account).values())
 
 
 def test_a_reclaimed_spot_instance_says_so(ali, account, make_provider, install_id):
