@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from workbench.core.domain.errors import (AuthError, CapacityError, NotFoundError, PluginError, QuotaError, SpecError,
-                                          TransientError, WorkbenchError)
+from workbench.core.domain.errors import (AuthError, CapacityError, ConfigError, NotFoundError, PluginError,
+                                          QuotaError, SpecError, TransientError, WorkbenchError)
 from workbench.core.providers.redaction import redact
 from workbench.core.providers.sdk_errors import ErrorRule, ErrorTable, scrub
 
@@ -70,6 +70,8 @@ TABLE = ErrorTable(
               prefixes=("Throttling.", "IncorrectStatus.", "DependencyViolation.")),
     ErrorRule("gone", NotFoundError, "{what}: the resource does not exist ({code})", "it may already be gone",
               pattern=r"\.NotFound$"),
+    ErrorRule("exists", ConfigError, "{what}: it already exists ({code})", "use another name, or delete the old one",
+              pattern=r"AlreadyExist"),
     ErrorRule("mismatch", PluginError, "{what}: a retried request changed its parameters ({code})",
               "launch again with a new launch id", codes=("IdempotentParameterMismatch",)),
     ErrorRule("invalid", SpecError, "Alibaba Cloud refused {what}: {message} ({code})",

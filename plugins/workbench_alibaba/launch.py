@@ -187,8 +187,8 @@ class Launcher:
         public = ensure_keypair(self._data_dir, comment=f"workbench-{self._install_id}", key_type="rsa").public_openssh
         try:
             self._api.ecs("ImportKeyPair", req.region, KeyPairName=name, PublicKeyBody=public, Tag=self._tags(req))
-        except SpecError as exc:
-            if "AlreadyExist" in exc.message:  # an attempt whose answer was lost made it
+        except WorkbenchError as exc:
+            if "KeyPair.AlreadyExist" in exc.message:  # an attempt whose answer was lost made it
                 return name
             raise
         created["key"].append(name)

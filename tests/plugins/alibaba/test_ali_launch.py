@@ -104,6 +104,16 @@ def test_a_lost_answer_is_retried_with_the_same_client_token(ali, account, make_
     assert len(ali.calls(account, "ecs:RunInstances")) == 2
 
 
+@pytest.mark.parametrize("action", ["vpc:CreateVpc", "ecs:ImportKeyPair", "ecs:CreateSecurityGroup",
+                                    "vpc:CreateVSwitch"])
+def test_a_lost_answer_on_any_create_makes_nothing_twice(ali, account, make_provider, install_id, action):
+    p = make_provider()
+    ali.add_fault(action, after=True, account=account.account_id)
+    p.launch(request_for(offer_of(p), install_id))
+    res = ali.resources(account)
+    assert [len(res[k]) for k in ("vpcs", "keys", "groups", "vswitches", "instances")] == [1, 1, 1, 1, 1]
+
+
 def test_launch_status_down_leaves_nothing(ali, account, make_provider, install_id):
     p = make_provider()
     ali.knobs(account).release_s = 0.3  # a released instance lingers, its group and vSwitch are still in use
