@@ -93,8 +93,10 @@ class RemoteJob:
     """Drives one launch's job on its (first) instance; see the module docstring."""
 
     def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
-                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = ()) -> None:
+                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = (),
+                 secret_env: Mapping[str, str] | None = None) -> None:
         self.accounts = accounts
+        self._secret_env = dict(secret_env or {})  # spec.secrets given at launch: the job's env only
         self.instance = instance
         self.spec = spec
         self.peers = peers
@@ -209,6 +211,7 @@ class RemoteJob:
             return
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
         env = supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+        env.update(self._secret_env)
         scripts = supervisor.render(self.spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)
         supervisor.install(conn, self.remote_dir, scripts)
