@@ -138,8 +138,8 @@ class ChoiceReader(NodeReader):
             else:
                 count = int(count_text) if count_text.isdecimal() else -1
             if not 1 <= count <= MAX_GPU_COUNT or (max_count is not None and not count <= max_count <= MAX_GPU_COUNT):
-                self.fail(node, path, f"GPU count must be a whole number from 1 to {MAX_GPU_COUNT} (or a range "
-                                      f"like 1..2), got '{count_text}' in '{value}'")
+                self.fail(node, path, f"GPU count must be a whole number from 1 to {MAX_GPU_COUNT}, got "
+                                      f"'{count_text}' in '{value}' (a range like 1..2 also works)")
         return GpuRequest(model=model, count=count, max_count=max_count)
 
     def gpu_model(self, node: Node, path: str, text: str) -> str | None:

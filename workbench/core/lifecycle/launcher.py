@@ -97,16 +97,16 @@ def plan(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile
     Provider preference: the argument, else the spec's first ``providers``
     entry, else the built-in local profile.  A spec with ``alternatives``
     runs on the cheapest offer matching any of them (or, with ``choose:
-    in_order``, the first alternative that has one); a provider or region
-    given here wins over the ones its alternatives name.
+    in_order``, the first alternative that has one); a provider, profile or
+    region given here wins over the ones its alternatives name.
     """
-    from_user = bool(provider or profile or region)
+    provider_from_user, region_from_user = bool(provider or profile), bool(region)
     provider = provider or (spec.providers[0] if spec.providers and not profile else None)
     prof = accounts.resolve(provider, profile)
     if region is None and spec.regions and prof.provider != "local":
         region = spec.regions[0]  # the spec's regions name cloud regions, never this computer
     region = region or prof.region
-    found = spec_offers(accounts, spec, prof, region, location_from_user=from_user)
+    found = spec_offers(accounts, spec, prof, region, provider_from_user, region_from_user)
     if found.errors:
         raise found.errors[0][1]
     ranked = found.ranked

@@ -31,32 +31,35 @@ class SpecOffers:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
 
-def queries_for(spec: JobSpec, prof: Profile, region: str | None,
-                location_from_user: bool = False) -> tuple[list[tuple[int | None, OfferQuery]], list[tuple[int, str]]]:
+def queries_for(spec: JobSpec, prof: Profile, region: str | None, provider_from_user: bool = False,
+                region_from_user: bool = False) -> tuple[list[tuple[int | None, OfferQuery]], list[tuple[int, str]]]:
     """The offer queries of ``spec`` on ``prof`` (index None: the spec's resources alone), and the skipped.
 
-    ``location_from_user``: the user chose the provider or region for this launch, which wins over
-    the provider and region an alternative names (like SkyPilot's ``--infra``).
+    An alternative naming another provider is skipped, unless the user chose this provider (or
+    profile) for the launch: then its hardware is kept and its location dropped, as SkyPilot's
+    ``--infra`` overrides a task's.  A region the user gave wins over the alternatives' regions.
     """
     if not spec.alternatives:
         return [(None, OfferQuery.from_spec(spec, provider=prof.provider, region=region))], []
     out: list[tuple[int | None, OfferQuery]] = []
     skipped: list[tuple[int, str]] = []
     for i, alt in enumerate(spec.alternatives):
-        if location_from_user:
-            alt = dataclasses.replace(alt, provider=None, region=None)
         if alt.provider and alt.provider != prof.provider:
-            skipped.append((i, f"names provider {alt.provider}, not {prof.provider}"))
-            continue
-        where = region if (alt.region is None or prof.provider == "local") else alt.region
-        out.append((i, OfferQuery.from_spec(spec, provider=prof.provider, region=where, alternative=alt)))
+            if not provider_from_user:
+                skipped.append((i, f"names provider {alt.provider}, not {prof.provider}"))
+                continue
+            alt = dataclasses.replace(alt, provider=None, region=None)
+        if region_from_user or prof.provider == "local":
+            alt = dataclasses.replace(alt, region=None)
+        out.append((i, OfferQuery.from_spec(spec, provider=prof.provider, region=alt.region or region,
+                                            alternative=alt)))
     return out, skipped
 
 
 def spec_offers(accounts: Accounts, spec: JobSpec, prof: Profile, region: str | None,
-                location_from_user: bool = False) -> SpecOffers:
-    """Offers of ``prof`` that ``spec`` may run on, best first (see the module docstring)."""
-    queries, skipped = queries_for(spec, prof, region, location_from_user)
+                provider_from_user: bool = False, region_from_user: bool = False) -> SpecOffers:
+    """Offers of ``prof`` that ``spec`` may run on, best first (see the module docstring and :func:`queries_for`)."""
+    queries, skipped = queries_for(spec, prof, region, provider_from_user, region_from_user)
     if len(queries) == 1 and queries[0][0] is None:
         ranked, errors = collect(accounts, queries[0][1], profiles=[prof])
         return SpecOffers(ranked, errors, skipped)

@@ -32,13 +32,13 @@ def load_job_file(path: str | os.PathLike[str]) -> ImportResult:
     try:
         size = Path(source).stat().st_size
         if size > MAX_SPEC_BYTES:
-            raise SpecError(f"{source}: the job file is {size / 1e6:.1f} MB; at most {MAX_SPEC_BYTES // 1024} KB",
+            raise SpecError(f"{source}: the job spec is {size / 1e6:.1f} MB; at most {MAX_SPEC_BYTES // 1024} KB",
                             hint="keep data and long scripts in the workdir and refer to them from `run`")
         text = Path(source).read_bytes().decode("utf-8-sig")
     except OSError as e:
-        raise SpecError(f"{source}: cannot read job file: {e.strerror or e}") from e
+        raise SpecError(f"{source}: cannot read job spec: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
-        raise SpecError(f"{source}: cannot read job file: not UTF-8 text ({e.reason} at byte {e.start})") from e
+        raise SpecError(f"{source}: cannot read job spec: not UTF-8 text ({e.reason} at byte {e.start})") from e
     return import_text(text, source, Path(source).resolve().parent)
 
 

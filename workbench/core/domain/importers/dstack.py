@@ -60,6 +60,7 @@ _IGNORED = {
     "fleets": "no fleets here: each launch starts its own machines", "tags": "this app tags every resource itself",
     "priority": "launches start at once here (no queue)",
 }
+WORKFLOW = "/workflow"  # dstack's default working folder in its container: the job's folder here
 _SECRET_REF = re.compile(r"\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _TEMPLATE = re.compile(r"\$\{\{.*?\}\}")
 
@@ -204,6 +205,7 @@ class _Dstack(DstackResources, ImportReader):
         if node is None:
             return None
         text = self.string(node, "working_dir").strip()
+        text = _under_workflow(text)
         if text.startswith(("/", "~")):
             self.ignored(node, "working_dir", "an absolute folder in dstack's container; here commands start in the "
                                               "job's folder (the uploaded repo)")
@@ -261,7 +263,8 @@ class _Dstack(DstackResources, ImportReader):
                 self.refused(item, path, f"'{local}' is a single file: only folders are uploaded here — put it in "
                                          "the repo folder or give its folder")
                 continue
-            dest = (remote or (local if not local.startswith(("/", "~")) else folder.name)).rstrip("/") or "/"
+            dest = _under_workflow(remote) if remote else (local if not local.startswith(("/", "~")) else folder.name)
+            dest = dest.rstrip("/") or "/"
             if dest.startswith("~") or ".." in PurePosixPath(dest).parts:
                 self.refused(item, path, f"'{dest}': give an absolute path or one relative to the job's folder")
                 continue
@@ -379,3 +382,10 @@ class _Dstack(DstackResources, ImportReader):
             self.mapped(utilization, "utilization_policy", f"guards: idle below {below}% for {kw['idle_minutes']} "
                                                            "min ends the job", "guards")
         return Guards(**kw)
+
+
+def _under_workflow(path: str) -> str:
+    """'/workflow/data' → 'data': dstack's working folder is the job's folder here."""
+    if path == WORKFLOW:
+        return "."
+    return path[len(WORKFLOW) + 1:] if path.startswith(WORKFLOW + "/") else path

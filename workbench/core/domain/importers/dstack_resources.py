@@ -43,7 +43,7 @@ class DstackResources(ImportReader):
             if low is not None:
                 kw["memory_gb"] = low
             self.mapped(n, "resources.memory", f"resources.memory_gb: at least {low or 0:g}"
-                        + self.upper(high, "GB"), "resources")
+                        + self.upper(high, "GB", low), "resources")
         if "disk" in f and not self.is_null(n := f["disk"][1]):
             size_node = n
             if isinstance(n, MappingNode):
@@ -51,8 +51,8 @@ class DstackResources(ImportReader):
             low, high = self.range_of(size_node, "resources.disk", self.gb)
             if low is not None:
                 kw["disk_gb"] = self.whole(n, "resources.disk", low, "the disk size")
-            self.mapped(n, "resources.disk", f"resources.disk_gb: {kw.get('disk_gb', 100)}" + self.upper(high, "GB"),
-                        "resources")
+            self.mapped(n, "resources.disk", f"resources.disk_gb: {kw.get('disk_gb', 100)}"
+                        + self.upper(high, "GB", low), "resources")
         gpus: list[GpuRequest] = []
         if "gpu" in f and not self.is_null(n := f["gpu"][1]):
             gpus = self.gpu_spec(n)
@@ -148,7 +148,7 @@ class DstackResources(ImportReader):
         low, high = self.range_of(target, path, self.count_value, strip_arch=True)
         if low is None:
             return None
-        self.mapped(node, path, f"resources.cpus: at least {low}" + self.upper(high, "vCPUs"), "resources")
+        self.mapped(node, path, f"resources.cpus: at least {low}" + self.upper(high, "vCPUs", low), "resources")
         return int(low)
 
     # -- ranges ----------------------------------------------------------------------
@@ -186,8 +186,10 @@ class DstackResources(ImportReader):
     def gb(self, node: Node, path: str, text: str) -> float:
         return self.size_gb(node, path, text)
 
-    def upper(self, high: Any, unit: str) -> str:
-        return f" (dstack's upper bound {high:g} {unit} is not used: the cheapest offer wins)" if high else ""
+    def upper(self, high: Any, unit: str, low: Any = None) -> str:
+        if not high or high == low:
+            return ""
+        return f" (dstack's upper bound {high:g} {unit} is not used: the cheapest offer wins)"
 
     # -- durations ---------------------------------------------------------------------
     def dstack_seconds(self, node: Node, path: str, value: Any) -> int:

@@ -179,7 +179,8 @@ class SkyResources(ImportReader):
                 gpus.append(gpu)
         kind = ("a list: tried in order" if isinstance(node, SequenceNode) else
                 "a set: the cheapest" if len(gpus) > 1 else "")
-        self.mapped(node, path, ("GPU choices, " + kind + ": " if kind else "resources.gpu: ")
+        single = "resources.gpu: " if path == "resources.accelerators" else "gpu: "
+        self.mapped(node, path, ("GPU choices, " + kind + ": " if kind else single)
                     + "; ".join(describe_gpu(g) for g in gpus), "resources" if len(gpus) == 1 else "alternatives")
         return list(gpus)
 
