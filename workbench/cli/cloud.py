@@ -95,7 +95,6 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     from workbench.cli.convert import load_for_launch  # our spec, or a SkyPilot / dstack file
 
     spec, secret_env, _ = load_for_launch(ctx, args)
-    args.secret_values = secret_env  # for remote.cmd_launch, which starts the job on the machine (memory only)
     lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     o = lp.choice.offer
     cur = o.prices.currency

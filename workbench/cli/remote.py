@@ -72,10 +72,10 @@ def _launch_instance(ctx: CliContext, lid: str) -> tuple[Any, Instance]:
     return rec, insts[0]
 
 
-def _job(ctx: CliContext, rec: Any, inst: Instance, secret_env: dict[str, str] | None = None) -> RemoteJob:
+def _job(ctx: CliContext, rec: Any, inst: Instance) -> RemoteJob:
     if not isinstance(rec.spec, dict):
         raise NotFoundError(f"launch {rec.launch_id} has no stored job spec")
-    return RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(), secret_env=secret_env)
+    return RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer())
 
 
 def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -91,7 +91,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     insts = sorted(ctx.store.list_instances(launch_id=rec.launch_id), key=lambda i: i.instance_id)
     if not insts or not is_remote(insts[0]):
         return rc
-    job = _job(ctx, rec, insts[0], getattr(args, "secret_values", None))
+    job = _job(ctx, rec, insts[0])
     if not job.launch():
         return 130
     err(f"the job runs on the machine; ssh: add `{include_line(ctx.store.path.parent)}` to ~/.ssh/config, "

@@ -25,6 +25,7 @@ from typing import Callable, Mapping
 from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.catalog import RankedOffer
 from workbench.core.providers.offer_choice import describe_match, effective_spot, spec_offers
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.crashpoints import crash_point
 from workbench.core.domain.errors import CapacityError, ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_to_dict
@@ -181,6 +182,7 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
                           hint="give each with --env NAME=VALUE or --secret-env NAME (taken from this "
                                "computer's environment)")
     report = progress or (lambda step: None)
+    launch_secrets.remember(lp.launch_id, secret_env or {})  # memory only: for the job's start on the machine
     store = accounts.store
     offer = lp.choice.offer
     report(STEP_RECORD)

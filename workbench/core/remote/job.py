@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from workbench.core import paths
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
@@ -96,7 +97,8 @@ class RemoteJob:
                  on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = (),
                  secret_env: Mapping[str, str] | None = None) -> None:
         self.accounts = accounts
-        self._secret_env = dict(secret_env or {})  # spec.secrets given at launch: the job's env only
+        # spec.secrets given at launch (this process's memory only): the job's environment, nothing else
+        self._secret_env = dict(secret_env) if secret_env is not None else launch_secrets.values(instance.launch_id)
         self.instance = instance
         self.spec = spec
         self.peers = peers
