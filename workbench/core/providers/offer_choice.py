@@ -12,6 +12,7 @@ runs on a worker thread, returns a provider's error beside the offers instead of
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from workbench.core.domain.errors import WorkbenchError
@@ -102,3 +103,31 @@ def describe_match(spec: JobSpec, choice: RankedOffer) -> str | None:
         return None
     assert choice.alternative is not None
     return f"alternative {choice.alternative + 1} of {len(spec.alternatives)} ({describe_alternative(alt)})"
+
+
+def collect_spec_offers(accounts: Accounts, spec: JobSpec, max_workers: int = 8
+                        ) -> tuple[list[RankedOffer], list[tuple[str, WorkbenchError]]]:
+    """Every configured profile's offers that ``spec`` may run on (the wizard's offer table).
+
+    Without alternatives this is :func:`collect` for the spec's resources.  With them, each
+    profile is asked in parallel for the alternatives it can serve (an alternative naming
+    another provider is skipped there), and the lists are merged in the spec's order.
+    """
+    if not spec.alternatives:
+        return collect(accounts, OfferQuery.from_spec(spec), max_workers=max_workers)
+    profiles = accounts.profiles()
+    ranked: list[RankedOffer] = []
+    errors: list[tuple[str, WorkbenchError]] = []
+    if not profiles:
+        return [], []
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(profiles)), thread_name_prefix="offers") as pool:
+        futures = [pool.submit(spec_offers, accounts, spec, p, None) for p in profiles]
+        for fut in futures:
+            found = fut.result()  # spec_offers reports a provider's failure beside its offers
+            ranked.extend(found.ranked)
+            errors.extend(found.errors)
+    if spec.choose == CHOOSE_IN_ORDER:
+        ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r)))
+    else:
+        ranked.sort(key=rank_key)
+    return ranked, errors
