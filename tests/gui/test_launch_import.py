@@ -103,10 +103,12 @@ def test_a_secret_is_typed_on_the_review_page_and_reaches_only_the_job(qtbot, se
     review = wiz.review_page
     assert review.secrets.isVisible() and list(review.secrets.edits) == ["HF_TOKEN"]
     assert not review.launch_action.isEnabled() and "HF_TOKEN" in review.secrets_missing.text()
+    assert not wiz.button(FINISH).isEnabled()
     edit = review.secrets.edits["HF_TOKEN"]
     assert edit.echoMode() == edit.EchoMode.Password
     qtbot.keyClicks(edit, SECRET)
     assert review.launch_action.isEnabled() and not review.secrets_missing.isVisible()
+    assert wiz.button(FINISH).isEnabled()
     assert SECRET not in repr(wiz.draft.value)
     launch_id = _launch(qtbot, wiz)
     log = paths.job_log(launch_id)

@@ -1208,7 +1208,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Read as {kind}: {mapped} fields mapped, {ignored} ignored (no effect here), {refused} refused (cannot run here yet).</source>
-      <translation>按{kind}读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
+      <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -1709,8 +1709,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
-      <source>What to run: open a job spec (YAML) or fill in the form.</source>
-      <translation>要运行什么：打开作业规格（YAML）或填写表单。</translation>
+      <source>What to run: open a job spec, a SkyPilot task or a dstack task (YAML), or fill in the form.</source>
+      <translation>要运行什么：打开作业规格、SkyPilot 任务或 dstack 任务（YAML），或填写表单。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

@@ -49,7 +49,8 @@ class JobPage(QWizardPage):
         self.draft = draft
         self.setObjectName("launch-job-page")
         self.setTitle(tr("Job"))
-        self.setSubTitle(tr("What to run: open a job spec (YAML) or fill in the form."))
+        self.setSubTitle(tr("What to run: open a job spec, a SkyPilot task or a dstack task (YAML), or fill in "
+                            "the form."))
         self.base: JobSpec | None = None  # the opened spec, whose other fields are kept
         self.load_error: str | None = None
         self.file_dialog: QFileDialog | None = None

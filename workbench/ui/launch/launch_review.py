@@ -297,6 +297,7 @@ class ReviewPage(QWizardPage):
         if self.wizard() is not None and self.wizard().currentPage() is self:
             self.show_draft(value)
         self._update_action()
+        self.completeChanged.emit()
 
     def show_draft(self, d: LaunchDraft) -> None:
         """Show what launching ``d`` would create, and the cost comparison of its offers."""
@@ -350,7 +351,8 @@ class ReviewPage(QWizardPage):
         self.launch_action.setEnabled(self.draft.value.ready and not self.busy and not self.launched)
 
     def isComplete(self) -> bool:  # noqa: N802
-        return not self.busy
+        # Launch (the Finish button) waits for an offer and every secret; after a launch it finishes
+        return not self.busy and (self.launched or self.draft.value.ready)
 
     def validatePage(self) -> bool:  # noqa: N802
         """Finishing the wizard is allowed only after a successful launch (no side effect here)."""
