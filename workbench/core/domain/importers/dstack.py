@@ -197,8 +197,10 @@ class _Dstack(DstackResources, ImportReader):
         if cd:
             lines.insert(0, f"cd {cd}")
         target = "run" if path == "commands" else "setup"
+        note = (" — note: they name /workflow, dstack's working folder; here that is the job's folder, where "
+                "they start" if any(WORKFLOW in line for line in lines) else "")
         self.mapped(node, path, f"{target}: {len(lines)} command(s) joined with && (stops at the first failure, "
-                                "as dstack runs them)" + (f", starting in {cd}" if cd else ""), target)
+                                "as dstack runs them)" + (f", starting in {cd}" if cd else "") + note, target)
         return " &&\n".join(lines)
 
     def working_dir(self, node: Node | None) -> str | None:

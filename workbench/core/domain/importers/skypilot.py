@@ -72,11 +72,11 @@ class _Sky(SkyResources, ImportReader):
         run = self.string(run_node, "run")
         if not run.strip():
             self.fail(run_node, "run", "must not be empty: give the command that runs the job")
-        self.mapped(run_node, "run", "run (on every node)", "run")
+        self.mapped(run_node, "run", "run (on every node)" + _workdir_note(run), "run")
         setup = None
         if (n := opt("setup")) is not None:
             setup = self.string(n, "setup").strip("\n") or None
-            self.mapped(n, "setup", "setup (on every node, before run)", "setup")
+            self.mapped(n, "setup", "setup (on every node, before run)" + _workdir_note(setup or ""), "setup")
 
         num_nodes = 1
         if (n := opt("num_nodes")) is not None:
@@ -239,3 +239,10 @@ class _Sky(SkyResources, ImportReader):
             return env[name]
         return _VAR.sub(one, text)
 
+
+
+def _workdir_note(script: str) -> str:
+    if "sky_workdir" not in script:
+        return ""
+    return (" — note: it names ~/sky_workdir, SkyPilot's copy of the workdir; here the workdir is the job's "
+            "folder, where setup and run start, and ~/sky_workdir does not exist")

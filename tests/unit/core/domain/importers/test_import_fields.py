@@ -271,3 +271,11 @@ def test_dstack_other_configuration_types_are_refused_not_guessed():
         result = import_text(f"type: {kind}\nname: x\n", source="f.dstack.yml")
         assert [(n.field, n.status) for n in result.notes] == [("type", REFUSED)]
         assert "only `type: task` runs here" in result.notes[0].detail
+
+
+def test_scripts_that_name_the_other_tools_working_folders_get_a_note():
+    sky_result = sky("envs: {A: 1}\nrun: cd ~/sky_workdir && make\n")
+    note = next(n for n in sky_result.notes if n.field == "run")
+    assert "~/sky_workdir does not exist" in note.detail
+    dst_result = dst("setup: [ls /workflow]\n")
+    assert "/workflow, dstack's working folder" in next(n for n in dst_result.notes if n.field == "setup").detail
