@@ -157,7 +157,8 @@ def _literal(key: str, text: str) -> str:
     trailing = len(text) - len(body)
     chomp = "-" if trailing == 0 else "" if trailing == 1 else "+"
     lines = body.split("\n")
-    indent = "2" if lines[0][:1] in (" ", "\t") else ""
+    first = next((line for line in lines if line.strip()), "")
+    indent = "2" if first[:1] in (" ", "\t") or not lines[0].strip() else ""
     out = [f"{key}: |{indent}{chomp}\n"]
     out.extend(("  " + line if line else "") + "\n" for line in lines)
     out.extend("\n" for _ in range(trailing - 1)) if chomp == "+" else None

@@ -83,3 +83,16 @@ def test_descriptions_for_the_plan():
     assert describe_gpu(GpuRequest(None, 2, 24.0, max_memory_gb=40.0, vendor="NVIDIA")) == "2× any NVIDIA GPU 24-40 GB"
     assert describe_alternative(Alternative(GpuRequest("V100", 1), "aws", "us-east-1", "p3.2xlarge", True)) == \
         "1× V100, p3.2xlarge, on aws/us-east-1, spot"
+
+
+@pytest.mark.parametrize("script", [
+    "\n  indented after a blank line\nx", "  indented first line\n  more\n", "trailing spaces  \ntab\t\n",
+    "x\n\n\n", "no newline at the end\nend", "# a comment\nkey: value\n- item\n", "a\n\n   \n b", "one line\n",
+    "'single' and \"double\" quotes\n",
+])
+def test_our_yaml_keeps_every_script_exactly(script):
+    from workbench.core.domain.models import JobSpec
+
+    spec = JobSpec(name="t", run=script, setup=script, env={"A": "1e-3", "B": "true", "C": "a: b # c"},
+                   source="t.yaml")
+    assert parse_spec(spec_to_yaml(spec), source="t.yaml") == spec
