@@ -796,11 +796,6 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业规格：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
-      <source>Job specs (*.yaml *.yml);;All files (*)</source>
-      <translation>作业规格 (*.yaml *.yml);;所有文件 (*)</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job specs, SkyPilot and dstack files (*.yaml *.yml);;All files (*)</source>
       <translation>作业规格、SkyPilot 和 dstack 文件 (*.yaml *.yml);;所有文件 (*)</translation>

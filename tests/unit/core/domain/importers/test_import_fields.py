@@ -279,3 +279,12 @@ def test_scripts_that_name_the_other_tools_working_folders_get_a_note():
     assert "~/sky_workdir does not exist" in note.detail
     dst_result = dst("setup: [ls /workflow]\n")
     assert "/workflow, dstack's working folder" in next(n for n in dst_result.notes if n.field == "setup").detail
+
+
+def test_convert_of_our_own_spec_says_so_and_writes_it_back():
+    from workbench.core.domain.importers.report import render_converted
+
+    result = import_text("name: mine\nrun: echo hi\nresources: {gpu: V100:2}\n", source="mine.yaml")
+    text = render_converted(result)
+    assert text.startswith("# mine.yaml: already a workbench job spec\n")
+    assert "gpu: V100:2" in text and "run: |\n  echo hi" not in text  # one line: a plain scalar
