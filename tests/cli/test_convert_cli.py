@@ -117,3 +117,46 @@ def test_a_secret_can_come_from_this_computers_environment(wb):
     gone = wb("launch", str(SYN / "secret_echo.yaml"), "--provider", "local", "--yes", "--secret-env", "HF_TOKEN",
               env=unset)
     assert gone.rc == 1 and "HF_TOKEN is not set in this computer's environment" in gone.err
+
+
+def test_on_a_terminal_the_secret_is_asked_for_without_echo(wb):
+    """A real pseudo-terminal: the prompt appears, the typed value is not echoed, the job gets it."""
+    import os
+    import pty
+    import select
+    import time
+
+    argv = wb.argv("launch", str(SYN / "secret_echo.yaml"), "--provider", "local", "--yes")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the CLI, with the pty as its controlling terminal
+        os.execvpe(argv[0], argv, wb.env)
+    seen = b""
+
+    def read_until(marker: bytes, seconds: float = 30) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + seconds
+        while marker not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+
+    try:
+        read_until(b"HF_TOKEN (asked by the job spec; not stored): ")
+        os.write(fd, SECRET.encode() + b"\n")
+        read_until(b"follow the log: workbench logs")
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, seen.decode(errors="replace")
+    assert SECRET.encode() not in seen  # not echoed
+    lid = re.search(rb"launch id: (\S+)", seen).group(1).decode()
+    logs = wb("logs", lid, "--follow", "--interval", "0.2", timeout=60)
+    assert "token prefix ok" in logs.out
+    _no_trace_of_the_secret(wb.home)
