@@ -242,7 +242,9 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
                                  instance_type=row.get("instance_type") or row["size"],
                                  gpu_model=row.get("gpu_model") or None, gpu_count=int(row.get("gpu_count") or 0),
                                  gpu_memory_gb=float(row.get("gpu_memory_gb") or 0), vcpus=int(row.get("vcpus") or 0),
-                                 memory_gb=float(row.get("memory_gb") or 0), prices=prices))
+                                 memory_gb=float(row.get("memory_gb") or 0), prices=prices,
+                                 network_gbps=_num(row, "network_gbps"),
+                                 rdma=(row.get("efa") or row.get("rdma") or "").strip().lower() in ("true", "1", "yes")))
         except (OSError, KeyError, ValueError) as exc:
             log.warning("price snapshot %s skipped: %s", f, exc)
     return out
