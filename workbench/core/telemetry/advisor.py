@@ -279,7 +279,7 @@ def advise(trace: Trace, offers: Sequence[Offer] = ()) -> Advisory:
     from workbench.core.telemetry import advice_rules
 
     cost = trace.total_cost()
-    ctx = Context(trace, tuple(gpu_stats(g) for g in trace.gpus), tuple(offers), cost, trace.duration_s / 3600.0)
+    ctx = Context(trace, tuple(gpu_stats(g) for g in trace.gpus), tuple(offers), cost, trace.hours)
     found: list[Advice] = []
     skipped: dict[str, str] = {}
     if not trace.gpus:
@@ -294,5 +294,5 @@ def advise(trace: Trace, offers: Sequence[Offer] = ()) -> Advisory:
             elif isinstance(outcome, str):
                 skipped[rid] = outcome
     found.sort(key=lambda a: -(a.saving.amount or 0.0))
-    return Advisory(tuple(found), skipped, trace.missing, cost, trace.run.currency, trace.duration_s,
+    return Advisory(tuple(found), skipped, trace.missing, cost, trace.run.currency, trace.hours * 3600.0,
                     len(trace.gpus))

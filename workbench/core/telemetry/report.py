@@ -80,13 +80,8 @@ def summarize(trace: Trace) -> tuple[GpuSummary, ...]:
 
 def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float | None = None) -> RunReport:
     """Read and advise on one launch (NotFoundError for an unknown id)."""
-    from workbench.core.money.spend import SpendBook
-
     now = time.time() if now is None else now
     trace = trace_from_store(store, launch_id, now)
-    book = SpendBook.load(store)
-    keys = [k for k in book.entries if book.launch_of(k) == launch_id]
-    duration = max((book.cost(k, now).billed_seconds for k in keys), default=0.0)
     rec = store.find_launch(launch_id)
     instances = store.list_instances(launch_id=launch_id)
     started = min((i.launched_at for i in instances if i.launched_at), default=rec.created_at if rec else None)
@@ -94,6 +89,6 @@ def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float
     return RunReport(
         launch_id=launch_id, name=run.name or launch_id, provider=run.provider or "", region=run.region or "",
         instance_type=run.instance_type or "", nodes=run.nodes, gpu_model=run.gpu_model or "", spot=run.spot,
-        status=rec.status if rec else "", currency=run.currency, cost=book.launch_total(launch_id, now),
-        price_per_hour=run.price_per_hour, duration_s=duration, started=started, gpus=summarize(trace),
+        status=rec.status if rec else "", currency=run.currency, cost=run.cost or 0.0,
+        price_per_hour=run.price_per_hour, duration_s=run.billed_s or 0.0, started=started, gpus=summarize(trace),
         advisory=advise(trace, offers), trace=trace, generated_at=now)

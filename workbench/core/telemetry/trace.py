@@ -111,6 +111,7 @@ class RunInfo:
     instance_type: str | None = None
     checkpoints: bool | None = None  # None: not known (a log)
     cost: float | None = None  # what the run cost (the store's ledger); None: price x duration
+    billed_s: float | None = None  # the longest billed compute time of its machines (the ledger); None: readings
     price_source: str = ""
     launch_id: str | None = None
     name: str = ""
@@ -144,7 +145,13 @@ class Trace:
 
     @property
     def duration_s(self) -> float:
+        """From the first reading to the end of the last one's period."""
         return max(0.0, self.end - self.start) + (self.period_s if self.gpus else 0.0)
+
+    @property
+    def hours(self) -> float:
+        """How long the run billed (the ledger's figure when there is one), in hours."""
+        return (self.run.billed_s if self.run.billed_s else self.duration_s) / 3600.0
 
     @property
     def nodes(self) -> list[str]:
@@ -161,7 +168,7 @@ class Trace:
             return self.run.cost
         if self.run.price_per_hour is None:
             return None
-        return self.run.price_per_hour * max(1, self.run.nodes) * self.duration_s / 3600.0
+        return self.run.price_per_hour * max(1, self.run.nodes) * self.hours
 
     def when(self, ts: float) -> str:
         """ISO 8601 text of a time: UTC with 'Z', or the log's own clock without a zone."""
@@ -225,21 +232,25 @@ def trace_from_store(store, launch_id: str, now: float | None = None) -> Trace:
     gpus: list[GpuTrace] = []
     hosts: list[HostTrace] = []
     for inst in instances:
-        gpus += gpu_traces(inst.instance_id, store.samples(inst.instance_id))
+        node = inst.instance_id if len(instances) > 1 else ""  # one machine: "GPU 3", not "i-…/GPU 3"
+        gpus += gpu_traces(node, store.samples(inst.instance_id))
         host = store.host_samples(inst.instance_id)
         if host:
-            hosts.append(HostTrace.from_samples(inst.instance_id, host))
+            hosts.append(HostTrace.from_samples(node, host))
     first = instances[0] if instances else None
     model = (first.gpu_model if first else None) or next((g.model for g in gpus if g.model), None)
     book = SpendBook.load(store)
     cost = book.launch_total(launch_id, now) if instances else None
+    keys = [k for k in book.entries if book.launch_of(k) == launch_id]
+    billed = max((book.cost(k, now).billed_seconds for k in keys), default=0.0) or None
     run = RunInfo(gpu_model=model, gpus_per_node=(first.gpu_count if first else 0) or
                   max((sum(1 for g in gpus if g.node == i.instance_id) for i in instances), default=0),
                   nodes=max(1, len(instances)), price_per_hour=first.price_per_hour if first else None,
                   currency=first.currency if first else (rec.currency if rec else "USD"),
                   spot=bool(first.spot) if first else False, provider=first.provider if first else rec.provider,
                   region=first.region if first else rec.region, instance_type=first.instance_type if first else None,
-                  checkpoints=checkpoints_of(rec.spec if rec else None), cost=cost, price_source="the app's ledger",
+                  checkpoints=checkpoints_of(rec.spec if rec else None), cost=cost, billed_s=billed,
+                  price_source="the app's ledger",
                   launch_id=launch_id, name=(rec.name if rec else "") or (first.name if first else ""))
     missing = () if any(np.isfinite(g.power).any() for g in gpus) else ("power.draw",)
     return Trace(tuple(gpus), run, tuple(hosts), missing)
