@@ -3,6 +3,7 @@ and Spend (preview, HTML, one-page PDF whose numbers are the store's)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -92,7 +93,8 @@ def test_run_report_from_instances_preview_html_and_pdf(qtbot, session, accounts
     dlg.save_pdf(str(pdf))
     dlg.save_html(str(page))
     qtbot.waitUntil(lambda: len(dlg.saved) == 2, timeout=10_000)
-    assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 20_000
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page(?!s)", data)) == 1 and len(data) > 20_000
     assert f"${cost:,.2f}" in page.read_text() and "data:image/svg+xml;base64," in page.read_text()
     assert inst.launch_id == "L-ddp"
 
@@ -122,3 +124,17 @@ def test_run_report_from_spend(qtbot, fake_accounts, tmp_path):
         assert out.read_bytes()[:4] == b"%PDF" and dlg.saved == [str(out)]
     finally:
         session.shutdown()
+
+
+def test_switching_runs_while_advice_is_on_its_way_asks_again(qtbot, session, accounts):
+    first = finished_launch(accounts.store, T.fp32_busy(hours=1.0, period=30.0), "L-first")
+    second = finished_launch(accounts.store, T.idle_six_of_eight(hours=1.0, period=30.0), "L-second")
+    from workbench.ui.monitor.advice_panel import AdvicePanel
+
+    panel = AdvicePanel(session)
+    qtbot.addWidget(panel)
+    panel.set_instance(first)
+    assert panel.busy  # the first answer is on its way...
+    panel.set_instance(second)  # ...when the user picks another run
+    qtbot.waitUntil(lambda: [c.advice.id for c in panel.cards] == ["idle_gpus"], timeout=10_000)
+    assert panel.advisory is not None and not panel.busy

@@ -2,7 +2,8 @@
 
 :class:`TelemetryHub` keeps, per machine and device, a numpy ring of the last
 ``RING_CAPACITY`` readings (:data:`COLUMNS`: time, util, memory used/total, temperature, power,
-memory utilisation, power limit, SM clock and its maximum) for the live plots, and averages each device per minute into ``Store.add_samples`` (the
+memory utilisation, power limit, SM clock and its maximum) for the live plots, and averages
+each device per minute into ``Store.add_samples`` (the
 ``samples`` table; a utilisation that was never reported is stored as
 :data:`NOT_REPORTED`, because the column is NOT NULL).  Readings come from
 :mod:`workbench.core.telemetry.nvidia_smi`.

@@ -38,6 +38,11 @@ L = {
              "savings are for this run's duration.",
     "severity_high": "high", "severity_medium": "medium", "severity_low": "low",
     "spot": "spot", "on_demand": "on-demand",
+    "dur_h": "{h} h {m:02d} min", "dur_m": "{n} min", "dur_s": "{n} s",
+    # a launch's status, as the Launch view shows it
+    "status_launching": "launching", "status_running": "running", "status_finished": "finished",
+    "status_failed": "failed", "status_terminated": "terminated", "status_recovered": "recovered",
+    "status_stopped": "stopped",
 }
 LABELS = tuple(L.values())
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -47,9 +52,12 @@ PLOT_W, PLOT_H = 680, 150
 MAX_POINTS = 600
 
 
-def duration_text(seconds: float) -> str:
+def duration_text(seconds: float, t: Callable[[str], str] = lambda s: s) -> str:
+    """``2 h 05 min``, ``12 min``, ``40 s`` (through ``t``)."""
     s = int(max(0.0, seconds))
-    return f"{s // 3600} h {(s % 3600) // 60:02d} min" if s >= 3600 else f"{s // 60} min {s % 60:02d} s"
+    if s >= 3600:
+        return t(L["dur_h"]).format(h=s // 3600, m=(s % 3600) // 60)
+    return t(L["dur_m"]).format(n=s // 60) if s >= 60 else t(L["dur_s"]).format(n=s)
 
 
 def _num(v: float, fmt: str = "{:.0f}", unit: str = "") -> str:
@@ -138,10 +146,12 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
                                    t(L["spot"]) if report.spot else t(L["on_demand"])) if x)
     price = "–" if report.price_per_hour is None else money_text(report.price_per_hour, report.currency)
     gpus = sum(1 for _ in report.gpus)
-    rows = [(t(L["cost"]), money_text(report.cost, report.currency)), (t(L["duration"]), duration_text(report.duration_s)),
-            (t(L["price"]), price), (t(L["machines"]), str(report.nodes)),
+    status = L.get("status_" + report.status)
+    rows = [(t(L["cost"]), money_text(report.cost, report.currency)),
+            (t(L["duration"]), duration_text(report.duration_s, t)), (t(L["price"]), price),
+            (t(L["machines"]), str(report.nodes)),
             (t(L["gpus"]), f"{gpus} × {report.gpu_model}" if report.gpu_model else str(gpus)),
-            (t(L["status"]), report.status)]
+            (t(L["status"]), t(status) if status else report.status)]
     out = ['<html><head><meta charset="utf-8"><title>', e(t(L["title"]).format(name=report.name)), "</title></head>",
            '<body style="font-family: sans-serif; font-size: 10pt; color: #222222;">',
            f'<h1 style="font-size: 16pt; margin: 0;">{e(t(L["title"]).format(name=report.name))}</h1>',
@@ -161,10 +171,11 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
         saving = (t(L["saving"]).format(amount=money_text(a.saving.amount, a.saving.currency))
                   if a.saving.amount is not None else t(L["saving_unknown"]))
         w = a.evidence.get("window") or {}
+        window = t(L["window"]).format(start=w.get("start", ""), end=w.get("end", ""))
         out.append(f'<p style="margin: 4px 0;"><b style="color: {color};">■ {e(t(a.title))}</b> '
                    f'<span style="color: {color};">({e(t(L["severity_" + a.severity]))})</span> — '
                    f'<b>{e(saving)}</b><br/>{e(t(a.template).format(**a.params))}<br/>'
-                   f'<span style="color: #666666;">{e(t(L["window"]).format(start=w.get("start", ""), end=w.get("end", "")))}'
+                   f'<span style="color: #666666;">{e(window)}'
                    "</span></p>")
     for rule, why in report.advisory.not_evaluated.items():
         out.append(f'<p style="color: #777777; margin: 1px 0; font-size: 8pt;">'

@@ -80,6 +80,16 @@ REPORT_LABELS = (
     N_('low'),
     N_('spot'),
     N_('on-demand'),
+    N_('{h} h {m:02d} min'),
+    N_('{n} min'),
+    N_('{n} s'),
+    N_('launching'),
+    N_('running'),
+    N_('finished'),
+    N_('failed'),
+    N_('terminated'),
+    N_('recovered'),
+    N_('stopped'),
 )
 SEVERITY = {"high": N_("high"), "medium": N_("medium"), "low": N_("low")}
 

@@ -168,6 +168,8 @@ class AdvicePanel(QWidget):
 
     def _done(self) -> None:
         self.busy = False
+        if isValid(self) and self.instance is not None and self._asked_for != self.instance.launch_id:
+            self.refresh()  # the instance changed while the answer was on its way: ask about the new one
 
     def _advised(self, advisory: Advisory) -> None:
         if not isValid(self) or self.instance is None or self._asked_for != self.instance.launch_id:
