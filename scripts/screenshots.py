@@ -173,7 +173,7 @@ def _advice_shots(app, win, store, shot) -> None:
 
     sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "advisor" / "synthetic"))
     import advisor_traces as traces
-    from workbench.ui.common.run_report import RunReportDialog
+    from workbench.ui.monitor.run_report import RunReportDialog
 
     trace = traces.idle_six_of_eight(hours=2.0, period=10.0)
     trace = traces.at(trace, _time.time() - trace.duration_s - 600)

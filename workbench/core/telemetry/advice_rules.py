@@ -1,4 +1,4 @@
-"""The advisor's rules (see :mod:`workbench.core.telemetry.advisor`).
+"""The advisor's rules (run by :func:`workbench.core.telemetry.advisor.advise`).
 
 Each rule takes the :class:`~workbench.core.telemetry.advisor.Context` and returns an
 :class:`~workbench.core.telemetry.advisor.Advice` when its symptom holds over most of the
@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from workbench.core.providers.catalog import OfferQuery
-from workbench.core.telemetry.advisor import GPU_TFLOPS, Advice, Context, GpuStats, flagged_window, whole_run
+from workbench.core.telemetry.advice_base import GPU_TFLOPS, Advice, Context, GpuStats, flagged_window, whole_run
 
 # thresholds (percent unless named otherwise)
 MODERATE = (30.0, 75.0)  # batch_size: utilization in this band...

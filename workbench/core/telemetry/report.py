@@ -20,7 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from workbench.core.domain.models import Offer
-from workbench.core.telemetry.advisor import Advisory, advise, mean, pct
+from workbench.core.telemetry.advice_base import mean, pct
+from workbench.core.telemetry.advisor import Advisory, advise
 from workbench.core.telemetry.trace import Trace, trace_from_store
 
 

@@ -124,7 +124,7 @@
       <translation>语言(&amp;L)（重启后生效）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>&amp;Launch</source>
       <translation>启动(&amp;L)</translation>
     </message>
@@ -424,7 +424,7 @@
       <translation>预算 {amount}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Building the report…</source>
       <translation>正在生成报告…</translation>
     </message>
@@ -1161,7 +1161,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无花费记录。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>No state store: nothing to report.</source>
       <translation>没有状态数据库：无可报告的内容。</translation>
     </message>
@@ -1251,7 +1251,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>方式</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>PDF files (*.pdf)</source>
       <translation>PDF 文件 (*.pdf)</translation>
     </message>
@@ -1406,12 +1406,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>运行报告(&amp;R)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Run report saved</source>
       <translation>运行报告已保存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Run report — {launch}</source>
       <translation>运行报告 — {launch}</translation>
     </message>
@@ -1426,17 +1426,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Save &amp;HTML…</source>
       <translation>保存 &amp;HTML…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Save &amp;PDF…</source>
       <translation>保存 &amp;PDF…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Save the run report</source>
       <translation>保存运行报告</translation>
     </message>
@@ -1446,7 +1446,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已保存配置文件 {name}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Saved {path}</source>
       <translation>已保存 {path}</translation>
     </message>
@@ -1741,7 +1741,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>云服务商目前无响应</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>The report could not be built: {error}</source>
       <translation>无法生成报告：{error}</translation>
     </message>
@@ -1913,7 +1913,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>这个任务的付费方式</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Web pages (*.html)</source>
       <translation>网页 (*.html)</translation>
     </message>
@@ -2053,12 +2053,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>finished</source>
       <translation>已完成</translation>
     </message>
@@ -2108,7 +2108,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>launching</source>
       <translation>启动中</translation>
     </message>
@@ -2198,7 +2198,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在重新连接:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
     </message>
@@ -2218,7 +2218,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{seconds} 秒后重试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>running</source>
       <translation>运行中</translation>
     </message>
@@ -2253,7 +2253,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>停止机器（其磁盘仍计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
@@ -2283,7 +2283,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止机器（停止计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>terminated</source>
       <translation>已终止</translation>
     </message>
@@ -2398,7 +2398,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/run_report.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
       <translation>{count} 条建议 · 价格来自内置价目快照</translation>
     </message>
@@ -2413,7 +2413,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{d} 天 {h} 小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{h} h {m:02d} min</source>
       <translation>{h} 小时 {m:02d} 分钟</translation>
     </message>
@@ -2515,12 +2515,12 @@ What to do: {hint}</source>
       <translation>{n} MB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} min</source>
       <translation>{n} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} s</source>
       <translation>{n} 秒</translation>
     </message>

@@ -168,7 +168,7 @@ class InstancesView(QWidget):
         """The run report of the selected machine's launch (cost, utilization, advice; HTML and PDF)."""
         if (inst := self.current()) is None:
             return None
-        from workbench.ui.common.run_report import RunReportDialog
+        from workbench.ui.monitor.run_report import RunReportDialog
 
         dlg = RunReportDialog(self.session, inst.launch_id, self)
         dlg.open()

@@ -362,7 +362,7 @@ class SpendView(QWidget):
         launch_id = self.selected_launch()
         if launch_id is None:
             return None
-        from workbench.ui.common.run_report import RunReportDialog
+        from workbench.ui.monitor.run_report import RunReportDialog
 
         dlg = RunReportDialog(self.session, launch_id, self)
         dlg.open()
