@@ -20,10 +20,12 @@ Pure functions; a malformed file raises ConfigError naming the line.
 
 from __future__ import annotations
 
+import calendar
 import csv
 import datetime as _dt
 import io
 import math
+import re
 from pathlib import Path
 
 from workbench.core.domain.errors import ConfigError
@@ -41,8 +43,6 @@ _ALIASES = {
     "gpu_name": "name", "gpu_uuid": "uuid", "gpu_bus_id": "pci.bus_id",
 }
 _HEADER_FIRST = {"timestamp", "index", "name", "uuid", "pci.bus_id", "utilization.gpu", "memory.used"}
-_TIME_FORMATS = ("%Y/%m/%d %H:%M:%S.%f", "%Y/%m/%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f",
-                 "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
 
 
 def _field(header: str) -> str:
@@ -52,23 +52,33 @@ def _field(header: str) -> str:
 
 def _number(text: str) -> float:
     """``98 %``, ``350.12 W``, ``70000 MiB``, ``1410 MHz`` or a bare number; NaN for ``[N/A]`` and the like."""
-    t = text.strip()
-    if not t or t.startswith("[") or t.upper() in ("N/A", "ERR!"):
-        return math.nan
+    head = text.split(None, 1)
     try:
-        return float(t.split()[0])
+        return float(head[0]) if head else math.nan  # "[N/A]", "[Not Supported]", "ERR!" do not convert
     except ValueError:
         return math.nan
 
 
-def _time(text: str, line: int) -> float:
+_STAMP = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})[ T](\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
+
+
+def _time(text: str, line: int, cache: dict[str, float]) -> float:
+    """POSIX seconds of a log timestamp read as UTC (the zone is unknown); ``cache`` holds whole seconds."""
     t = text.strip()
-    for fmt in _TIME_FORMATS:
+    whole, _, frac = t.partition(".")
+    base = cache.get(whole)
+    if base is None:
+        m = _STAMP.match(whole)
+        if m is None or m.group(7) is not None:
+            raise ConfigError(f"line {line}: {t!r} is not an nvidia-smi timestamp (like 2024/05/01 12:00:00.123)")
         try:
-            return _dt.datetime.strptime(t, fmt).replace(tzinfo=_dt.timezone.utc).timestamp()
+            base = float(calendar.timegm(_dt.datetime(*map(int, m.groups()[:6])).timetuple()))
         except ValueError:
-            continue
-    raise ConfigError(f"line {line}: {t!r} is not an nvidia-smi timestamp (like 2024/05/01 12:00:00.123)")
+            raise ConfigError(f"line {line}: {t!r} is not a valid date and time") from None
+        cache[whole] = base
+    if frac and not frac.isdigit():
+        raise ConfigError(f"line {line}: {t!r} is not an nvidia-smi timestamp (like 2024/05/01 12:00:00.123)")
+    return base + (int(frac) / 10 ** len(frac) if frac else 0.0)
 
 
 def _is_header(row: list[str]) -> bool:
@@ -79,42 +89,56 @@ def _is_header(row: list[str]) -> bool:
 def read_text(text: str, source: str = "the log") -> Trace:
     """Parse a log's text (see the module docstring)."""
     columns: list[str] | None = None
+    idx: dict[str, int] = {}
     series: dict[int, dict[str, list]] = {}
     names: dict[int, str] = {}
     totals: dict[int, float] = {}
     present: set[str] = set()
+    stamps: dict[str, float] = {}
+    wanted = (("util", "utilization.gpu"), ("mem", "memory.used"), ("power", "power.draw"), ("limit", "power.limit"),
+              ("clock", "clocks.sm"), ("mem_util", "utilization.memory"))
+
+    def use(cols: list[str]) -> None:
+        nonlocal columns, idx
+        if "timestamp" not in cols:
+            raise ConfigError(f"{source} has no timestamp column", hint="add timestamp to --query-gpu")
+        columns, idx = cols, {c: i for i, c in enumerate(cols)}
+        present.update(cols)
+
     for line, row in enumerate(csv.reader(io.StringIO(text), skipinitialspace=True), start=1):
         if not row or not "".join(row).strip():
             continue
         if _is_header(row):
-            columns = [_field(c) for c in row]
-            present |= set(columns)
+            use([_field(c) for c in row])
             continue
         if columns is None:
             if len(row) != len(DOCUMENTED):
                 raise ConfigError(f"{source} has no header line and {len(row)} columns",
                                   hint="record it with --format=csv (not noheader), or with exactly the fields "
                                        "the docs list, in that order")
-            columns = list(DOCUMENTED)
-            present |= set(columns)
+            use(list(DOCUMENTED))
         if len(row) != len(columns):
-            if line == 1 or "Unable to determine" in row[0] or "GPU is lost" in ",".join(row):
+            if "Unable to determine" in row[0] or "GPU is lost" in ",".join(row):
                 continue  # a driver message (a GPU fell off the bus) in the middle of the log
             raise ConfigError(f"line {line} of {source} has {len(row)} values but the header names {len(columns)}")
-        rec = dict(zip(columns, row))
-        index = int(_number(rec["index"])) if "index" in rec and _number(rec["index"]) == _number(rec["index"]) else 0
-        if "timestamp" not in rec:
-            raise ConfigError(f"{source} has no timestamp column", hint="add timestamp to --query-gpu")
-        s = series.setdefault(index, {k: [] for k in ("t", "util", "mem", "power", "limit", "clock", "mem_util")})
-        s["t"].append(_time(rec["timestamp"], line))
-        for key, col in (("util", "utilization.gpu"), ("mem", "memory.used"), ("power", "power.draw"),
-                         ("limit", "power.limit"), ("clock", "clocks.sm"), ("mem_util", "utilization.memory")):
-            s[key].append(_number(rec[col]) if col in rec else math.nan)
-        if "name" in rec and rec["name"].strip():
-            names[index] = rec["name"].strip()
-        total = _number(rec.get("memory.total", ""))
-        if total == total:
-            totals[index] = total
+        i = idx.get("index")
+        number = _number(row[i]) if i is not None else 0.0
+        index = int(number) if number == number else 0
+        s = series.get(index)
+        if s is None:
+            s = series[index] = {k: [] for k in ("t", "util", "mem", "power", "limit", "clock", "mem_util")}
+        s["t"].append(_time(row[idx["timestamp"]], line, stamps))
+        for key, col in wanted:
+            j = idx.get(col)
+            s[key].append(_number(row[j]) if j is not None else math.nan)
+        j = idx.get("name")
+        if j is not None and index not in names and row[j].strip():
+            names[index] = row[j].strip()
+        j = idx.get("memory.total")
+        if j is not None:
+            total = _number(row[j])
+            if total == total:
+                totals[index] = total
     if not series:
         raise ConfigError(f"{source} holds no GPU readings",
                           hint="record with: nvidia-smi --query-gpu=" + ",".join(DOCUMENTED) + " --format=csv -l 1")
