@@ -21,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULE, TYPE_ONLY, LAZY = "module", "type-checking", "lazy"
 
 #: Cycles through lazy (function-level) imports that are known and being removed elsewhere.
-KNOWN_LAZY_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset({"workbench_aws.errors", "workbench_aws.quotas"}),  # issue 15, the cloud-shared-code work
-)
+KNOWN_LAZY_CYCLES: tuple[frozenset[str], ...] = ()
 
 
 def module_files(root: Path) -> dict[str, Path]:
