@@ -1,6 +1,6 @@
 """Amazon EC2 provider for the workbench (boto3, imported lazily).
 
-Modules: ``settings`` (profile settings), ``session`` (one boto3 Session per
+Modules: ``settings`` (profile settings), ``clients`` (one boto3 Session per
 thread, clients with retries and timeouts, MFA), ``errors`` (AWS errors →
 workbench errors), ``snapshot`` (the bundled price/shape catalogue),
 ``pricing`` (Price List API + spot history parsers), ``quotas`` (Service

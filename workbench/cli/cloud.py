@@ -12,7 +12,7 @@ from workbench.core.providers.catalog import OfferQuery, collect
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.jobspec import load_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import accrued, burn_rate
@@ -94,7 +94,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
 # -- launch -------------------------------------------------------------------
 def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:
