@@ -10,6 +10,7 @@ import pytest
 from workbench.core.money import budgets, currency
 
 from workbench.core.store import database as store_mod
+from workbench.core.store import schema as schema_mod
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, NotFoundError
@@ -30,7 +31,7 @@ def _inst(state=InstanceState.RUNNING, price=3.6, storage=None, currency="USD", 
 def test_version_1_database_opens_and_keeps_its_ledger(tmp_path):
     db = tmp_path / "v1.sqlite3"
     conn = sqlite3.connect(db, isolation_level=None)
-    store_mod._migrate_1(conn)
+    schema_mod.migrate_1(conn)
     conn.execute("INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour)"
                  " VALUES ('aws', 'p', 'i-1', 100.0, 'running', 3.6)")
     conn.execute("PRAGMA user_version = 1")
