@@ -26,8 +26,9 @@ The rules are kept in three small modules beside this one: which backends are
 refused and how their failures are mapped (:mod:`.keyring_safety`), scrubbing
 values out of text (:mod:`.redaction`) and reading credentials given as JSON
 (:mod:`.credentials_json`).  This module is plain Python: it may import
-:mod:`keyring`, never Qt and never a cloud SDK.  It is safe to use from worker threads (every keyring call opens its
-own D-Bus connection; the lazy backend lookup is guarded by a lock).
+:mod:`keyring`, never Qt and never a cloud SDK.  It is safe to use from worker
+threads (every keyring call opens its own D-Bus connection; the lazy backend
+lookup is guarded by a lock).
 """
 
 from __future__ import annotations
