@@ -1,12 +1,13 @@
 """The local state store: one SQLite file under the data folder.
 
-It holds profiles, launches, instances, GPU samples and a *spend ledger*: one
-row per state/price transition of an instance, from which spend is computed.
-:class:`Store` is one connection and one lock; its tables come in groups, one
-module each, mixed into it: :mod:`.profiles`, :mod:`.launches` (launches,
-instances, ledger), :mod:`.samples` (telemetry), :mod:`.money` (budgets,
-settings, prices, actual costs, guard events).  Opening the file safely is
-:mod:`.opening`; the file format and migrations are :mod:`.schema`.
+It holds profiles, launches, instances, GPU and host samples and a *spend
+ledger*: one row per state/price transition of an instance, from which spend is
+computed.  :class:`Store` is one connection and one lock; its tables come in
+groups, one module each, mixed into it: :mod:`.profiles`, :mod:`.launches`
+(launches, instances, ledger), :mod:`.telemetry` (GPU and host samples),
+:mod:`.money` (budgets, settings, prices, actual costs, guard events).  Opening
+the file safely is :mod:`.opening`; the file format and migrations are
+:mod:`.schema`.
 
 Threading and processes
     The CLI, the GUI and a watcher process may share the file at once, each with
@@ -57,8 +58,8 @@ from workbench.core.store.launches import LaunchRecord, LaunchTables, LedgerEntr
 from workbench.core.store.money import MoneyTables
 from workbench.core.store.opening import BUSY_TIMEOUT_S, store_error
 from workbench.core.store.profiles import ProfileTables
-from workbench.core.store.samples import SampleTables
 from workbench.core.store.schema import APPLICATION_ID, MIGRATIONS, latest_version
+from workbench.core.store.telemetry import TelemetryTables
 
 # Re-exported: callers import the store's records and constants from here.
 __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "MIGRATIONS", "LaunchRecord", "LedgerEntry", "Store",
@@ -67,11 +68,11 @@ __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "MIGRATIONS", "LaunchRecord", "Le
 log = logging.getLogger("workbench.store")
 
 
-class Store(ProfileTables, LaunchTables, SampleTables, MoneyTables):
+class Store(ProfileTables, LaunchTables, TelemetryTables, MoneyTables):
     """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`.
 
     Profiles: :class:`ProfileTables`; launches, instances and the ledger: :class:`LaunchTables`;
-    telemetry samples: :class:`SampleTables`; budgets, settings, spot prices, actual costs and
+    GPU and host samples: :class:`TelemetryTables`; budgets, settings, spot prices, actual costs and
     guard events: :class:`MoneyTables`.
     """
 

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 
 from workbench.core.store.money import migrate_2
+from workbench.core.store.telemetry import migrate_3
 
 #: Written into the file header so another app's SQLite file is recognised ("GPUW").
 APPLICATION_ID = 0x47505557
@@ -65,7 +66,7 @@ def migrate_1(conn: sqlite3.Connection) -> None:
 
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [migrate_1, migrate_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [migrate_1, migrate_2, migrate_3]
 
 
 def latest_version() -> int:

@@ -1,6 +1,6 @@
 """What every group of store tables shares: the Store's locked plumbing and two small helpers.
 
-The table groups (:mod:`.profiles`, :mod:`.launches`, :mod:`.samples`,
+The table groups (:mod:`.profiles`, :mod:`.launches`, :mod:`.telemetry`,
 :mod:`.money`) are mixins of :class:`~workbench.core.store.database.Store`:
 they run their SQL through the store's ``_write`` (one ``BEGIN IMMEDIATE``
 transaction under the store's lock) and ``_query``, so one connection, one

@@ -284,9 +284,19 @@
       <translation>5 分钟</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>90th pct.</source>
+      <translation>第 90 百分位</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).</source>
       <translation>GPU 作业至少需要 1 个 GPU（若要仅使用 CPU 的机器，请选择“无”）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>A cheaper GPU fits</source>
+      <translation>更便宜的 GPU 就够用</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
@@ -322,6 +332,16 @@
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Address: {host}</source>
       <translation>地址：{host}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Advice</source>
+      <translation>建议</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Advice needs a few minutes of GPU readings.</source>
+      <translation>需要几分钟的 GPU 读数才能给出建议。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -404,6 +424,11 @@
       <translation>预算 {amount}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Building the report…</source>
+      <translation>正在生成报告…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Burn rate ({currency}/h)</source>
       <translation>消耗速率（{currency}/小时）</translation>
@@ -454,6 +479,11 @@
       <translation>无法选择：{note}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Checked at {time}; click a card to see its evidence.</source>
+      <translation>{time} 检查；点击卡片查看依据。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Checking that nothing was left behind…</source>
       <translation>正在检查是否有残留资源…</translation>
@@ -467,6 +497,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Chosen:</source>
       <translation>已选择：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Click to highlight the evidence in the plots</source>
+      <translation>点击以在图表中突出显示依据</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
@@ -514,6 +549,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Copy SSH command</source>
       <translation>复制 SSH 命令</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Cost</source>
+      <translation>费用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Cost is the app's estimate from the price and billed time of each machine, as in Spend; savings are for this run's duration.</source>
+      <translation>费用是本应用根据每台机器的价格和计费时长估算的，与“花费”视图一致；节省金额按本次运行的时长计算。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>Cost, utilization and advice of the selected launch, as HTML or PDF</source>
+      <translation>所选启动的费用、利用率和建议，导出为 HTML 或 PDF</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
@@ -596,6 +646,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在下载输出…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Duration</source>
+      <translation>时长</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
@@ -629,6 +684,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Every matching offer is blocked by quota or capacity: request a quota increase, or go back and ask for another machine.</source>
       <translation>所有匹配的报价都受配额或容量限制：请申请提高配额，或返回选择其他机器。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Evidence: {start} – {end}</source>
+      <translation>依据：{start} – {end}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -666,6 +726,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GB</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU</source>
+      <translation>GPU</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>GPU coun&amp;t:</source>
       <translation>GPU 数量(&amp;T)：</translation>
@@ -681,14 +746,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显存</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU memory peaked at {mem_percent}% and utilization averaged {util}% for most of the run: raise the batch size about {factor}× (and the learning rate with it, with a short warm-up). Expected about {speedup}× faster.</source>
+      <translation>运行期间 GPU 显存峰值仅 {mem_percent}%，利用率平均 {util}%：将批大小提高约 {factor}×（学习率同比例提高，并加短暂预热）。预计快约 {speedup}×。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GPU memory used</source>
       <translation>已用 GPU 显存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU memory used (GB)</source>
+      <translation>已用 GPU 显存（GB）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPU utilization (%)</source>
       <translation>GPU 利用率（%）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU utilization averaged {util}% while the GPUs waited for input: use more DataLoader workers (about one per CPU core), pin_memory=True, and a local or memory-mapped copy of the dataset. Expected up to {speedup}× faster.</source>
+      <translation>GPU 在等待输入数据，利用率平均仅 {util}%：增加 DataLoader 工作进程（约每个 CPU 核一个），设置 pin_memory=True，并把数据集复制到本地或使用内存映射。预计最多快 {speedup}×。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
@@ -696,7 +776,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU {index} · {model}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
     </message>
@@ -759,6 +839,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>How this file was read</source>
       <translation>此文件的读取方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Idle GPUs</source>
+      <translation>空闲的 GPU</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -856,6 +941,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Launch {launch} · {where} · generated {when}</source>
+      <translation>启动 {launch} · {where} · 生成于 {when}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Letters, digits, '.', '_' and '-'; machines launched with this profile are tracked under this name, so it cannot be changed later.</source>
       <translation>可使用字母、数字、'.'、'_' 和 '-'；用此配置文件启动的机器以该名称跟踪，因此以后无法更改。</translation>
@@ -889,6 +979,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Look in the Instances view, or run Stop all billing to be sure.</source>
       <translation>请查看“实例”视图，或运行“停止所有计费”以确保无误。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Looking at the run's telemetry…</source>
+      <translation>正在分析本次运行的遥测数据…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
@@ -926,7 +1021,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>机器：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Machines</source>
       <translation>机器数</translation>
     </message>
@@ -956,6 +1051,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已达到最长运行时间</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Mean</source>
+      <translation>平均</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Mean power</source>
+      <translation>平均功率</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Median</source>
+      <translation>中位数</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used</source>
       <translation>已用内存</translation>
@@ -964,6 +1074,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used by the job (RSS)</source>
       <translation>作业占用的内存（RSS）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Model</source>
+      <translation>型号</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -996,9 +1111,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>新建启动任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No GPU did any work ({total} GPUs near 0%): check that the job runs on the GPU (torch.cuda.is_available()) or run it on a machine without GPUs.</source>
+      <translation>没有任何 GPU 在工作（{total} 块 GPU 接近 0%）：请检查作业是否在 GPU 上运行（torch.cuda.is_available()），或改用没有 GPU 的机器。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No GPU readings were recorded for this launch.</source>
+      <translation>此启动没有记录到 GPU 读数。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No SSH for this machine (it runs on this computer or has no address yet)</source>
       <translation>此机器不支持 SSH（它在这台计算机上运行，或尚无地址）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No advice: the GPUs were busy and their memory well used.</source>
+      <translation>没有建议：GPU 一直忙碌，显存也得到了充分利用。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>No advice: {error}</source>
+      <translation>无法给出建议：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1066,6 +1201,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无花费记录。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>No state store: nothing to report.</source>
+      <translation>没有状态数据库：无可报告的内容。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>None (CPU only)</source>
       <translation>无（仅 CPU）</translation>
@@ -1074,6 +1214,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Not capped: {price} per hour until the job ends or you stop it.</source>
       <translation>不封顶：每小时 {price}，直到作业结束或您将其停止。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Not evaluated: {rule} ({why})</source>
+      <translation>未评估：{rule}（{why}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1144,6 +1289,36 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Option</source>
       <translation>方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>PDF files (*.pdf)</source>
+      <translation>PDF 文件 (*.pdf)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Peak GPU memory ({mem_gb} GB) and utilization ({util}% of the {model}) fit a cheaper {cand_model} ({cand_mem} GB): {offer} costs {offer_price}/h instead of {price}/h.</source>
+      <translation>GPU 显存峰值（{mem_gb} GB）和利用率（{model} 的 {util}%）用更便宜的 {cand_model}（{cand_mem} GB）就够了：{offer} 每小时 {offer_price}，而不是 {price}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Peak memory</source>
+      <translation>显存峰值</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Per-GPU utilization</source>
+      <translation>各 GPU 利用率</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Pick an instance to see advice on its run.</source>
+      <translation>选择一个实例以查看对其运行的建议。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Price per hour</source>
+      <translation>每小时价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -1271,9 +1446,44 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>检查并启动</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
+      <source>Run &amp;report…</source>
+      <translation>运行报告(&amp;R)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Run report saved</source>
+      <translation>运行报告已保存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Run report — {launch}</source>
+      <translation>运行报告 — {launch}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Run report: {name}</source>
+      <translation>运行报告：{name}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Running</source>
       <translation>运行中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save &amp;HTML…</source>
+      <translation>保存 &amp;HTML…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save &amp;PDF…</source>
+      <translation>保存 &amp;PDF…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save the run report</source>
+      <translation>保存运行报告</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -1281,9 +1491,24 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已保存配置文件 {name}。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Saved {path}</source>
+      <translation>已保存 {path}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Saved.</source>
       <translation>已保存。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Saves about {amount} on this run</source>
+      <translation>本次运行约可节省 {amount}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Saving unknown (no price)</source>
+      <translation>节省金额未知（没有价格）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -1379,6 +1604,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Spot interrupted</source>
       <translation>竞价实例被回收</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Spot would have cost less</source>
+      <translation>使用竞价实例会更便宜</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1506,6 +1736,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在测试 {name}…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The GPUs wait for data</source>
+      <translation>GPU 在等待数据</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>The comparison needs a GPU model and a maximum runtime.</source>
       <translation>比较需要 GPU 型号和最长运行时间。</translation>
@@ -1546,9 +1781,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>名称可使用字母、数字、'_'、'.' 和 '-'（最多 63 个字符），且须以字母或数字开头。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The network limits training</source>
+      <translation>网络限制了训练速度</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>The provider is not answering right now</source>
       <translation>云服务商目前无响应</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>The report could not be built: {error}</source>
+      <translation>无法生成报告：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/app.py" />
@@ -1571,6 +1816,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>The teardown could not run; something may still be billing.</source>
       <translation>终止操作无法执行；可能仍有资源在计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {model} GPUs were busy ({util}%) but drew only {power_percent}% of their power limit, a sign of FP32 math: train with automatic mixed precision (torch.autocast with bfloat16 or float16). Expected about {speedup}× faster.</source>
+      <translation>{model} GPU 很忙（{util}%），但功耗只有功率上限的 {power_percent}%，说明在用 FP32 计算：请使用自动混合精度训练（torch.autocast，bfloat16 或 float16）。预计快约 {speedup}×。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {nodes} machines moved up to {net_gbps} Gbit/s, {net_percent}% of their {link_gbps} Gbit/s network, while the GPUs averaged {util}%: use an instance type with EFA or InfiniBand, with all nodes in one placement group, and check that NCCL uses it.</source>
+      <translation>{nodes} 台机器的网络流量高达 {net_gbps} Gbit/s，占其 {link_gbps} Gbit/s 网络的 {net_percent}%，而 GPU 平均利用率仅 {util}%：请使用带 EFA 或 InfiniBand 的实例类型，把所有节点放在同一个置放群组中，并确认 NCCL 在使用它。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {nodes} machines moved up to {net_gbps} Gbit/s, {net_percent}% of their {link_gbps} Gbit/s network, while the GPUs averaged {util}%: use {offer} (EFA / InfiniBand, {offer_price}/h) with all nodes in one placement group.</source>
+      <translation>{nodes} 台机器的网络流量高达 {net_gbps} Gbit/s，占其 {link_gbps} Gbit/s 网络的 {net_percent}%，而 GPU 平均利用率仅 {util}%：请使用 {offer}（EFA / InfiniBand，每小时 {offer_price}），并把所有节点放在同一个置放群组中。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -1613,6 +1873,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>此云服务商不需要凭据。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>This {hours} h on-demand run can resume from its checkpoints: on spot ({offer_price}/h instead of {price}/h) it would have cost {spot_cost} instead of {cost}, if interruptions cost little time.</source>
+      <translation>这次 {hours} 小时的按需运行可以从检查点恢复：若使用竞价实例（每小时 {offer_price}，而不是 {price}），在中断损失时间不多的情况下，费用将是 {spot_cost}，而不是 {cost}。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Time &amp;window:</source>
       <translation>时间范围(&amp;W)：</translation>
@@ -1621,6 +1886,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Total</source>
       <translation>总计</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Train in mixed precision</source>
+      <translation>使用混合精度训练</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -1663,6 +1933,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>使用竞价实例(&amp;S)（更便宜，可能被中断）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Use larger batches</source>
+      <translation>使用更大的批大小</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Utilization (%)</source>
       <translation>利用率（%）</translation>
@@ -1686,6 +1961,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Ways to pay for this job</source>
       <translation>这个任务的付费方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Web pages (*.html)</source>
+      <translation>网页 (*.html)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1838,12 +2118,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>finished</source>
       <translation>已完成</translation>
     </message>
@@ -1851,6 +2131,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>high</source>
+      <translation>高</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>hours since start</source>
+      <translation>自开始以来的小时数</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1888,7 +2178,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>launching</source>
       <translation>启动中</translation>
     </message>
@@ -1898,9 +2188,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>残留 {kind} {id}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>low</source>
+      <translation>低</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>mapped</source>
       <translation>已映射</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>medium</source>
+      <translation>中</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -1953,7 +2253,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>on-demand</source>
       <translation>按需</translation>
     </message>
@@ -1973,7 +2273,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在重新连接:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
     </message>
@@ -1998,12 +2298,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{seconds} 秒后重试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>running</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>spot</source>
       <translation>竞价</translation>
     </message>
@@ -2033,7 +2333,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>停止机器（其磁盘仍计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
@@ -2063,7 +2363,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止机器（停止计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>terminated</source>
       <translation>已终止</translation>
     </message>
@@ -2193,6 +2493,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
+      <translation>{count} 条建议 · 价格来自内置价目快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{count} running, {rate}/h</source>
       <translation>{count} 台运行中，{rate}/小时</translation>
@@ -2203,9 +2508,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{d} 天 {h} 小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{h} h {m:02d} min</source>
       <translation>{h} 小时 {m:02d} 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>{idle} of {total} GPUs stayed near 0% ({gpus}): the job uses {used}. Ask for {used} GPUs, or make the job use all of them (for example torchrun --nproc_per_node={per_node}).</source>
+      <translation>{total} 块 GPU 中有 {idle} 块一直接近 0%（{gpus}）：作业只用到 {used} 块。请只申请 {used} 块 GPU，或让作业用上全部 GPU（例如 torchrun --nproc_per_node={per_node}）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>{idle} of {total} GPUs stayed near 0% ({gpus}): the job uses {used}. {offer} has {offer_gpus} {model} GPUs for {offer_price}/h instead of {price}/h.</source>
+      <translation>{total} 块 GPU 中有 {idle} 块一直接近 0%（{gpus}）：作业只用到 {used} 块。{offer} 有 {offer_gpus} 块 {model} GPU，每小时 {offer_price}，而不是 {price}。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -2295,12 +2610,12 @@ What to do: {hint}</source>
       <translation>{n} MB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} min</source>
       <translation>{n} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} s</source>
       <translation>{n} 秒</translation>
     </message>
