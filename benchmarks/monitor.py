@@ -3,7 +3,7 @@
     python -m benchmarks.monitor cpu | memory
 
 cpu: 64 machines × 8 GPUs stream telemetry at 1 Hz into the real :class:`TelemetryHub` (a feeder
-thread parses the recorded H100 ×8 ``nvidia-smi`` lines per machine, as the SSH channel threads
+thread parses the synthetic H100 ×8 ``nvidia-smi`` lines (real format, invented values) per machine, as the SSH channel threads
 do, minute averages going to the real store), while the real :class:`MonitorView` is open on one
 of them with 24 h of history and the "All" window, polling the hub at its own 1 s rate and
 redrawing at its own ≤ 2 Hz.  Prints ``cpu_busy cpu_idle redraw_median_ms redraw_max_ms redraws``:
@@ -37,7 +37,7 @@ HOURS = 24.0
 
 
 def _lines() -> list[str]:
-    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
+    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "synthetic" / "h100x8" / "stream.txt").read_text()
     return [ln for ln in text.splitlines() if ln.strip()][:GPUS]
 
 

@@ -2,7 +2,7 @@
 
     python -m benchmarks.remote            (also part of `make bench`)
 
-* telemetry: 64 machines × 8 GPUs, rounds of the recorded H100 ×8 lines: parse every line
+* telemetry: 64 machines × 8 GPUs, rounds of the synthetic H100 ×8 lines (real format): parse every line
   and insert it into the hub's rings (with the per-minute averages going to a real store),
   timed with process CPU time; reported per sample and as the share of one core at 1 Hz.
 * upload: a 64 MB file plus 256 files of 4 KB over SFTP to a real OpenSSH sshd on
@@ -27,7 +27,7 @@ def telemetry_cpu(machines: int = 64, gpus: int = 8, rounds: int = 60) -> tuple[
     from workbench.core.telemetry.hub import TelemetryHub
     from workbench.core.telemetry.nvidia_smi import parse_line
 
-    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
+    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "synthetic" / "h100x8" / "stream.txt").read_text()
     lines = [ln for ln in text.splitlines() if ln.strip()][:gpus]
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(Path(tmp) / "s.sqlite3")

@@ -20,7 +20,7 @@ What it speaks (see the module docs of :mod:`.state`, :mod:`.compute`, :mod:`.ne
 * Long-running operations: 201/202 with Azure-AsyncOperation (and Location for deletes and
   actions); they complete after ``polls`` status polls.
 * The public Retail Prices API (``/api/retail/prices``: OData ``$filter``, ``currencyCode``,
-  100 items a page with ``NextPageLink``) over the recorded items.
+  100 items a page with ``NextPageLink``) over the synthetic items.
 * Fault injection by rule (:class:`Fault`): answer a matching request with an error (429 with
   Retry-After, 500, ...) or let it start an operation that fails (AllocationFailed, ...).
 * An audit of every request with the RBAC action it needed (:attr:`ArmServer.seen`).

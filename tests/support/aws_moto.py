@@ -9,8 +9,8 @@ talks real HTTP to it.  The injector:
   protocol (EC2 XML, query XML, JSON), a bare 5xx, a canned answer (for what
   moto cannot show: quota values, fresh spot prices), or latency — each with a
   rate, a count and an optional predicate on the call (e.g. instance type and AZ);
-- answers the Price List API (which moto lacks) from recorded responses under
-  ``tests/plugins/aws/recorded/pricing/<region>/page<N>.json``;
+- answers the Price List API (which moto lacks) from hand-written pages of the real shape
+  under ``tests/plugins/aws/synthetic/pricing/<region>/page<N>.json`` (see the README there);
 - answers ``/__checkip`` with a fixed public address (the "what is my IP" service).
 
 Not thread-hostile: rules and the call log are guarded by a lock (the server
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORDED = ROOT / "tests" / "plugins" / "aws" / "recorded"
+SYNTHETIC = ROOT / "tests" / "plugins" / "aws" / "synthetic"
 CHECKIP_ADDRESS = "198.51.100.23"
 
 _CREDENTIAL = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
@@ -130,12 +130,12 @@ def error_response(call: AwsCall, code: str | None, message: str, status: int) -
     return status, "application/x-amz-json-1.1", json.dumps({"__type": code, "message": message}).encode()
 
 
-def _recorded_pricing(call: AwsCall) -> tuple[int, str, bytes]:
-    """GetProducts from ``recorded/pricing/<region>/<page>.json`` (page1 first, then the NextToken's)."""
+def _synthetic_pricing(call: AwsCall) -> tuple[int, str, bytes]:
+    """GetProducts from ``synthetic/pricing/<region>/<page>.json`` (page1 first, then the NextToken's)."""
     filters = {f.get("Field"): f.get("Value") for f in call.params.get("Filters") or []}
     region = filters.get("regionCode", "")
     page = call.params.get("NextToken") or "page1"
-    path = RECORDED / "pricing" / region / f"{page}.json"
+    path = SYNTHETIC / "pricing" / region / f"{page}.json"
     if call.operation == "GetProducts" and region and re.fullmatch(r"page\d+", page) and path.is_file():
         return 200, "application/x-amz-json-1.1", path.read_bytes()
     empty = {"FormatVersion": "aws_v1", "PriceList": []}
@@ -209,7 +209,7 @@ class FaultInjector:
             elif rule.error is not None or rule.status >= 500:
                 answer = error_response(call, rule.error, rule.message, rule.status)
         if answer is None and call.service == "pricing" and self.serve_pricing:
-            answer = _recorded_pricing(call)
+            answer = _synthetic_pricing(call)
         if answer is None:
             return self.app(environ, start_response)
         status, ctype, data = answer
@@ -241,7 +241,7 @@ class MotoStack:
         self.checkip_url = f"{self.url}/__checkip"
 
     def reset(self) -> None:
-        """Forget every AWS resource (moto's reset API) and every fault rule and recorded call."""
+        """Forget every AWS resource (moto's reset API) and every fault rule and logged call."""
         req = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST", data=b"")
         with urllib.request.urlopen(req, timeout=30) as answer:
             answer.read()

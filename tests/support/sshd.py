@@ -194,7 +194,7 @@ class Sshd:
         return " ".join((self.host_key.with_suffix(".pub")).read_text().split()[:2])
 
     def set_gpu(self, recording: str, period_ms: int | None = None) -> None:
-        """Make the fake nvidia-smi replay ``recording`` (a folder under tests/fixtures/nvidia_smi)."""
+        """Make the fake nvidia-smi replay ``recording`` (a folder under tests/fixtures/nvidia_smi/synthetic or recorded)."""
         (self.nvidia_state / "recording").write_text(recording)
         if period_ms is not None:
             (self.nvidia_state / "period_ms").write_text(str(period_ms))
