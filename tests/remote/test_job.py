@@ -18,6 +18,19 @@ def _provider_state(remote) -> dict:
     return json.loads((remote.data_dir / "sshcloud" / "loop.json").read_text())
 
 
+def _wait_past_the_grace(remote, launch_id: str, grace_s: int) -> None:
+    """Until the machine's own on_finish.sh says it checked after its grace and went on waiting."""
+    waited = _remote_job_dir(remote, launch_id) / "on_finish.waited"
+
+    def past() -> bool:
+        try:
+            return int(waited.read_text().strip() or -1) >= grace_s
+        except (FileNotFoundError, ValueError):
+            return False
+
+    wait_until(past, 15, f"on_finish.sh to wait past its {grace_s} s grace")
+
+
 def test_job_prints_and_exits_3_then_terminate_tears_down(remote, tmp_path):
     spec = make_spec(tmp_path, "python3 train.py", setup="echo setting-up > setup-ran.txt",
                      files={"train.py": "import os\nprint('epoch', 1)\nprint('epoch', 2)\n"
@@ -140,7 +153,7 @@ def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     assert (paths.job_dir(inst.launch_id) / "outputs" / "out" / "r.txt").read_text() == "result\n"
     hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
     assert hold > time.time() + 600  # the machine's own on_finish waits past this
-    time.sleep(2.5)  # past the grace: only the hold keeps the machine from ending itself
+    _wait_past_the_grace(remote, inst.launch_id, 2)  # only the hold keeps the machine from ending itself
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
 
 
@@ -160,5 +173,5 @@ def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machin
     assert "kept" in events.phases()
     hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
     assert hold > time.time() + 365 * 86400
-    time.sleep(2.5)  # past the machine's grace: the hold keeps it from ending itself
+    _wait_past_the_grace(remote, inst.launch_id, 2)  # the hold keeps it from ending itself
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
