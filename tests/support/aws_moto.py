@@ -9,6 +9,9 @@ talks real HTTP to it.  The injector:
   protocol (EC2 XML, query XML, JSON), a bare 5xx, a canned answer (for what
   moto cannot show: quota values, fresh spot prices), or latency — each with a
   rate, a count and an optional predicate on the call (e.g. instance type and AZ);
+- holds a matching request until the test releases it (:meth:`FaultInjector.hold`, a
+  :class:`holds.Hold`): a race test parks the call it races, does the racing thing, then
+  lets it go (see tests/support/holds.py for what a hold guarantees);
 - answers the Price List API (which moto lacks) from hand-written pages of the real shape
   under ``tests/plugins/aws/synthetic/pricing/<region>/page<N>.json`` (see the README there);
 - answers ``/__checkip`` with a fixed public address (the "what is my IP" service).
@@ -31,6 +34,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
+
+from holds import Hold
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTHETIC = ROOT / "tests" / "plugins" / "aws" / "synthetic"
@@ -65,6 +70,8 @@ class FaultRule:
     ``rate``: probability per matching call; ``times``: how many times at most (None = always).
     ``latency_s``: sleep first (then answer from moto unless error/respond is set).
     ``after``: let moto do the request first, then answer with the fault (the answer was lost).
+    ``hold``: park the request in the server until the test releases it (:meth:`FaultInjector.hold`),
+    then go on with the rest of the rule; ``times`` is then how many requests are held.
     """
 
     operation: str | tuple[str, ...] | None = None
@@ -78,6 +85,7 @@ class FaultRule:
     respond: tuple[int, str, str] | Callable[[AwsCall], tuple[int, str, str]] | None = None
     latency_s: float = 0.0
     after: bool = False
+    hold: Hold | None = None
     fired: int = field(default=0, init=False)
 
     def matches(self, call: AwsCall) -> bool:
@@ -158,8 +166,24 @@ class FaultInjector:
             self.rules.append(rule)
         return rule
 
+    def hold(self, operation: str | tuple[str, ...] | None = None, *, service: str | tuple[str, ...] | None = None,
+             when: Callable[[AwsCall], bool] | None = None, count: int = 1, timeout_s: float = 60.0,
+             **rule: Any) -> Hold:
+        """Park the next ``count`` matching requests until the test calls ``release()`` on the result.
+
+        ``rule``: more :class:`FaultRule` fields applied once a held request is released (default:
+        none, the request then goes to moto unchanged).  See tests/support/holds.py.
+        """
+        hold = Hold(count=count, timeout_s=timeout_s, what=str(operation or service or "request"))
+        self.add(FaultRule(operation=operation, service=service, when=when, times=count, hold=hold,
+                           **{"error": None, **rule}))
+        return hold
+
     def clear(self) -> None:
         with self._lock:
+            for rule in self.rules:
+                if rule.hold is not None:
+                    rule.hold.release()  # nothing stays parked across tests
             self.rules.clear()
             self.calls.clear()
             self.serve_pricing = True
@@ -178,6 +202,8 @@ class FaultInjector:
                 if rule.times is not None and rule.fired >= rule.times:
                     continue
                 if rule.matches(call) and (rule.rate >= 1.0 or self._random.random() < rule.rate):
+                    if rule.hold is not None and not rule.hold.claim():
+                        continue
                     rule.fired += 1
                     return rule
         return None
@@ -196,6 +222,16 @@ class FaultInjector:
         with self._lock:
             self.calls.append(call)
         rule = self._choose(call)
+        if rule is not None and rule.hold is not None:
+            rule.hold.park(call)
+        try:
+            return self._answer(rule, call, environ, start_response)
+        finally:
+            if rule is not None and rule.hold is not None:
+                rule.hold.answered()
+
+    def _answer(self, rule: FaultRule | None, call: AwsCall, environ: dict[str, Any],
+                start_response: Callable) -> Iterable[bytes]:
         answer: tuple[int, str, bytes] | None = None
         if rule is not None:
             if rule.latency_s:
