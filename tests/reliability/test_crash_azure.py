@@ -28,7 +28,7 @@ CORE_POINTS = ["launch:recorded", "launch:provider-returned", "launch:instances-
 ALL_POINTS: list[int | str] = [*API_POINTS, *CORE_POINTS]
 BATCHES = [ALL_POINTS[i::4] for i in range(4)]
 
-pytestmark = [needs_secret_service, pytest.mark.keyring]
+pytestmark = [needs_secret_service]  # the keyring marker (tests/support/secret_service.py)
 
 
 @pytest.mark.timeout(150)
