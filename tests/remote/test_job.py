@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from .helpers import Events, job, launch, make_spec, wait_until
 
 from workbench.core import paths
@@ -28,7 +30,13 @@ def _wait_past_the_grace(remote, launch_id: str, grace_s: int) -> None:
         except (FileNotFoundError, ValueError):
             return False
 
-    wait_until(past, 15, f"on_finish.sh to wait past its {grace_s} s grace")
+    try:
+        wait_until(past, 45, f"on_finish.sh to wait past its {grace_s} s grace")
+    except AssertionError:
+        jdir = _remote_job_dir(remote, launch_id)
+        seen = {n: (jdir / n).read_text()[-300:] if (jdir / n).exists() else None
+                for n in ("on_finish.waited", "on_finish.log", "phase", "exit_code", "hold", "handled")}
+        raise AssertionError(f"on_finish.sh never said it waited past its {grace_s} s grace: {seen}") from None
 
 
 def test_job_prints_and_exits_3_then_terminate_tears_down(remote, tmp_path):
@@ -142,6 +150,7 @@ def test_with_the_app_closed_the_machine_applies_on_finish_itself(remote, tmp_pa
     assert (jdir / "exit_code").read_text().strip() == "5"
 
 
+@pytest.mark.timeout(120)
 def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     spec = make_spec(tmp_path, "mkdir -p out && echo result > out/r.txt", outputs=["out"])
     inst = launch(remote.accounts, spec)
@@ -157,6 +166,7 @@ def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
 
 
+@pytest.mark.timeout(120)
 def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machine(remote, tmp_path):
     """The GUI leaves terminate/stop to the finish guard (grace + "keep running"); keeping the
     machine also tells the machine's own on_finish to stand down."""

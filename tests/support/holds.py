@@ -51,7 +51,6 @@ thread calls the ``wait_*`` and ``release`` methods.  Everything is guarded by o
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 
@@ -127,14 +126,3 @@ class Hold:
         with self._cond:
             return sum(1 for i, r in enumerate(self.arrived) if r is not None and i >= self._released)
 
-
-def wait_until(cond: Any, timeout: float = 30.0, what: str = "condition", interval: float = 0.02) -> Any:
-    """Poll ``cond`` until it returns something truthy (that value), or fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)

@@ -22,7 +22,8 @@
    on its own (a process that is being stopped right now), then is listed, killed, and the
    run fails.  Other runs on the same machine carry other ids and are never touched.
 
-Plain functions (:func:`leftovers`, :func:`describe`) are used by tests/support/test_honest_run.py.
+Tested by tests/unit/test_honest_run.py (pytest runs of their own in subprocesses).  A pytest run
+started from inside a test gets an id of its own, so it never counts the outer run's processes.
 """
 
 from __future__ import annotations
