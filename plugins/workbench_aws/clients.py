@@ -1,4 +1,4 @@
-"""boto3 sessions and clients: one Session per thread, retries and timeouts on every client, MFA.
+"""boto3 sessions and clients: one shared client per (service, region), retries and timeouts on every client, MFA.
 
 Credentials come from the profile's keyring entry: an access key id + secret
 access key (+ optional session token), or the name of a profile in the
@@ -9,11 +9,17 @@ the secrets mapping) supplies the code; the temporary credentials live in this
 object's memory only, and when they are about to expire the next call raises
 :class:`MfaCodeNeeded` until a new code is given.
 
-Threading: boto3 Sessions are not thread-safe, so each thread gets its own
-(thread-local) Session and its own clients, per set of credentials (providers
-of the same profile share them; new credentials get a new Session).  Clients are made with botocore's *standard* retry mode (throttling and
-5xx retried with backoff) and connect/read timeouts.  Everything here is safe
-to call from any thread.
+Threading: boto3 *clients* are thread-safe, boto3 *Sessions* are not.  So a
+:class:`Clients` keeps one Session per set of credentials and one client per
+(service, region), shared by every thread: the Session is only touched under
+the object's lock (making a client reads the service model through it), and
+the clients it made are then used from any thread at once.  One Session means
+the EC2 service model (a few MB of JSON) is parsed once per process, not once
+per worker thread, which was most of a cold ``status``'s CPU time.  New
+credentials (an MFA renewal) get a new Session and new clients.  Clients are
+made with botocore's *standard* retry mode (throttling and 5xx retried with
+backoff) and connect/read timeouts.  Everything here is safe to call from any
+thread.
 
 Tests may watch every AWS operation the plugin sends with
 :func:`add_operation_observer` (botocore ``before-call`` event hooks).
@@ -41,9 +47,8 @@ ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, NAMED_PROFILE, MFA_CODE = (
 MFA_RENEW_BEFORE_S = 300.0
 MFA_DURATION_S = 12 * 3600
 
-_SESSIONS_PER_THREAD = 8
-#: per thread: credentials digest → that thread's Session and its clients
-_threads = threading.local()
+#: Sessions kept per Clients object (one per set of credentials; more only after MFA renewals)
+_SESSIONS_KEPT = 2
 _observers: list[Callable[[str], None]] = []
 _observers_lock = threading.Lock()
 
@@ -94,6 +99,32 @@ def _cap_backoff(client: Any, cap_s: float, max_attempts: int) -> None:
     client.meta.events.register(f"needs-retry.{name}", handler.needs_retry, unique_id=f"retry-config-{name}")
 
 
+def _iso_timestamp(value: Any) -> Any:
+    """botocore's timestamp parser, with ISO 8601 strings that carry an offset (what EC2 sends) read
+    by ``datetime.fromisoformat``: dateutil took a third of the CPU of parsing a DescribeInstances
+    answer.  Anything else (epoch numbers, RFC 822, no offset) goes to botocore's own parser."""
+    if isinstance(value, str) and len(value) >= 20 and value[10:11] == "T":
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.tzinfo is not None:
+            return parsed
+    from botocore.utils import parse_timestamp
+
+    return parse_timestamp(value)
+
+
+def _new_session(**kwargs: Any) -> Any:
+    """A boto3 Session whose response parsers read timestamps with :func:`_iso_timestamp`."""
+    import boto3
+    import botocore.session
+
+    core = botocore.session.get_session()
+    core.get_component("response_parser_factory").set_parser_defaults(timestamp_parser=_iso_timestamp)
+    return boto3.Session(botocore_session=core, **kwargs)
+
+
 class MfaCodeNeeded(AuthError):
     """The profile uses MFA and needs a (new) code: ask the user, then call ``provide_mfa_code``."""
 
@@ -101,7 +132,9 @@ class MfaCodeNeeded(AuthError):
 
 
 @dataclass
-class _ThreadSession:
+class _SharedSession:
+    """One Session (touched only under :attr:`Clients._make_lock`) and the clients it made (any thread)."""
+
     session: Any
     clients: dict[tuple[str, str], Any]
 
@@ -125,7 +158,9 @@ class Clients:
         self._named = (secrets.get(NAMED_PROFILE) or "").strip() or None
         self._mfa_code: str | None = (secrets.get(MFA_CODE) or "").strip() or None
         self._temp: _TempCredentials | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # MFA state
+        self._make_lock = threading.Lock()  # the Sessions and their client caches
+        self._sessions: dict[str, _SharedSession] = {}
 
     # -- secrets ------------------------------------------------------------------
     def secret_values(self) -> list[str]:
@@ -205,17 +240,15 @@ class Clients:
                       user_agent_extra="cloud-gpu-workbench", max_pool_connections=16)
 
     def _base_session(self) -> Any:
-        import boto3
-
         if self._access_key or self._secret_key:
             if not (self._access_key and self._secret_key):
                 raise AuthError(f"profile {self.settings.profile_name!r} has only half of an access key",
                                 hint="store both the access key id and the secret access key")
-            return boto3.Session(aws_access_key_id=self._access_key, aws_secret_access_key=self._secret_key,
-                                 aws_session_token=self._token)
+            return _new_session(aws_access_key_id=self._access_key, aws_secret_access_key=self._secret_key,
+                                aws_session_token=self._token)
         if self._named:
-            return boto3.Session(profile_name=self._named)
-        return boto3.Session()
+            return _new_session(profile_name=self._named)
+        return _new_session()
 
     def _identity_key(self, temp: _TempCredentials | None) -> str:
         """A digest naming these credentials and client settings (never the values themselves)."""
@@ -226,43 +259,42 @@ class Clients:
                  st.read_timeout, st.retry_backoff_cap_s]
         return hashlib.sha256(repr(parts).encode()).hexdigest()
 
-    def _thread_entry(self) -> _ThreadSession:
-        """This thread's Session for these credentials (made on first use, shared by providers of them)."""
+    def _entry(self) -> _SharedSession:
+        """The Session for the current credentials (made on first use); call with ``_make_lock`` held."""
         with self._lock:
             temp = self._temporary() if self.uses_mfa else None
         key = self._identity_key(temp)
-        cache: dict[str, _ThreadSession] = getattr(_threads, "sessions", None) or {}
-        _threads.sessions = cache
-        entry = cache.get(key)
+        entry = self._sessions.get(key)
         if entry is not None:
             return entry
         try:
             if temp is not None:
-                import boto3
-
-                made = boto3.Session(aws_access_key_id=temp.access_key, aws_secret_access_key=temp.secret_key,
-                                     aws_session_token=temp.token)
+                made = _new_session(aws_access_key_id=temp.access_key, aws_secret_access_key=temp.secret_key,
+                                    aws_session_token=temp.token)
             else:
                 made = self._base_session()
         except AuthError:
             raise
         except Exception as exc:  # noqa: BLE001 - e.g. ProfileNotFound
             raise translate(exc, "reading the AWS credentials", secrets=self.secret_values()) from None
-        while len(cache) >= _SESSIONS_PER_THREAD:
-            cache.pop(next(iter(cache)))
-        entry = cache[key] = _ThreadSession(made, {})
+        while len(self._sessions) >= _SESSIONS_KEPT:
+            self._sessions.pop(next(iter(self._sessions)))
+        entry = self._sessions[key] = _SharedSession(made, {})
         return entry
 
     def session(self) -> Any:
-        """This thread's boto3 Session (made on first use, remade when the credentials changed)."""
-        return self._thread_entry().session
+        """The boto3 Session of the current credentials.  Not thread-safe: only for one thread's own use."""
+        with self._make_lock:
+            return self._entry().session
 
     def client(self, service: str, region: str) -> Any:
-        """A client of ``service`` in ``region`` for this thread (cached), with retries and timeouts."""
-        entry = self._thread_entry()
-        key = (service, region)
-        made = entry.clients.get(key)
-        if made is None:
+        """The shared client of ``service`` in ``region`` (made once; thread-safe), with retries and timeouts."""
+        with self._make_lock:
+            entry = self._entry()
+            key = (service, region)
+            made = entry.clients.get(key)
+            if made is not None:
+                return made
             try:
                 made = entry.session.client(service, region_name=region,
                                             endpoint_url=self.settings.endpoint(service), config=self._config())
@@ -273,4 +305,4 @@ class Clients:
             if self.settings.retry_backoff_cap_s is not None:
                 _cap_backoff(made, self.settings.retry_backoff_cap_s, self.settings.max_attempts)
             entry.clients[key] = made
-        return made
+            return made

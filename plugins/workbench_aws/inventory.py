@@ -139,16 +139,19 @@ def _resource(kind: str, rid: str, region: str, provider: str, profile: str, tag
                     launch_id=tags.get(TAG_LAUNCH) or None, extra={"name": tags.get("Name", ""), **extra})
 
 
-def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_id: str,
-                   skip_launches: Iterable[str] = (), launch_ids: Iterable[str] | None = None) -> list[Resource]:
-    """Billable (or clutter) tagged resources in ``region`` that no live instance of ours uses.
+def list_region(ec2: Any, region: str, provider: str, profile: str, install_id: str,
+                skip_launches: Iterable[str] = (), launch_ids: Iterable[str] | None = None,
+                ) -> tuple[list[dict[str, Any]], list[Resource] | None, Exception | None]:
+    """The live instances (raw) and the leftovers of ``region``, each thing asked once.
 
-    ``skip_launches``: launches in flight in this process (their group and key are about to be used).
+    The five listings (instances, volumes, addresses, security groups, key pairs) are
+    independent: they are asked side by side on one shared client (boto3 clients are
+    thread-safe), so a region costs one round trip.  The instance listing raises; a
+    leftover listing that fails comes back as the third value (leftovers None), so the
+    instances are still good for reconcile.
     """
     filters = owner_filters(install_id, launch_ids)
-    # The five listings are independent: ask them side by side (a boto3 client may be shared
-    # between threads), so a region costs one round trip instead of five.
-    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="aws-leftovers") as pool:
+    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="aws-listing") as pool:
         live_f = pool.submit(describe_instances, ec2, install_id, launch_ids)
         volumes_f = pool.submit(lambda: list(ec2.get_paginator("describe_volumes").paginate(
             Filters=filters + [{"Name": "status", "Values": ["available"]}])))
@@ -156,8 +159,30 @@ def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_i
         groups_f = pool.submit(lambda: list(ec2.get_paginator("describe_security_groups").paginate(Filters=filters)))
         keys_f = pool.submit(lambda: ec2.describe_key_pairs(Filters=filters).get("KeyPairs") or [])
         live = live_f.result()
-        volume_pages, addresses, group_pages, keys = (volumes_f.result(), addresses_f.result(),
-                                                      groups_f.result(), keys_f.result())
+        try:
+            volume_pages, addresses, group_pages, keys = (volumes_f.result(), addresses_f.result(),
+                                                          groups_f.result(), keys_f.result())
+        except Exception as exc:  # noqa: BLE001 - the caller reports it beside the instances
+            return live, None, exc
+    return live, _leftovers(live, volume_pages, addresses, group_pages, keys, region, provider, profile,
+                            skip_launches), None
+
+
+def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_id: str,
+                   skip_launches: Iterable[str] = (), launch_ids: Iterable[str] | None = None) -> list[Resource]:
+    """Billable (or clutter) tagged resources in ``region`` that no live instance of ours uses.
+
+    ``skip_launches``: launches in flight in this process (their group and key are about to be used).
+    """
+    _, found, error = list_region(ec2, region, provider, profile, install_id, skip_launches, launch_ids)
+    if error is not None:
+        raise error
+    return found or []
+
+
+def _leftovers(live: list[dict[str, Any]], volume_pages: list[Mapping[str, Any]], addresses: list[Mapping[str, Any]],
+               group_pages: list[Mapping[str, Any]], keys: list[Mapping[str, Any]], region: str, provider: str,
+               profile: str, skip_launches: Iterable[str]) -> list[Resource]:
     live_ids = {i["InstanceId"] for i in live}
     busy = {tags_of(i).get(TAG_LAUNCH) for i in live} | set(skip_launches)
     found: list[Resource] = []

@@ -4,10 +4,10 @@ boto3 is imported only when a method first needs AWS (``session``), so
 discovering this plugin costs the app nothing at start-up.
 
 Threading: one instance serves a profile.  Reads (offers, instances,
-leftovers, samples) may run on any thread at once; each thread uses its own
-boto3 Session (:mod:`.session`).  Work across regions fans out on the
-provider's own small thread pool, whose threads keep their Sessions between
-calls.  ``launch``/``terminate``/``delete`` block their worker for seconds
+leftovers, samples) may run on any thread at once; they share one boto3
+client per (service, region) (:mod:`.clients`: clients are thread-safe, the
+one Session that makes them is used under a lock).  Work across regions fans
+out on the provider's own small thread pool.  ``launch``/``terminate``/``delete`` block their worker for seconds
 (terminate: until AWS says "terminated", up to ``terminate_wait_s``).
 
 Failure rules: only workbench errors escape (mapped in :mod:`.errors`).  A
@@ -29,23 +29,25 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
 from workbench.core.providers.profile_settings import apply_ssh_address
-from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
-                                     SupportsStop, SupportsTelemetry)
+from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
+                                              SupportsSpotHistory, SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
 from .codes import error_code
 from .errors import translate
-from .launch import Launcher
-from .offers import OfferBook
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
 from .settings import DEFAULT_REGION, parse
+
+if TYPE_CHECKING:
+    from .launch import Launcher
+    from .offers import OfferBook
 
 log = logging.getLogger("workbench.aws")
 CLOUDWATCH_EVERY_S = 60.0
@@ -84,11 +86,11 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._clients = Clients(self.settings, secrets)
         self._quotas = quotas.QuotaReader(lambda region: self._clients.client("service-quotas", region),
                                           self.settings.cache_ttl_s)
-        self._offers = OfferBook(self.id, self.settings, self._clients, snapshot.load, self._quotas)
         self._in_flight: set[str] = set()
         self._in_flight_lock = threading.Lock()
-        self._launcher = Launcher(self.id, profile.name, self.settings, self._clients, context.install_id,
-                                  context.data_dir, self._in_flight, self._in_flight_lock)
+        self._lazy_lock = threading.Lock()
+        self._offer_book: OfferBook | None = None
+        self._launcher_obj: Launcher | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._regions: tuple[float, list[str]] | None = None
@@ -98,6 +100,29 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
     @classmethod
     def default_region(cls) -> str | None:
         return DEFAULT_REGION
+
+    # The offer book and the launcher are made on first use (under a lock: both keep state, the
+    # launcher its per-launch locks): their modules cost ~60 ms of imports that `status` and
+    # teardown never need.
+    @property
+    def _offers(self) -> "OfferBook":
+        with self._lazy_lock:
+            if self._offer_book is None:
+                from .offers import OfferBook
+
+                self._offer_book = OfferBook(self.id, self.settings, self._clients, snapshot.load, self._quotas)
+            return self._offer_book
+
+    @property
+    def _launcher(self) -> "Launcher":
+        with self._lazy_lock:
+            if self._launcher_obj is None:
+                from .launch import Launcher
+
+                self._launcher_obj = Launcher(self.id, self.profile.name, self.settings, self._clients,
+                                              self.context.install_id, self.context.data_dir, self._in_flight,
+                                              self._in_flight_lock)
+            return self._launcher_obj
 
     # -- plumbing ------------------------------------------------------------------------------
     def _fail(self, exc: BaseException, what: str, operation: str, region: str = "", service: str = "ec2",
@@ -184,9 +209,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                               hint="add it to the profile's regions setting (instances are only looked for there)")
         return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
-    def _list_region(self, region: str) -> list[Instance]:
-        with self._aws("listing instances", "DescribeInstances", region):
-            raw = inventory.describe_instances(self._ec2(region), self.context.install_id)
+    def _instances_of(self, region: str, raw: list[dict[str, Any]]) -> list[Instance]:
         snap = snapshot.load()
         out = []
         for r in raw:
@@ -195,6 +218,11 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                                                                fallback_price=row.on_demand if row else None),
                                          self.settings.ssh_address))
         return out
+
+    def _list_region(self, region: str) -> list[Instance]:
+        with self._aws("listing instances", "DescribeInstances", region):
+            raw = inventory.describe_instances(self._ec2(region), self.context.install_id)
+        return self._instances_of(region, raw)
 
     def instances(self) -> list[Instance]:
         return [i for batch in self._fan_out(self.enabled_regions(), self._list_region) for i in batch]
@@ -208,6 +236,29 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def leftovers(self) -> list[Resource]:
         return [r for batch in self._fan_out(self.enabled_regions(), self._leftovers_region) for r in batch]
+
+    def _listing_region(self, region: str) -> tuple[list[Instance], list[Resource] | None, WorkbenchError | None]:
+        with self._in_flight_lock:
+            busy = set(self._in_flight)
+        with self._aws("listing instances", "DescribeInstances", region):
+            raw, left, error = inventory.list_region(self._ec2(region), region, self.id, self.profile.name,
+                                                     self.context.install_id, skip_launches=busy)
+        failed = self._fail(error, "listing leftovers", "DescribeVolumes", region) if error is not None else None
+        return self._instances_of(region, raw), left, failed
+
+    def listing(self) -> Listing:
+        """Instances and leftovers of every enabled region in one fan-out: per region, the instance
+        listing the leftovers need anyway is asked once, beside the four leftover listings."""
+        found = Listing([])
+        for insts, left, error in self._fan_out(self.enabled_regions(), self._listing_region):
+            found.instances += insts
+            if error is not None:
+                found.leftovers_error = found.leftovers_error or error
+            else:
+                found.leftovers += left or []
+        if found.leftovers_error is not None:
+            found.leftovers = []
+        return found
 
     # -- ending things -----------------------------------------------------------------------------
     def _by_region(self, items: Iterable[Any]) -> dict[str, list[Any]]:

@@ -11,7 +11,6 @@ from workbench.core import paths
 from workbench.core.providers.catalog import OfferQuery, collect
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
-from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import accrued, burn_rate
@@ -95,6 +94,8 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     from workbench.cli.convert import load_for_launch  # our spec, or a SkyPilot / dstack file
 
     spec, secret_env, _ = load_for_launch(ctx, args)
+    from workbench.core.lifecycle.launcher import choose_offer, execute  # launch only: ~45 ms of imports
+
     lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     o = lp.choice.offer
     cur = o.prices.currency
@@ -137,42 +138,51 @@ def _instance_table(instances: list[Instance], spend: dict[tuple[str, str, str],
 
 
 def _reconcile_and_leftovers(ctx: CliContext) -> tuple[Any, list[Resource]]:
-    """Reconcile the store and list every profile's leftovers side by side (the same wall time as one).
+    """Reconcile the store and list every profile's leftovers in the same round (one fan-out each).
 
     Leftovers are billable things of ours that no live machine uses (a disk, an address, a
     security group left by a crash before the machine existed): ``status`` shows them too.
     A profile whose leftovers cannot be listed adds its error to the reconcile errors.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from workbench.core.lifecycle.teardown import _as_error
 
-    profiles = ctx.accounts.profiles()
-    with ThreadPoolExecutor(max_workers=min(8, len(profiles)) + 1, thread_name_prefix="status") as pool:
-        rec_future = pool.submit(reconcile, ctx.accounts)
-        left = [(p, pool.submit(lambda p=p: ctx.accounts.provider(p).leftovers())) for p in profiles]
-        result = rec_future.result()
-        failed = {name for name, _ in result.errors}
-        leftovers: list[Resource] = []
-        for p, fut in left:
-            try:
-                leftovers.extend(fut.result())
-            except Exception as exc:  # noqa: BLE001 - one profile never stops the others
-                if p.name not in failed:
-                    result.errors.append((p.name, _as_error(exc, f"listing leftovers of {p.name}")))
+    result = reconcile(ctx.accounts, leftovers=True)
+    leftovers: list[Resource] = [r for found in result.leftovers.values() for r in found]
+    for name, exc in result.leftover_errors.items():
+        result.errors.append((name, _as_error(exc, f"listing leftovers of {name}")))
     return result, leftovers
 
 
-def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
+def _listing(ctx: CliContext, max_age: float) -> tuple[Any, list[Resource], float, bool]:
+    """(reconcile result, leftovers, listed_at, from_cache): from the listing cache when ``max_age``
+    allows (then no plugin or SDK is loaded at all), else asked of every profile now."""
+    from workbench.core.lifecycle import listing_cache
+    from workbench.core.lifecycle.reconcile import ReconcileResult
+
+    profiles = ctx.accounts.profiles()
+    cached = listing_cache.recall(ctx.store, profiles, max_age)
+    if cached is not None:
+        return ReconcileResult(), cached[1], cached[0], True
+    started = time.time()
     result, leftovers = _reconcile_and_leftovers(ctx)
+    if not result.errors:
+        listing_cache.remember(ctx.store, profiles, leftovers, now=started)
+    return result, leftovers, started, False
+
+
+def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
+    result, leftovers, listed_at, cached = _listing(ctx, max(0.0, float(getattr(args, "max_age", 0.0) or 0.0)))
     store = ctx.store
     spend = _spend(ctx)
     launches = store.list_launches()
     everything = store.list_instances()
+    by_launch: dict[str, list[Instance]] = {}
+    for i in everything:
+        by_launch.setdefault(i.launch_id, []).append(i)
     if ctx.json:
         out = []
         for rec in launches:
-            insts = [i for i in everything if i.launch_id == rec.launch_id]
+            insts = by_launch.get(rec.launch_id, [])
             out.append({
                 "launch_id": rec.launch_id, "name": rec.name, "provider": rec.provider,
                 "profile": rec.profile, "region": rec.region, "status": rec.status,
@@ -186,12 +196,13 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                    "total_spend": round(sum(spend.values()), 6),
                    "billable": sum(1 for i in everything if i.state.billable),
                    "recovered": result.recovered, "errors": _errors_json(result.errors),
-                   "leftovers": [r.to_json() for r in leftovers]})
+                   "leftovers": [r.to_json() for r in leftovers],
+                   "listed_at": listed_at, "from_cache": cached})
     else:
         if not launches:
             print("no launches yet — try: workbench launch resources/examples/local-smoke.yaml --yes")
         for rec in launches:
-            insts = [i for i in everything if i.launch_id == rec.launch_id]
+            insts = by_launch.get(rec.launch_id, [])
             total = sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts)
             print(f"{rec.launch_id}  {rec.name}  [{rec.status}]  {rec.provider}/{rec.profile}  "
                   f"spend {money(total, rec.currency)}" + (f"  error: {rec.error}" if rec.error else ""))
@@ -205,6 +216,8 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                   [[f"{r.provider}/{r.profile}", r.region, r.kind, r.resource_id, r.launch_id or "-",
                     money(float(r.extra["price_per_hour"])) if r.extra.get("price_per_hour") is not None else "?"]
                    for r in leftovers])
+        if cached:
+            print(f"\n(as the providers listed it {duration(time.time() - listed_at)} ago: --max-age)")
         print(f"\n{len(billable)} billable, burn rate {money(burn_rate(everything))}/h, "
               f"total spend {money(sum(spend.values()))}" + (f", {len(leftovers)} leftover(s)" if leftovers else ""))
         for lid in result.recovered:

@@ -9,6 +9,7 @@ ConfigError naming the folder and how to fix it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -121,12 +122,14 @@ def install_id() -> str:
     return value
 
 
+@functools.lru_cache(maxsize=1)
 def resources_dir() -> Path:
     """The app's read-only resources (icons, examples, catalog snapshots, guard scripts).
 
     A source checkout or editable install uses the repository's ``resources/``;
     a frozen app (PyInstaller) its bundled copy; an installed wheel the copy under
-    ``<prefix>/share/cloud-gpu-workbench/resources``.
+    ``<prefix>/share/cloud-gpu-workbench/resources``.  Found once per process (it cannot
+    move while the app runs; the spend book asks for it once per instance).
     """
     import sys
 

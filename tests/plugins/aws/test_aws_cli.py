@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from aws_moto import FaultRule
+
 ROOT = Path(__file__).resolve().parents[3]
 FAST = ["ssh_cidr=198.51.100.23/32", "poll_s=0.01", "terminate_wait_s=10", "retry_backoff_cap_s=0.02",
         "regions=us-east-1,us-west-2"]
@@ -133,3 +135,39 @@ def test_launches_in_two_regions_survive_a_lost_store_and_down_all_leaves_nothin
         assert client.describe_addresses(Filters=owner)["Addresses"] == []
         assert client.describe_security_groups(Filters=owner)["SecurityGroups"] == []
         assert client.describe_key_pairs(Filters=owner)["KeyPairs"] == []
+
+
+def test_status_max_age_answers_from_the_last_listing_without_loading_aws(cli, moto, ec2):
+    assert cli("status", "--json").returncode == 0
+    install_id = (cli.home / "config" / "install-id").read_text().strip()
+    client = ec2("us-west-2")
+    tags = [{"Key": "workbench:managed", "Value": "true"}, {"Key": "workbench:owner", "Value": install_id},
+            {"Key": "workbench:launch", "Value": "cached-1"}]
+    image = client.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    client.run_instances(ImageId=image, InstanceType="g5.xlarge", MinCount=1, MaxCount=1,
+                         TagSpecifications=[{"ResourceType": "instance", "Tags": tags}])
+    asked = json.loads(cli("status", "--json").stdout)  # the default always asks the clouds
+    assert not asked["from_cache"] and asked["billable"] == 1 and asked["recovered"] == ["cached-1"]
+
+    moto.faults.calls.clear()
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "workbench", "status", "--json", "--max-age",
+                        "60"], capture_output=True, text=True, env=cli.env, timeout=90, stdin=subprocess.DEVNULL, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    cached = json.loads(r.stdout)
+    assert cached["from_cache"] and cached["listed_at"] == asked["listed_at"]
+    assert cached["billable"] == 1 and cached["launches"] == asked["launches"]
+    assert moto.faults.calls == []  # no cloud asked
+    imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert not {m for m in imported if m.split(".")[0] in ("boto3", "botocore", "workbench_aws", "keyring")}
+    assert "as the providers listed it" in cli("status", "--max-age", "60").stdout
+
+    r = cli("down", "--all", "--yes", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["clean"], r.stdout + r.stderr
+    after = json.loads(cli("status", "--json", "--max-age", "60").stdout)  # the down wrote the store: asks
+    assert not after["from_cache"] and after["billable"] == 0
+
+    moto.faults.add(FaultRule(operation="DescribeInstances", error="UnauthorizedOperation", status=403))
+    failed = json.loads(cli("status", "--json").stdout)
+    assert failed["errors"] and not failed["from_cache"]
+    moto.faults.clear()
+    assert json.loads(cli("status", "--json", "--max-age", "60").stdout)["from_cache"]  # the last good one

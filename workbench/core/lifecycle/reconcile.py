@@ -5,7 +5,9 @@ The cloud's tags are the truth: an instance a provider lists is upserted
 lost database); an instance the store thinks is alive but its provider no
 longer lists is marked terminated.  Profiles are asked in parallel; a
 profile that fails is reported and its instances are left as they were
-(never assumed gone).
+(never assumed gone).  With ``leftovers=True`` each profile's leftovers are
+listed in the same round (:meth:`Provider.listing`: one fan-out per profile
+instead of two), for ``status`` and teardown.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Iterable
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
-from workbench.core.domain.models import Instance, InstanceState, Profile
+from workbench.core.domain.models import Instance, InstanceState, Profile, Resource
+from workbench.core.providers.contract import Listing
 from workbench.core.store.database import LaunchRecord, Store
 
 log = logging.getLogger("workbench.reconcile")
@@ -29,25 +32,32 @@ class ReconcileResult:
     instances: list[Instance] = field(default_factory=list)
     errors: list[tuple[str, WorkbenchError]] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)  # launch ids found only in the cloud
+    #: with ``leftovers=True``: per profile name, its leftovers, or why they could not be listed
+    leftovers: dict[str, list[Resource]] = field(default_factory=dict)
+    leftover_errors: dict[str, Exception] = field(default_factory=dict)
 
 
-def _list(accounts: Accounts, p: Profile) -> list[Instance]:
-    return accounts.provider(p).instances()
+def _list(accounts: Accounts, p: Profile, leftovers: bool) -> Listing:
+    prov = accounts.provider(p)
+    return prov.listing() if leftovers else Listing(prov.instances())
 
 
 def reconcile(accounts: Accounts, profiles: Iterable[Profile] | None = None,
-              max_workers: int = 8) -> ReconcileResult:
-    """Refresh the store from every given profile (default: all); never raises for one profile."""
+              max_workers: int = 8, leftovers: bool = False) -> ReconcileResult:
+    """Refresh the store from every given profile (default: all); never raises for one profile.
+
+    ``leftovers``: also list every profile's leftovers in the same round (see the module doc).
+    """
     store = accounts.store
     chosen = list(profiles if profiles is not None else accounts.profiles())
     result = ReconcileResult()
     if not chosen:
         return result
     with ThreadPoolExecutor(max_workers=min(max_workers, len(chosen)), thread_name_prefix="reconcile") as pool:
-        futures = [(p, pool.submit(_list, accounts, p)) for p in chosen]
+        futures = [(p, pool.submit(_list, accounts, p, leftovers)) for p in chosen]
         for p, fut in futures:
             try:
-                listed = fut.result()
+                found = fut.result()
             except WorkbenchError as exc:
                 result.errors.append((p.name, exc))
                 continue
@@ -55,31 +65,37 @@ def reconcile(accounts: Accounts, profiles: Iterable[Profile] | None = None,
                 log.exception("listing instances of profile %s failed", p.name)
                 result.errors.append((p.name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
                 continue
-            _merge(store, p, listed, result)
+            if leftovers:
+                if found.leftovers_error is not None:
+                    result.leftover_errors[p.name] = found.leftovers_error
+                else:
+                    result.leftovers[p.name] = found.leftovers
+            _merge(store, p, found.instances, result)
     for launch_id in {i.launch_id for i in result.instances}:
         _update_launch_status(store, launch_id)
     return result
 
 
 def _merge(store: Store, p: Profile, listed: list[Instance], result: ReconcileResult) -> None:
-    seen = set()
+    first: dict[str, Instance] = {}
     for inst in listed:
-        seen.add(inst.instance_id)
-        if store.find_launch(inst.launch_id) is None:
+        first.setdefault(inst.launch_id, inst)
+    for launch_id, inst in first.items():
+        if store.find_launch(launch_id) is None:
             store.add_launch(LaunchRecord(
-                launch_id=inst.launch_id, name=inst.name or inst.launch_id, provider=p.provider,
+                launch_id=launch_id, name=inst.name or launch_id, provider=p.provider,
                 profile=p.name, region=inst.region, created_at=inst.launched_at or time.time(),
                 status="recovered",
             ))
-            result.recovered.append(inst.launch_id)
-            log.warning("recovered launch %s from %s tags", inst.launch_id, p.name)
-        store.upsert_instance(inst)
-        result.instances.append(inst)
-    for known in store.list_instances(provider=p.provider, profile=p.name):
-        if known.instance_id not in seen and known.state != InstanceState.TERMINATED:
-            gone = known.with_state(InstanceState.TERMINATED)
-            store.upsert_instance(gone)
-            result.instances.append(gone)
+            result.recovered.append(launch_id)
+            log.warning("recovered launch %s from %s tags", launch_id, p.name)
+    seen = {inst.instance_id for inst in listed}
+    gone = [known.with_state(InstanceState.TERMINATED)
+            for known in store.list_instances(provider=p.provider, profile=p.name)
+            if known.instance_id not in seen and known.state != InstanceState.TERMINATED]
+    store.upsert_instances(listed + gone)  # one transaction for the whole listing
+    result.instances.extend(listed)
+    result.instances.extend(gone)
 
 
 def _update_launch_status(store: Store, launch_id: str) -> None:

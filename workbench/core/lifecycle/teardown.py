@@ -164,26 +164,19 @@ def inventory(accounts: Accounts, launch_ids: Iterable[str] | None = None, max_w
     if not profiles:
         return Inventory()
 
-    def leftovers_of(p: Profile) -> list[Resource]:
-        return accounts.provider(p).leftovers()
-
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(profiles)) + 1, thread_name_prefix="inventory") as pool:
-        # the instance listing (inside reconcile) and the leftover listings run side by side
-        rec_future = pool.submit(reconcile, accounts, profiles, max_workers)
-        left_futures = [(p, pool.submit(leftovers_of, p)) for p in profiles]
-        rec = rec_future.result()
-        listing_errors = dict(rec.errors)
-        result = Inventory()
-        for p, fut in left_futures:
-            pi = ProfileInventory(p, error=listing_errors.get(p.name))
-            if pi.error is None:
-                pi.instances = [i for i in rec.instances if i.provider == p.provider and i.profile == p.name
-                                and i.state.billable and _wanted(ids, i.launch_id)]
-            try:
-                pi.leftovers = [r for r in fut.result() if _wanted(ids, r.launch_id)]
-            except Exception as exc:  # noqa: BLE001 - one profile never stops the others
-                pi.error = pi.error or _as_error(exc, f"listing leftovers of {p.name}")
-            result.profiles.append(pi)
+    rec = reconcile(accounts, profiles, max_workers, leftovers=True)  # instances and leftovers in one round
+    listing_errors = dict(rec.errors)
+    result = Inventory()
+    for p in profiles:
+        pi = ProfileInventory(p, error=listing_errors.get(p.name))
+        if pi.error is None:
+            pi.instances = [i for i in rec.instances if i.provider == p.provider and i.profile == p.name
+                            and i.state.billable and _wanted(ids, i.launch_id)]
+            if p.name in rec.leftover_errors:
+                pi.error = _as_error(rec.leftover_errors[p.name], f"listing leftovers of {p.name}")
+            else:
+                pi.leftovers = [r for r in rec.leftovers.get(p.name, []) if _wanted(ids, r.launch_id)]
+        result.profiles.append(pi)
     log.info("inventory: %d billable item(s), %d profile error(s)", len(result.items), len(result.errors))
     return result
 

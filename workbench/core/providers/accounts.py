@@ -26,7 +26,7 @@ from workbench.core import paths
 from workbench.core.domain.errors import AuthError, NotFoundError
 from workbench.core.domain.models import Profile
 from workbench.core.providers.contract import Provider, ProviderContext
-from workbench.core.providers.registry import ProviderEntry, construct, discover, get
+from workbench.core.providers.registry import Entries, ProviderEntry, construct, discover, get
 from workbench.core.store.database import Store
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ class Accounts:
     def __init__(self, store: Store, entries: Mapping[str, ProviderEntry] | None = None,
                  credentials: "CredentialStore | None" = None) -> None:
         self.store = store
-        self._entries = dict(entries) if entries is not None else None
+        self._entries = (entries if isinstance(entries, Entries) or entries is None  # lazy: keep it so
+                         else dict(entries))
         self._credentials = credentials
         self._providers: dict[str, Provider] = {}
         #: profile name → the build in progress: (the profile it is for, its future, the generation)
@@ -55,7 +56,7 @@ class Accounts:
             self.restore_profiles()
 
     @property
-    def entries(self) -> dict[str, ProviderEntry]:
+    def entries(self) -> Mapping[str, ProviderEntry]:
         with self._lock:
             if self._entries is None:
                 self._entries = discover()

@@ -13,7 +13,8 @@ and ``delete`` treat "already gone" as success.  ``launch`` is idempotent per
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Iterable, Mapping, Sequence
 
@@ -28,6 +29,15 @@ TAG_OWNER = "workbench:owner"
 def launch_tags(launch_id: str, install_id: str) -> dict[str, str]:
     """The tags every resource of a launch carries; reconcile and teardown find things by them."""
     return {TAG_MANAGED: "true", TAG_LAUNCH: launch_id, TAG_OWNER: install_id}
+
+
+@dataclass
+class Listing:
+    """What one :meth:`Provider.listing` found: the instances, and the leftovers or why they could not be listed."""
+
+    instances: list[Instance]
+    leftovers: list[Resource] = field(default_factory=list)
+    leftovers_error: Exception | None = None  # the instances are still right when only this failed
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,23 @@ class Provider(ABC):
     @abstractmethod
     def delete(self, resources: Sequence[Resource]) -> None:
         """Delete leftovers; already gone is a success."""
+
+    def listing(self) -> Listing:
+        """:meth:`instances` and :meth:`leftovers` together, as ``status`` and teardown need both.
+
+        Raises when the instances cannot be listed; a leftover listing that fails is kept in
+        ``leftovers_error`` beside the instances.  This default runs the two side by side (the
+        leftovers on a helper thread); a provider whose two listings overlap (AWS: the leftovers
+        need the live instances) overrides it with one fan-out that asks each thing once.
+        """
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{self.id}-leftovers") as pool:
+            left = pool.submit(self.leftovers)
+            found = Listing(self.instances())
+            try:
+                found.leftovers = left.result()
+            except Exception as exc:  # noqa: BLE001 - reported beside the instances
+                found.leftovers_error = exc
+        return found
 
     def console_url(self, item: Instance | Resource) -> str | None:
         """A web address where a person can see (and end) ``item`` in the provider's own console.

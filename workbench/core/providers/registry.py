@@ -4,13 +4,18 @@ Built-in providers (Local, AWS, Azure) register through the same group as
 third-party ones.  Loading is per plugin and never raises: a plugin that
 fails to import, is not a Provider subclass, or whose cloud SDK is missing is
 listed as unavailable *with its reason*, and the others keep working.
+
+Loading is also lazy: :func:`discover` reads the entry points (names only) and
+imports a plugin the first time its entry is asked for, so ``status`` with an
+AWS profile imports the AWS plugin and not the Azure and Alibaba ones.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from workbench.core.domain.errors import AuthError, NotFoundError, PluginError, WorkbenchError
 from workbench.core.domain.models import Profile
@@ -85,17 +90,52 @@ def _load(ep: "metadata.EntryPoint") -> ProviderEntry:
     return ProviderEntry(ep.name, ep.value, dist_name, version, obj)
 
 
-def discover() -> dict[str, ProviderEntry]:
-    """All registered providers by id, available or not (the first registration of an id wins)."""
-    found: dict[str, ProviderEntry] = {}
+class Entries(Mapping[str, ProviderEntry]):
+    """The registered providers by id; each plugin is imported the first time its entry is read.
+
+    Iterating (``list(entries)``, ``in``) only reads names; ``values()``/``items()`` load
+    everything.  Thread-safe: a plugin is loaded once even when threads ask at the same time.
+    """
+
+    def __init__(self, points: Mapping[str, "metadata.EntryPoint"]) -> None:
+        self._points = dict(points)
+        self._loaded: dict[str, ProviderEntry] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, provider_id: str) -> ProviderEntry:
+        with self._lock:
+            entry = self._loaded.get(provider_id)
+            if entry is None:
+                entry = self._loaded[provider_id] = _load(self._points[provider_id])  # KeyError: unknown
+            return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._points)
+
+    def __len__(self) -> int:
+        return len(self._points)
+
+    def __contains__(self, provider_id: object) -> bool:
+        return provider_id in self._points
+
+    def loaded(self) -> list[str]:
+        """Ids of the plugins imported so far (for tests and benchmarks)."""
+        with self._lock:
+            return sorted(self._loaded)
+
+
+def discover() -> Entries:
+    """All registered providers by id, available or not (the first registration of an id wins);
+    each plugin is imported when its entry is first read (see :class:`Entries`)."""
+    points: dict[str, "metadata.EntryPoint"] = {}
     from importlib import metadata  # ~25 ms: not at start-up, only when plugins are listed
 
     for ep in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
-        if ep.name in found:
-            log.warning("provider id %s registered twice; keeping %s", ep.name, found[ep.name].target)
+        if ep.name in points:
+            log.warning("provider id %s registered twice; keeping %s", ep.name, points[ep.name].value)
             continue
-        found[ep.name] = _load(ep)
-    return found
+        points[ep.name] = ep
+    return Entries(points)
 
 
 def get(entries: Mapping[str, ProviderEntry], provider_id: str) -> type[Provider]:

@@ -149,40 +149,20 @@ class LaunchTables(Tables):
         return False.
         """
         ts = time.time() if ts is None else ts
-        storage = _storage_price(inst)
         with self._write() as conn:
-            old = conn.execute(
-                "SELECT state, price_per_hour, exit_code FROM instances"
-                " WHERE provider = ? AND profile = ? AND instance_id = ?",
-                (inst.provider, inst.profile, inst.instance_id),
-            ).fetchone()
-            # an exit code, once known (e.g. recorded by the remote runner), stays: a cloud's
-            # listing cannot see it and must not erase it
-            exit_code = inst.exit_code if inst.exit_code is not None or old is None else old[2]
-            last = conn.execute(
-                "SELECT storage_per_hour FROM ledger WHERE provider = ? AND profile = ? AND instance_id = ?"
-                " ORDER BY ts DESC, id DESC LIMIT 1", (inst.provider, inst.profile, inst.instance_id),
-            ).fetchone()
-            changed = (old is None or old[0] != inst.state.value or old[1] != inst.price_per_hour
-                       or (last is not None and last[0] != storage))
-            conn.execute(
-                "INSERT OR REPLACE INTO instances (provider, profile, instance_id, launch_id, region,"
-                " instance_type, state, name, gpu_model, gpu_count, price_per_hour, currency, spot,"
-                " launched_at, exit_code, host, extra, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (inst.provider, inst.profile, inst.instance_id, inst.launch_id, inst.region,
-                 inst.instance_type, inst.state.value, inst.name, inst.gpu_model, inst.gpu_count,
-                 inst.price_per_hour, inst.currency, int(inst.spot), inst.launched_at, exit_code,
-                 inst.host, dumps(dict(inst.extra)), ts),
-            )
-            if changed:
-                conn.execute(
-                    "INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour, storage_per_hour)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (inst.provider, inst.profile, inst.instance_id, ts, inst.state.value, inst.price_per_hour,
-                     storage),
-                )
-        return changed
+            return _upsert(conn, inst, ts)
+
+    def upsert_instances(self, insts: list[Instance], ts: float | None = None) -> list[bool]:
+        """:meth:`upsert_instance` for each, all in one transaction (reconcile writes a whole listing:
+        one commit instead of one per machine).  Returns the per-instance results."""
+        ts = time.time() if ts is None else ts
+        with self._write() as conn:
+            return [_upsert(conn, inst, ts) for inst in insts]
+
+    def instances_version(self) -> tuple[int, float]:
+        """(rows, newest ``updated_at``) of the instances table: it changes whenever an instance is written."""
+        rows = self._query("SELECT count(*), coalesce(max(updated_at), 0) FROM instances", ())
+        return int(rows[0][0]), float(rows[0][1])
 
     def get_instance(self, provider: str, profile: str, instance_id: str) -> Instance | None:
         rows = self._query("SELECT * FROM instances WHERE provider = ? AND profile = ? AND instance_id = ?",
@@ -204,3 +184,40 @@ class LaunchTables(Tables):
         return [LedgerEntry(provider=r["provider"], profile=r["profile"], instance_id=r["instance_id"],
                             ts=r["ts"], state=r["state"], price_per_hour=r["price_per_hour"],
                             storage_per_hour=r["storage_per_hour"]) for r in rows]
+
+
+def _upsert(conn: Any, inst: Instance, ts: float) -> bool:
+    """The body of :meth:`LaunchTables.upsert_instance`, inside the caller's transaction."""
+    storage = _storage_price(inst)
+    old = conn.execute(
+        "SELECT state, price_per_hour, exit_code FROM instances"
+        " WHERE provider = ? AND profile = ? AND instance_id = ?",
+        (inst.provider, inst.profile, inst.instance_id),
+    ).fetchone()
+    # an exit code, once known (e.g. recorded by the remote runner), stays: a cloud's
+    # listing cannot see it and must not erase it
+    exit_code = inst.exit_code if inst.exit_code is not None or old is None else old[2]
+    last = conn.execute(
+        "SELECT storage_per_hour FROM ledger WHERE provider = ? AND profile = ? AND instance_id = ?"
+        " ORDER BY ts DESC, id DESC LIMIT 1", (inst.provider, inst.profile, inst.instance_id),
+    ).fetchone()
+    changed = (old is None or old[0] != inst.state.value or old[1] != inst.price_per_hour
+               or (last is not None and last[0] != storage))
+    conn.execute(
+        "INSERT OR REPLACE INTO instances (provider, profile, instance_id, launch_id, region,"
+        " instance_type, state, name, gpu_model, gpu_count, price_per_hour, currency, spot,"
+        " launched_at, exit_code, host, extra, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (inst.provider, inst.profile, inst.instance_id, inst.launch_id, inst.region,
+         inst.instance_type, inst.state.value, inst.name, inst.gpu_model, inst.gpu_count,
+         inst.price_per_hour, inst.currency, int(inst.spot), inst.launched_at, exit_code,
+         inst.host, dumps(dict(inst.extra)), ts),
+    )
+    if changed:
+        conn.execute(
+            "INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour, storage_per_hour)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (inst.provider, inst.profile, inst.instance_id, ts, inst.state.value, inst.price_per_hour,
+             storage),
+        )
+    return changed

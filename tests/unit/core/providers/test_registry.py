@@ -81,3 +81,24 @@ def test_constructor_failure_becomes_plugin_error(tmp_path):
     Exploding.__abstractmethods__ = frozenset()
     with pytest.raises(PluginError, match="failed to start: ValueError: boom"):
         registry.construct(Exploding, Profile("p", "exploding"), {}, ProviderContext("i", tmp_path))
+
+
+def test_a_plugin_is_imported_only_when_its_entry_is_read():
+    import subprocess
+
+    code = ("import sys, json; from workbench.core.providers import registry as r; e = r.discover(); "
+            "names = sorted(e); local = e['local'].available; "
+            "print(json.dumps([names, local, e.loaded(), sorted(m.split('.')[0] for m in sys.modules "
+            "if m.startswith('workbench_'))]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    names, local, loaded, modules = __import__("json").loads(proc.stdout)
+    assert {"local", "aws", "azure", "alibaba"} <= set(names) and local
+    assert loaded == ["local"] and set(modules) == {"workbench_local"}  # status with a Local profile: no cloud
+
+
+def test_reading_every_entry_loads_each_plugin_once(fixture_plugins):
+    entries = registry.discover()
+    first = [entries[name] for name in entries]
+    assert [entries[name] for name in entries] == first and all(a is b for a, b in zip(first, entries.values()))
+    assert set(entries.loaded()) == set(entries)

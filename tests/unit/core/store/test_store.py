@@ -189,6 +189,24 @@ def test_ledger_appended_only_on_change(st: Store) -> None:
     assert [e.instance_id for e in st.ledger(profile="az")] == ["i-2"]
 
 
+def test_a_batch_upsert_is_the_single_upserts_in_one_transaction(st: Store) -> None:
+    st.upsert_instance(_inst("i-1", state=InstanceState.PENDING, exit_code=3), ts=10.0)
+    commits: list[str] = []
+    st._live().set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    got = st.upsert_instances([_inst("i-1", state=InstanceState.PENDING), _inst("i-2"),
+                               _inst("i-3", state=InstanceState.STOPPED)], ts=20.0)
+    st._live().set_trace_callback(None)
+    assert got == [False, True, True] and len(commits) == 1
+    assert st.get_instance("aws", "default", "i-1").exit_code == 3  # a known exit code stays, as one by one
+    assert [(e.instance_id, e.ts, e.state) for e in st.ledger()] == [
+        ("i-1", 10.0, "pending"), ("i-2", 20.0, "running"), ("i-3", 20.0, "stopped")]
+    assert st.instances_version() == (3, 20.0)
+    with pytest.raises(Exception):
+        st.upsert_instances([_inst("i-4"), _inst("i-5", state="not-a-state")], ts=30.0)  # type: ignore[arg-type]
+    assert st.get_instance("aws", "default", "i-4") is None  # all or nothing
+    assert st.instances_version() == (3, 20.0)
+
+
 def test_default_ledger_ts_is_now(st: Store) -> None:
     before = time.time()
     st.upsert_instance(_inst())
