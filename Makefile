@@ -18,6 +18,8 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
 # objdump (binutils) for the installer's packaging tests.
 DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client \
              binutils
+# Mesa's software OpenGL (llvmpipe) under Xvfb: the Monitor's OpenGL-or-raster choice is tested and measured on it
+DEBS_TEST += libgl1-mesa-dri
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
 # from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
 # installed app's self-test against a real Secret Service.

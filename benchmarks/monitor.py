@@ -1,18 +1,22 @@
 """Monitor figures at scale, each in a fresh process on the offscreen Qt platform.
 
-    python -m benchmarks.monitor cpu | memory
+    python -m benchmarks.monitor cpu [WINDOW] | memory | scale MACHINES [WINDOW]
 
 cpu: 64 machines × 8 GPUs stream telemetry at 1 Hz into the real :class:`TelemetryHub` (a feeder
-thread parses the synthetic H100 ×8 ``nvidia-smi`` lines (real format, invented values) per machine, as the SSH channel threads
-do, minute averages going to the real store), while the real :class:`MonitorView` is open on one
-of them with 24 h of history and the "All" window, polling the hub at its own 1 s rate and
-redrawing at its own ≤ 2 Hz.  Prints one JSON object: ``busy`` and ``idle``, process CPU time
+thread parses the synthetic H100 ×8 ``nvidia-smi`` lines (real format, invented values; each
+second with a new random utilization and memory use, so every second changes the picture) per
+machine, as the SSH channel threads do, minute averages going to the real store), while the real
+:class:`MonitorView` is open on one of them with 24 h of history and the window WINDOW (index of
+the view's box: 0 "5 min", 1 "1 hour", 2 "All", the default), polling the hub at its own 1 s rate
+and redrawing at its own ≤ 2 Hz.  Prints one JSON object: ``busy`` and ``idle``, process CPU time
 (``time.process_time``) per wall second over windows of ``WINDOW_S`` with the telemetry streaming
 and with the same window open and nothing streaming (the baseline), interleaved (idle, busy,
-busy, idle, …: ``ROUNDS`` of each); ``redraw_ms``, every redraw during the busy windows.  A redraw
-is the view's ``redraw()`` (window, decimation, handing data to pyqtgraph) plus one synchronous
-paint of the plots.  Not counted: SSH decryption of the streams.  Raises when the view never
-redrew or the feeder failed.
+busy, idle, …: ``ROUNDS`` of each); for every redraw during the busy windows ``redraw_ms`` (wall:
+the view's ``redraw()`` — window, decimation, handing changed curves to pyqtgraph — plus the
+paints Qt then really does, only of the regions that changed), ``redraw_cpu_ms`` (the main
+thread's CPU time for the same) and ``painted`` (1 when it repainted anything).  Not counted:
+SSH decryption of the streams.  Raises when the view never redrew or the feeder failed.
+``scale``: the same with MACHINES machines (the "how cost grows" table).
 
 memory: RSS (psutil) of a process with the app's monitor view and hub holding 64 × 8 GPUs ×
 24 h of history at 1 Hz (the view's rings: 2 h raw + 48 h of minute min/max; the hub's rings:
@@ -44,7 +48,19 @@ def _lines() -> list[str]:
     return [ln for ln in text.splitlines() if ln.strip()][:GPUS]
 
 
-def _setup():
+def _varying(lines: list[str], rng: np.random.Generator) -> list[str]:
+    """``lines`` with a fresh utilization (0-100 %) and memory use in each, as a busy job's readings
+    move: every second changes what the plots show (a constant stream would let them skip repaints)."""
+    out = []
+    for ln in lines:
+        f = [p.strip() for p in ln.split(",")]
+        f[3] = str(int(rng.integers(0, 101)))
+        f[4] = str(int(rng.integers(20_000, 80_001)))
+        out.append(", ".join(f))
+    return out
+
+
+def _setup(window: int = 2):
     """QApplication, a real store and Session, a hub, and a visible MonitorView on machine 0."""
     from types import SimpleNamespace
 
@@ -68,7 +84,7 @@ def _setup():
     view = MonitorView(session)
     view.resize(1200, 800)
     view.show()
-    view.window_box.setCurrentIndex(2)  # "All": the most points to window and decimate
+    view.window_box.setCurrentIndex(window)  # 2, "All": the most points to window and decimate
     view.show_instance(insts[0])
     return app, session, hub, view, insts, instance_key
 
@@ -93,26 +109,36 @@ def _pump(app, seconds: float) -> None:
         time.sleep(0.002)
 
 
-def cpu() -> dict[str, list[float]]:
+def cpu(window: int = 2) -> dict[str, list[float]]:
     from benchmarks.harness import check
     from workbench.core.telemetry.nvidia_smi import parse_line
 
-    app, session, hub, view, insts, key_of = _setup()
+    app, session, hub, view, insts, key_of = _setup(window)
     _history(view, insts[0], key_of)
-    redraws: list[float] = []
+    redraws: list[list[float]] = []  # per redraw: [handover s, paint s, paint CPU s of the main thread]
     inner = view.redraw
 
     def timed_redraw() -> None:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         inner()
-        if view._plots is not None:
-            view._plots.canvas.viewport().repaint()
-        redraws.append(time.perf_counter() - t)
+        redraws.append([time.perf_counter() - t, 0.0, time.thread_time() - c])
+
+    def timed_paint(event) -> None:  # the paints Qt actually does (only the regions that changed)
+        t, c = time.perf_counter(), time.thread_time()
+        paint(event)
+        if redraws:
+            redraws[-1][1] += time.perf_counter() - t
+            redraws[-1][2] += time.thread_time() - c
 
     view.redraw = timed_redraw
+    canvas = view.plots.canvas
+    paint = canvas.paintEvent
+    canvas.paintEvent = timed_paint
     _pump(app, 2.0)  # first poll, history load, pyqtgraph import and first paint: not steady state
     lines = _lines()
     streaming, stop, failed = threading.Event(), threading.Event(), []
+
+    rng = np.random.default_rng(7)
 
     def feed() -> None:  # one thread for all machines; the app has one per SSH channel
         try:
@@ -121,7 +147,7 @@ def cpu() -> dict[str, list[float]]:
                 if streaming.is_set():
                     now = time.time()
                     for inst in insts:
-                        readings = [r for r in map(parse_line, lines) if r is not None]
+                        readings = [r for r in map(parse_line, _varying(lines, rng)) if r is not None]
                         if len(readings) != GPUS:
                             raise RuntimeError(f"{len(readings)} of {GPUS} lines parsed")
                         hub.add(inst.instance_id, readings, now)
@@ -132,7 +158,7 @@ def cpu() -> dict[str, list[float]]:
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
-    out: dict[str, list[float]] = {"busy": [], "idle": [], "redraw_ms": []}
+    out: dict[str, list[float]] = {"busy": [], "idle": [], "redraw_ms": [], "redraw_cpu_ms": [], "painted": []}
     for k in range(2 * ROUNDS):
         busy = (k % 4) in (1, 2)  # idle, busy, busy, idle, idle, busy: neither side always first
         (streaming.set if busy else streaming.clear)()
@@ -142,7 +168,10 @@ def cpu() -> dict[str, list[float]]:
         _pump(app, WINDOW_S)
         out["busy" if busy else "idle"].append((time.process_time() - c0) / (time.perf_counter() - w0))
         if busy:
-            out["redraw_ms"] += [r * 1000 for r in redraws[drawn:]]
+            done = redraws[drawn:-1]  # the last one's paint may still be pending
+            out["redraw_ms"] += [(h + p) * 1000 for h, p, _ in done]
+            out["redraw_cpu_ms"] += [c * 1000 for _, _, c in done]
+            out["painted"] += [1.0 if p > 0 else 0.0 for _, p, _ in done]
     stop.set()
     feeder.join()
     check(not failed, f"the telemetry feeder failed: {failed[:1]}")
@@ -183,7 +212,7 @@ def main(argv: list[str]) -> int:
         os.environ["WORKBENCH_HOME"] = home
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if argv[:1] == ["cpu"]:
-            print(json.dumps(cpu()), flush=True)
+            print(json.dumps(cpu(int(argv[1]) if len(argv) > 1 else 2)), flush=True)
         elif argv[:1] == ["memory"]:
             print("%d %d" % memory(), flush=True)
         else:

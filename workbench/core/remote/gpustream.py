@@ -33,7 +33,7 @@ from workbench.core.domain.models import Instance
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.telemetry.host import HostMeter, host_command
 from workbench.core.telemetry.nvidia_smi import (INVALID_FIELD, LEGACY_FIELDS, QUERY_FIELDS, GpuProblem, LineBuffer,
-                                                 mig_readings, parse_line, parse_mig_list, parse_mig_table,
+                                                 mig_readings, parse_block, parse_line, parse_mig_list, parse_mig_table,
                                                  query_command)
 from workbench.core.remote.connection import Backoff, Connection, KeyRefusedError, NotReadyError, Target, connect
 from workbench.core.remote.hostkeys import HostKeyError
@@ -135,16 +135,12 @@ class GpuStream(threading.Thread):
                         self.fields = LEGACY_FIELDS
                     break  # the remote command ended or the connection dropped
                 if data:
-                    readings = []
-                    for line in lines.feed(data):
-                        item = parse_line(line)
-                        if isinstance(item, GpuProblem):
-                            self.hub.problem(self.iid, item)
-                        elif item is not None:
-                            readings.append(item)
-                    if readings:
+                    block, problems = parse_block(lines.feed(data))  # the round at once, no object per GPU
+                    for problem in problems:
+                        self.hub.problem(self.iid, problem)
+                    if len(block):
                         got_any = True
-                        self.hub.add(self.iid, readings, time.time())
+                        self.hub.add(self.iid, block, time.time())
                 if mig_chan is not None and mig_chan.recv_ready():
                     mig_text += mig_chan.recv(1 << 20).decode("utf-8", "replace")
                     # the default view repeats; parse each complete table once its Processes section began

@@ -1,12 +1,17 @@
 """Per-machine telemetry buffers: numpy rings for the live plots, 1/min history in the store.
 
-:class:`TelemetryHub` keeps, per machine and device, a numpy ring of the last
-``RING_CAPACITY`` readings (:data:`COLUMNS`: time, util, memory used/total, temperature, power,
-memory utilisation, power limit, SM clock and its maximum) for the live plots, and averages
-each device per minute into ``Store.add_samples`` (the
+:class:`TelemetryHub` keeps, per machine and device, the last ``RING_CAPACITY`` readings
+(:data:`COLUMNS`: time, util, memory used/total, temperature, power, memory utilisation, power
+limit, SM clock and its maximum) for the live plots, and averages each device per minute into
+``Store.add_samples`` (the
 ``samples`` table; a utilisation that was never reported is stored as
 :data:`NOT_REPORTED`, because the column is NOT NULL).  Readings come from
 :mod:`workbench.core.telemetry.nvidia_smi`.
+
+Vectorised: the devices of one kind on one machine (its GPUs, or its MIG slices) share one
+numpy ring of rounds × devices × columns (:class:`_Group`), so a round of the stream (one
+:class:`ReadingBlock`) goes in with one array write and its minute sums with a few array
+operations, however many GPUs the machine has; no Python object is made per reading.
 
 Threading: the hub is shared: channel threads add readings, the GUI's poll reads them; one
 lock guards it, and each call holds it for microseconds.  Store writes happen
@@ -26,7 +31,7 @@ import numpy as np
 
 from workbench.core.domain.models import GpuSample, HostSample
 from workbench.core.telemetry.host import mean_sample
-from workbench.core.telemetry.nvidia_smi import GpuProblem, Reading
+from workbench.core.telemetry.nvidia_smi import GpuProblem, Reading, ReadingBlock
 
 RING_CAPACITY = 900  # 15 min at 1 Hz per device: enough for the GUI to catch up after a stall
 MINUTE = 60.0
@@ -42,85 +47,132 @@ COLUMNS = ("ts", "util", "mem", "mem_total", "temperature", "power", "mem_util",
            "sm_clock_max")
 
 
-class _Minute:
-    """Sums of one device's readings in the current minute (NaN readings are left out)."""
-
-    __slots__ = ("sums", "counts", "util_min", "util_max", "mem_total", "power_limit")
-
-    def __init__(self) -> None:
-        self.sums = [0.0, 0.0, 0.0, 0.0, 0.0]  # util, mem, power, sm_clock, mem_util
-        self.counts = [0, 0, 0, 0, 0]
-        self.util_min, self.util_max = math.inf, -math.inf
-        self.mem_total = 0.0
-        self.power_limit = math.nan
-
-    def add(self, r: Reading) -> None:
-        for i, v in enumerate((r.util, r.mem_used, r.power, r.sm_clock, r.mem_util)):
-            if v == v:  # not NaN
-                self.sums[i] += v
-                self.counts[i] += 1
-        if r.util == r.util:
-            self.util_min, self.util_max = min(self.util_min, r.util), max(self.util_max, r.util)
-        if r.mem_total == r.mem_total:
-            self.mem_total = r.mem_total
-        if r.power_limit == r.power_limit:
-            self.power_limit = r.power_limit
-
-    def mean(self, i: int) -> float:
-        return self.sums[i] / self.counts[i] if self.counts[i] else math.nan
-
-    def sample(self, ts: float, r: Reading) -> GpuSample | None:
-        """The minute's average (None when it holds no memory reading: nothing to store)."""
-        if not self.counts[1]:
-            return None
-        util = self.mean(0)
-        return GpuSample("", ts, r.index, NOT_REPORTED if util != util else util, self.mean(1), self.mem_total,
-                         r.name, r.kind, power_w=self.mean(2), power_limit_w=self.power_limit,
-                         sm_clock_mhz=self.mean(3), mem_util_percent=self.mean(4),
-                         util_min=self.util_min if self.counts[0] else math.nan,
-                         util_max=self.util_max if self.counts[0] else math.nan)
+_SUMMED = [0, 1, 4, 7, 5]  # value columns averaged per minute: util, mem, power, sm_clock, mem_util
 
 
-class DeviceRing:
-    """The last ``capacity`` readings of one device: rows of :data:`COLUMNS`."""
+class _Group:
+    """The devices of one kind on one machine: a ring of ``capacity`` rounds × devices × COLUMNS.
 
-    __slots__ = ("data", "head", "n", "minute", "acc")
+    A device's row in a round it did not report in stays NaN (its time too, so no reading is
+    made up).  Per device, the current minute's sums and counts (NaN left out), the range of
+    the utilisation, and the last memory size and power limit reported.
+    """
 
-    def __init__(self, capacity: int = RING_CAPACITY) -> None:
-        self.data = np.empty((capacity, len(COLUMNS)), np.float64)
+    __slots__ = ("capacity", "keys", "slot", "data", "head", "n", "minute", "sums", "counts", "umin", "umax",
+                 "mem_total", "power_limit")
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.keys: list[SeriesKey] = []
+        self.slot: dict[SeriesKey, int] = {}
+        self.data = np.full((capacity, 0, len(COLUMNS)), np.nan)
         self.head = 0
         self.n = 0
         self.minute = -1.0
-        self.acc = _Minute()
+        self._new_minute(0)
 
-    def add(self, ts: float, r: Reading) -> GpuSample | None:
-        """Insert; returns the finished minute's average when ``ts`` starts a new minute."""
-        self.data[self.head] = (ts, r.util, r.mem_used, r.mem_total, r.temperature, r.power, r.mem_util,
-                                r.power_limit, r.sm_clock, r.sm_clock_max)
-        self.head = (self.head + 1) % len(self.data)
-        self.n = min(self.n + 1, len(self.data))
+    def _new_minute(self, devices: int) -> None:
+        self.sums = np.zeros((devices, len(_SUMMED)))
+        self.counts = np.zeros((devices, len(_SUMMED)), np.int64)
+        self.umin = np.full(devices, np.nan)
+        self.umax = np.full(devices, np.nan)
+        self.mem_total = np.zeros(devices)
+        self.power_limit = np.full(devices, np.nan)
+
+    def _slots(self, keys: list[SeriesKey]) -> np.ndarray:
+        new = [k for k in dict.fromkeys(keys) if k not in self.slot]
+        if new:
+            for k in new:
+                self.slot[k] = len(self.keys)
+                self.keys.append(k)
+            grow = len(new)
+            self.data = np.concatenate([self.data, np.full((self.capacity, grow, len(COLUMNS)), np.nan)], axis=1)
+            self.sums = np.vstack([self.sums, np.zeros((grow, len(_SUMMED)))])
+            self.counts = np.vstack([self.counts, np.zeros((grow, len(_SUMMED)), np.int64)])
+            self.umin = np.r_[self.umin, np.full(grow, np.nan)]
+            self.umax = np.r_[self.umax, np.full(grow, np.nan)]
+            self.mem_total = np.r_[self.mem_total, np.zeros(grow)]
+            self.power_limit = np.r_[self.power_limit, np.full(grow, np.nan)]
+        return np.fromiter((self.slot[k] for k in keys), np.intp, len(keys))
+
+    def add(self, ts: float, keys: list[SeriesKey], values: np.ndarray) -> list[GpuSample]:
+        """Insert one round (``values``: a row of ``COLUMNS[1:]`` per key); returns the averages of the
+        minute this round closed (when ``ts`` starts a new one)."""
+        idx = self._slots(keys)
         minute = ts // MINUTE * MINUTE
-        done = None
+        done: list[GpuSample] = []
         if minute != self.minute:
             if self.minute >= 0:
-                done = self.acc.sample(self.minute, r)
+                done = self._averages()
             self.minute = minute
-            self.acc = _Minute()
-        self.acc.add(r)
+            self._new_minute(len(self.keys))
+        row = self.data[self.head]
+        row[:] = np.nan
+        row[idx, 0] = ts
+        row[idx, 1:] = values
+        self.head = (self.head + 1) % self.capacity
+        self.n = min(self.n + 1, self.capacity)
+        picked = values[:, _SUMMED]
+        seen = ~np.isnan(picked)
+        self.sums[idx] += np.where(seen, picked, 0.0)
+        self.counts[idx] += seen
+        util = values[:, 0]
+        self.umin[idx] = np.fmin(self.umin[idx], util)  # fmin/fmax: a NaN reading leaves the range alone
+        self.umax[idx] = np.fmax(self.umax[idx], util)
+        self.mem_total[idx] = np.where(np.isnan(values[:, 2]), self.mem_total[idx], values[:, 2])
+        self.power_limit[idx] = np.where(np.isnan(values[:, 6]), self.power_limit[idx], values[:, 6])
         return done
 
-    def rows(self, since: float = -math.inf) -> np.ndarray:
-        """Readings newer than ``since``, oldest first."""
-        if self.n < len(self.data):
-            rows = self.data[: self.n]
-        else:
-            rows = np.concatenate((self.data[self.head:], self.data[: self.head]))
-        return rows[rows[:, 0] > since]
+    def _averages(self) -> list[GpuSample]:
+        """The closing minute's average per device that reported memory in it (nothing else to store)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = self.sums / self.counts  # NaN where nothing was reported
+        out = []
+        for i in np.flatnonzero(self.counts[:, 1]):
+            kind, index, name = self.keys[i]
+            util, mem, power, clock, mem_util = (float(v) for v in means[i])
+            out.append(GpuSample("", self.minute, index, NOT_REPORTED if util != util else util, mem,
+                                 float(self.mem_total[i]), name, kind, power_w=power,
+                                 power_limit_w=float(self.power_limit[i]), sm_clock_mhz=clock,
+                                 mem_util_percent=mem_util, util_min=float(self.umin[i]),
+                                 util_max=float(self.umax[i])))
+        return out
+
+    def ordered(self) -> np.ndarray:
+        """The rounds held, oldest first: (rounds, devices, COLUMNS)."""
+        if self.n < self.capacity:
+            return self.data[: self.n]
+        return np.concatenate((self.data[self.head:], self.data[: self.head]))
+
+    def rows(self, key: SeriesKey, since: float = -math.inf) -> np.ndarray:
+        """One device's readings newer than ``since``, oldest first (rows of COLUMNS)."""
+        rows = self.ordered()[:, self.slot[key]]
+        return rows[rows[:, 0] > since]  # NaN times (rounds without this device) never pass
+
+
+def _rounds(keys: list[SeriesKey], values: np.ndarray) -> list[tuple[list[SeriesKey], np.ndarray]]:
+    """Readings cut into rounds in which each device appears once (a read that held two rounds of the
+    stream gives each its own ring row, as two reads would)."""
+    if len(set(keys)) == len(keys):
+        return [(keys, values)] if keys else []
+    out, start, seen = [], 0, set()
+    for i, key in enumerate(keys):
+        if key in seen:
+            out.append((keys[start:i], values[start:i]))
+            start, seen = i, set()
+        seen.add(key)
+    out.append((keys[start:], values[start:]))
+    return out
+
+
+def _values(readings: list[Reading]) -> np.ndarray:
+    return np.array([(r.util, r.mem_used, r.mem_total, r.temperature, r.power, r.mem_util, r.power_limit,
+                      r.sm_clock, r.sm_clock_max) for r in readings], np.float64).reshape(-1, len(COLUMNS) - 1)
 
 
 @dataclass
 class MachineTelemetry:
-    rings: dict[SeriesKey, DeviceRing] = field(default_factory=dict)
+    groups: dict[str, _Group] = field(default_factory=dict)  # by kind: "gpu", "mig"
     problems: dict[str, GpuProblem] = field(default_factory=dict)  # by device (or kind)
     state: str = "starting"  # starting | booting | driver | streaming | stopped | error
     message: str = ""
@@ -145,22 +197,31 @@ class TelemetryHub:
             m = self._machines[instance_id] = MachineTelemetry()
         return m
 
-    def add(self, instance_id: str, readings: Iterable[Reading], ts: float | None = None) -> int:
-        """Record readings taken at ``ts`` (default now); minute averages go to the store."""
+    def add(self, instance_id: str, readings: Iterable[Reading] | ReadingBlock, ts: float | None = None) -> int:
+        """Record readings taken at ``ts`` (default now); minute averages go to the store.
+
+        ``readings``: a :class:`ReadingBlock` (the stream's parsed round: its arrays go into the
+        ring as they are) or Reading objects (grouped by kind).
+        """
         ts = time.time() if ts is None else ts
+        if isinstance(readings, ReadingBlock):
+            rounds = _rounds([("gpu", i, name) for i, name in zip(readings.index, readings.name)], readings.values)
+        else:
+            by_kind: dict[str, list[Reading]] = {}
+            for r in readings:
+                by_kind.setdefault(r.kind, []).append(r)
+            rounds = [part for kind, rs in by_kind.items() for part in _rounds([(kind, r.index, r.name) for r in rs],
+                                                                              _values(rs))]
+        count = sum(len(keys) for keys, _ in rounds)
         finished: list[GpuSample] = []
-        count = 0
         with self._lock:
             m = self._machine(instance_id)
-            for r in readings:
-                key = (r.kind, r.index, r.name)
-                ring = m.rings.get(key)
-                if ring is None:
-                    ring = m.rings[key] = DeviceRing(self.capacity)
-                done = ring.add(ts, r)
-                if done is not None:
-                    finished.append(dataclasses.replace(done, instance_id=instance_id))
-                count += 1
+            for keys, values in rounds:
+                kind = keys[0][0]
+                group = m.groups.get(kind)
+                if group is None:
+                    group = m.groups[kind] = _Group(self.capacity)
+                finished += [dataclasses.replace(s, instance_id=instance_id) for s in group.add(ts, keys, values)]
             if count:
                 m.updated, m.state = ts, "streaming"
                 m.problems.pop("driver", None)
@@ -213,18 +274,28 @@ class TelemetryHub:
 
     def since(self, instance_id: str, since: float = -math.inf) -> list[GpuSample]:
         """Readings newer than ``since`` as GpuSamples (NaN where not reported), oldest first per device."""
+        out = []
+        for (kind, index, name), rows in self.since_rows(instance_id, since).items():
+            out.extend(GpuSample(instance_id, float(r[0]), index, float(r[1]), float(r[2]), float(r[3]), name, kind,
+                                 power_w=float(r[5]), power_limit_w=float(r[7]), sm_clock_mhz=float(r[8]),
+                                 mem_util_percent=float(r[6]))
+                       for r in rows)
+        return out
+
+    def since_rows(self, instance_id: str, since: float = -math.inf) -> dict[SeriesKey, np.ndarray]:
+        """Per device, its readings newer than ``since`` as rows of :data:`COLUMNS` (no object per reading:
+        what the Monitor's poll hands to its plots)."""
         with self._lock:
             m = self._machines.get(instance_id)
             if m is None:
-                return []
-            parts = [(key, ring.rows(since)) for key, ring in m.rings.items()]
-        out = []
-        for (kind, index, name), rows in parts:
-            out.extend(GpuSample(instance_id, float(r[0]), index, float(r[1]), float(r[2]), float(r[3]), name, kind,
-                             power_w=float(r[5]), power_limit_w=float(r[7]), sm_clock_mhz=float(r[8]),
-                             mem_util_percent=float(r[6]))
-                   for r in rows)
-        return out
+                return {}
+            out = {}
+            for group in m.groups.values():
+                for key in group.keys:
+                    rows = group.rows(key, since)
+                    if len(rows):
+                        out[key] = rows.copy()
+            return out
 
     def latest(self, instance_id: str) -> dict[SeriesKey, Reading]:
         """The newest reading of every device (with temperature and power)."""
@@ -233,11 +304,13 @@ class TelemetryHub:
             if m is None:
                 return {}
             out = {}
-            for key, ring in m.rings.items():
-                if ring.n:
-                    r = ring.data[(ring.head - 1) % len(ring.data)]
-                    out[key] = Reading(key[1], key[2], r[1], r[2], r[3], r[4], r[5], kind=key[0], mem_util=r[6],
-                                       power_limit=r[7], sm_clock=r[8], sm_clock_max=r[9])
+            for group in m.groups.values():
+                for key in group.keys:
+                    rows = group.rows(key)
+                    if len(rows):
+                        r = rows[-1]
+                        out[key] = Reading(key[1], key[2], r[1], r[2], r[3], r[4], r[5], kind=key[0], mem_util=r[6],
+                                           power_limit=r[7], sm_clock=r[8], sm_clock_max=r[9])
             return out
 
     def forget(self, instance_id: str) -> None:

@@ -13,6 +13,10 @@ MIG enabled a GPU's utilisation is ``[N/A]``; its slices come from ``nvidia-smi 
 bus ("Unable to determine the device handle … GPU is lost") or a driver that does not
 answer becomes a :class:`GpuProblem`, shown to the user, never an exception.
 
+:func:`parse_block` reads a whole round of the stream (one line per GPU) at once into a
+:class:`ReadingBlock` of numpy arrays: the stream's fast path, without a Python object per
+reading; it falls back to :func:`parse_line` for a round with anything unusual in it.
+
 Pure functions and values: no I/O, safe from any thread.
 """
 
@@ -22,6 +26,8 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
+
+import numpy as np
 
 
 LEGACY_FIELDS = ("index", "uuid", "name", "utilization.gpu", "memory.used", "memory.total", "temperature.gpu",
@@ -61,6 +67,38 @@ class Reading:
     power_limit: float = math.nan  # W
     sm_clock: float = math.nan  # MHz
     sm_clock_max: float = math.nan  # MHz
+
+
+#: the value columns of a :class:`ReadingBlock` (the hub's ring columns after the time)
+VALUES = ("util", "mem_used", "mem_total", "temperature", "power", "mem_util", "power_limit", "sm_clock",
+          "sm_clock_max")
+
+
+@dataclass(frozen=True)
+class ReadingBlock:
+    """One round of GPU readings as arrays: ``values[i]`` holds :data:`VALUES` of GPU ``index[i]`` (NaN
+    where not reported).  Made by :func:`parse_block`; :meth:`readings` gives the objects back."""
+
+    index: tuple[int, ...]
+    name: tuple[str, ...]
+    uuid: tuple[str, ...]
+    values: np.ndarray  # (n, len(VALUES)) float64
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def readings(self) -> list[Reading]:
+        return [Reading(self.index[i], self.name[i], *map(float, row[:5]), uuid=self.uuid[i], mem_util=float(row[5]),
+                        power_limit=float(row[6]), sm_clock=float(row[7]), sm_clock_max=float(row[8]))
+                for i, row in enumerate(self.values)]
+
+    @staticmethod
+    def of(readings: Sequence[Reading]) -> "ReadingBlock":
+        """The block of readings made one by one (the slow path, and other sources)."""
+        values = np.array([[r.util, r.mem_used, r.mem_total, r.temperature, r.power, r.mem_util, r.power_limit,
+                            r.sm_clock, r.sm_clock_max] for r in readings], np.float64).reshape(-1, len(VALUES))
+        return ReadingBlock(tuple(r.index for r in readings), tuple(r.name for r in readings),
+                            tuple(r.uuid for r in readings), values)
 
 
 @dataclass(frozen=True)
@@ -115,6 +153,37 @@ def parse_line(line: str) -> Reading | GpuProblem | None:
                    mem_used=value(parts[4]), mem_total=value(parts[5]), temperature=value(parts[6]),
                    power=value(parts[7]), mem_util=extra[0], power_limit=extra[1], sm_clock=extra[2],
                    sm_clock_max=extra[3])
+
+
+def parse_block(lines: Sequence[str]) -> tuple[ReadingBlock, list[GpuProblem]]:
+    """A round of query lines → (the GPU readings, the problems), as :func:`parse_line` reads them.
+
+    Fast path: every non-blank line has the query's columns, an index and plain numbers, so all of
+    them are converted by numpy at once.  Anything else (``[N/A]``, a lost GPU, a driver message, a
+    line cut short) takes the line-by-line path for the whole round.
+    """
+    rows = [ln.split(",") for ln in lines if ln.strip()]
+    width = len(rows[0]) if rows else 0
+    if rows and width in (len(QUERY_FIELDS), len(LEGACY_FIELDS)) and all(len(r) == width for r in rows):
+        try:
+            numbers = np.array([r[3:] for r in rows], dtype=np.float64)  # float() accepts the padding
+            index = tuple(int(r[0]) for r in rows)
+        except ValueError:
+            numbers = None
+        if numbers is not None and not np.isinf(numbers).any():
+            if width == len(LEGACY_FIELDS):
+                numbers = np.hstack([numbers, np.full((len(rows), 4), math.nan)])
+            return ReadingBlock(index, tuple(r[2].strip() for r in rows), tuple(r[1].strip() for r in rows),
+                                numbers), []
+    readings: list[Reading] = []
+    problems: list[GpuProblem] = []
+    for ln in lines:
+        item = parse_line(ln)
+        if isinstance(item, GpuProblem):
+            problems.append(item)
+        elif item is not None:
+            readings.append(item)
+    return ReadingBlock.of(readings), problems
 
 
 def parse_mig_list(text: str) -> list[MigDevice]:

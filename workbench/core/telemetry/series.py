@@ -195,25 +195,30 @@ class RingSeries:
 
         Raw readings where the fine ring still has them; before that, each
         coarse bucket as two points (its minimum, then its maximum) at the
-        bucket's first reading time, so peaks survive.
+        bucket's first reading time, so peaks survive.  Only the rows in the
+        window are converted and copied (a 5 min window of a 2 h ring is 1/24 of it).
         """
-        fine = self.fine()
+        rows = self._ordered(self._fine, self._fine_n, self._fine_head)
         lo = -math.inf if start is None else start
         hi = math.inf if end is None else end
         parts = []
-        fine_from = fine.t[0] if len(fine) else math.inf
+        fine_from = float(rows[0, 0]) + self.origin if len(rows) else math.inf
         if lo < fine_from and self._coarse_n:
-            rows = self._ordered(self._coarse, self._coarse_n, self._coarse_head)
-            t = rows[:, 0].astype(np.float64) + self.origin
+            coarse = self._ordered(self._coarse, self._coarse_n, self._coarse_head)
+            t = coarse[:, 0].astype(np.float64) + self.origin
             # buckets that start before the fine ring; the one straddling its start overlaps it a little
             sel = (t >= lo) & (t <= hi) & (t < fine_from)
-            rows, t = rows[sel], t[sel]
-            if rows.size:
-                parts.append(Window(np.repeat(t, 2), rows[:, 1:3].reshape(-1).copy(),
-                                    rows[:, 3:5].reshape(-1).copy()))
-        if len(fine):
-            a, b = np.searchsorted(fine.t, lo, "left"), np.searchsorted(fine.t, hi, "right")
-            parts.append(Window(fine.t[a:b], fine.util[a:b], fine.mem[a:b]))
+            coarse, t = coarse[sel], t[sel]
+            if coarse.size:
+                parts.append(Window(np.repeat(t, 2), coarse[:, 1:3].reshape(-1).copy(),
+                                    coarse[:, 3:5].reshape(-1).copy()))
+        if len(rows):
+            rel = rows[:, 0]  # float32 seconds after the origin, ascending
+            a = 0 if lo == -math.inf else int(np.searchsorted(rel, np.float32(lo - self.origin), "left"))
+            b = len(rows) if hi == math.inf else int(np.searchsorted(rel, np.float32(hi - self.origin), "right"))
+            if b > a:
+                part = rows[a:b]
+                parts.append(Window(part[:, 0].astype(np.float64) + self.origin, part[:, 1].copy(), part[:, 2].copy()))
         if not parts:
             return _empty_window()
         if len(parts) == 1:
@@ -243,6 +248,43 @@ def decimate(t: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray,
         hi_i = np.r_[hi_i, rows * size + int(tail.argmax())]
     idx = np.column_stack([np.minimum(lo_i, hi_i), np.maximum(lo_i, hi_i)]).reshape(-1)
     return t[idx], y[idx]
+
+
+#: seconds a pixel column may stand for, in a 1-2-5 ladder: a window's step stays the same while it
+#: grows by up to 2-2.5×, so the buckets (and the plotted image) stay put between pixel steps
+_STEPS = tuple(m * 10.0 ** e for e in range(-3, 7) for m in (1.0, 2.0, 5.0))
+
+
+def pixel_step(span_s: float, width_px: int) -> float:
+    """Seconds per pixel column for ``span_s`` on ``width_px`` pixels, rounded up to a 1-2-5 step."""
+    raw = max(span_s, 1e-3) / max(int(width_px), 1)
+    return next((s for s in _STEPS if s >= raw), raw)
+
+
+def snap_window(start: float, end: float, step: float) -> tuple[float, float]:
+    """``[start, end]`` widened to whole steps (so it moves in steps, not at every redraw)."""
+    return math.floor(start / step) * step, math.ceil(end / step) * step
+
+
+def peak_decimate(t: np.ndarray, y: np.ndarray, start: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Min/max ("peak") decimation to one bucket per ``step`` seconds, buckets aligned to ``start``.
+
+    Each bucket with readings gives two points at its middle: its minimum, then its maximum (a
+    vertical stroke, as a pixel column shows them), so no spike is lost.  Buckets are aligned to
+    absolute time, not to the readings: a new reading changes only the last bucket, so an
+    unchanged window yields identical arrays (and the plot need not be repainted).  Nothing is
+    dropped when there are no more readings than two per bucket.  ``t`` sorted ascending.
+    """
+    n = int(t.size)
+    if n == 0 or step <= 0:
+        return t, y
+    ids = np.floor((t - start) / step).astype(np.int64)
+    if n <= 2 * (int(ids[-1] - ids[0]) + 1):
+        return t, y
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    lo, hi = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
+    x = start + (ids[starts].astype(np.float64) + 0.5) * step
+    return np.repeat(x, 2), np.column_stack([lo, hi]).reshape(-1)
 
 
 @dataclass(frozen=True)

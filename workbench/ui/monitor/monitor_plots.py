@@ -1,25 +1,43 @@
 """The Monitor view's pyqtgraph plots: utilization, memory, cumulative spend and burn rate.
 
 Threading: main thread only (pyqtgraph is Qt).  The view decides *when* to
-draw (at most 2 Hz); :meth:`MonitorPlots.draw` hands pyqtgraph at most
-``max_points`` points per curve, min/max-decimated so spikes survive, and
-pyqtgraph's own peak downsampling and clip-to-view do the rest on zoom.
+draw (at most 2 Hz); :meth:`MonitorPlots.draw` decides *what* changes:
+
+* Clip to view and downsample to the pixel width: only the window is handed over, peak
+  (min/max) decimated to one bucket per pixel column (:func:`peak_decimate`), buckets aligned
+  to absolute time and the window moved in whole pixel steps (:func:`pixel_step`), so the
+  arrays only change when the picture would.
+* Only what changed repaints: a curve whose arrays are the same is not handed to pyqtgraph
+  again, and the x and y ranges move only when they really change (the money and memory
+  axes with head room), so a new reading in the 24 h view repaints the telemetry plots and
+  leaves the spend plots, the axes and their labels alone.
+* Cheap paints: no antialiasing (1 px lines on dense data), the axes, their grid lines and
+  the legends are cached as pixmaps (re-rendered only when their range or text changes),
+  and pyqtgraph's own per-paint downsampling is off (the data already fits the pixels).
+* OpenGL where the platform has it (``monitor/opengl`` setting, or
+  ``WORKBENCH_PLOTS_OPENGL=1``), Qt's raster engine otherwise (the default).
 """
 
 from __future__ import annotations
+
+import math
+import os
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
-from workbench.core.telemetry.series import SeriesKey, SeriesSet, SpendCurves, decimate
+from workbench.core.telemetry.series import (SeriesKey, SeriesSet, SpendCurves, peak_decimate, pixel_step,
+                                             snap_window)
 
-MAX_POINTS = 2000
+MAX_POINTS = 2000  # kept for callers; the pixel width now bounds the points (2 per column)
 MIN_SPAN_S = 30.0
+MIN_COLUMNS = 200  # before the first layout the plot's width is not known yet
+HEADROOM = 1.25  # a growing y range jumps ahead by this much, so it is not rescaled at every reading
 _MB_PER_GB = 1024.0
 #: distinct on light and dark backgrounds (a qualitative palette: blue, orange, green, red, …)
 SERIES_COLORS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
@@ -45,19 +63,23 @@ def _size(mb: float) -> str:
 class _Curves:
     """The pyqtgraph items of one series."""
 
-    def __init__(self, util: pg.PlotDataItem, mem: pg.PlotDataItem, total: pg.InfiniteLine | None) -> None:
+    def __init__(self, util: pg.PlotCurveItem, mem: pg.PlotCurveItem, total: pg.InfiniteLine | None) -> None:
         self.util, self.mem, self.total = util, mem, total
 
 
 class MonitorPlots(QWidget):
     """Four x-linked plots in one GraphicsLayoutWidget; ``draw()`` replaces what they show."""
 
-    def __init__(self, parent: QWidget | None = None, max_points: int = MAX_POINTS) -> None:
+    def __init__(self, parent: QWidget | None = None, max_points: int = MAX_POINTS,
+                 opengl: bool | str | None = None) -> None:
         super().__init__(parent)
         self.max_points = max_points
         self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setObjectName("monitor-plots")
         self.canvas.setAntialiasing(False)  # speed; 1 px lines look fine without it
+        self.opengl = use_opengl(opengl)
+        if self.opengl:
+            self.canvas.useOpenGL(True)
         QVBoxLayout(self).addWidget(self.canvas)
         self.layout().setContentsMargins(0, 0, 0, 0)
 
@@ -67,22 +89,30 @@ class MonitorPlots(QWidget):
             p.setMenuEnabled(False)
             p.getAxis("left").setWidth(52)  # aligned left edges, so the x-linked plots line up
             p.getViewBox().setAutoVisible(y=True)  # y autorange looks at the visible window only
+            for name in ("left", "bottom", "right", "top"):  # the hidden ones follow the view too
+                axis = p.getAxis(name)
+                axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # re-rendered only on change
+                axis.enableAutoSIPrefix(False)  # we scale (MB/GB) ourselves; its label relayout cost every move
+            if row < 3:  # x-linked: only the bottom plot shows the time axis (each one costs a paint per move)
+                p.hideAxis("bottom")
             return p
 
         self.util_plot, self.mem_plot, self.cost_plot, self.burn_plot = (plot(r) for r in range(4))
         for row, stretch in enumerate((3, 3, 2, 2)):
             self.canvas.ci.layout.setRowStretchFactor(row, stretch)
         for p in (self.util_plot, self.mem_plot):
-            p.setDownsampling(auto=True, mode="peak")
-            p.setClipToView(True)
+            p.setDownsampling(auto=False)  # draw() hands at most 2 points per pixel column already
+            p.setClipToView(False)  # and only the window
         for p in (self.mem_plot, self.cost_plot, self.burn_plot):
             p.setXLink(self.util_plot)
         self.util_plot.setYRange(0, 100, padding=0.02)
         self.util_plot.getViewBox().setMouseEnabled(y=False)
         self.util_legend = self.util_plot.addLegend(offset=(-10, 10))
         self.mem_legend = self.mem_plot.addLegend(offset=(-10, 10))
-        self.cost_curve = self.cost_plot.plot([], [], pen=pg.mkPen((60, 140, 220), width=2))
-        self.burn_curve = self.burn_plot.plot([], [], pen=pg.mkPen((230, 140, 40), width=2))
+        for legend in (self.util_legend, self.mem_legend):
+            legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.cost_curve = _curve(self.cost_plot, pg.mkPen((60, 140, 220), width=2))
+        self.burn_curve = _curve(self.burn_plot, pg.mkPen((230, 140, 40), width=2))
         self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((220, 60, 60), width=1,
                                                                                  style=Qt.PenStyle.DashLine),
                                            label="", labelOpts={"position": 0.08, "color": (220, 60, 60)})
@@ -92,6 +122,11 @@ class MonitorPlots(QWidget):
         self.curves: dict[SeriesKey, _Curves] = {}
         self.mem_unit = "MB"
         self._title_text: dict[int, str] = {}
+        self._shown: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(curve) → the arrays it holds
+        self._x_range: tuple[float, float] | None = None
+        self._y_top: dict[int, float] = {}  # id(plot) → the top of its y range
+        self.handed = 0  # curves handed new data (tests and benchmarks)
+        self._unit_shown = ""
         self.apply_palette()
 
     # -- look ---------------------------------------------------------------
@@ -129,6 +164,9 @@ class MonitorPlots(QWidget):
         self.mem_legend.clear()
         self.cost_curve.setData([], [])
         self.burn_curve.setData([], [])
+        self._shown.clear()
+        self._x_range = None
+        self._y_top.clear()
         self.set_budget(None, "USD")
 
     def _titles(self, sets: SeriesSet) -> None:
@@ -141,7 +179,10 @@ class MonitorPlots(QWidget):
             util, mem = tr("GPU utilization (%)"), tr("GPU memory used")
         self._set_title(self.util_plot, util)
         self._set_title(self.mem_plot, mem)
-        self.mem_plot.setLabel("left", tr("GB") if self.mem_unit == "GB" else tr("MB"))
+        unit = tr("GB") if self.mem_unit == "GB" else tr("MB")
+        if self._unit_shown != unit:  # a new label re-lays out (and repaints) the whole plot
+            self._unit_shown = unit
+            self.mem_plot.setLabel("left", unit)
 
     def _set_title(self, plot: pg.PlotItem, text: str) -> None:
         if self._title_text.get(id(plot)) != text:
@@ -157,8 +198,8 @@ class MonitorPlots(QWidget):
         if c is None:
             color = SERIES_COLORS[ordinal % len(SERIES_COLORS)]
             pen = pg.mkPen(color, width=1)
-            util = self.util_plot.plot([], [], pen=pen, name=series_label(key), antialias=False)
-            mem = self.mem_plot.plot([], [], pen=pen, name=None, antialias=False)
+            util = _curve(self.util_plot, pen, series_label(key))
+            mem = _curve(self.mem_plot, pen)
             total = None
             if key[0] != "cpu":  # a GPU's memory size is a real ceiling; the computer's RAM is not the job's
                 total = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(color, width=1,
@@ -172,33 +213,73 @@ class MonitorPlots(QWidget):
             self.mem_legend.addItem(c.mem, label)
         return c
 
+    def columns(self) -> int:
+        """Pixel columns of the plots' data area (the x-linked plots share it)."""
+        return max(MIN_COLUMNS, int(self.util_plot.getViewBox().width()))
+
     def draw(self, sets: SeriesSet, spend: SpendCurves | None, start: float, end: float) -> None:
-        """Show the window [start, end] of ``sets`` and ``spend`` (main thread)."""
+        """Show the window [start, end] of ``sets`` and ``spend`` (main thread); see the module doc."""
+        if end - start < MIN_SPAN_S:
+            start = end - MIN_SPAN_S
+        step = pixel_step(end - start, self.columns())
+        lo, hi = snap_window(start, end, step)
         keys = sets.keys()
-        windows = {k: sets.series[k].window(start, end) for k in keys}
-        peak = max([float(w.mem.max()) for w in windows.values() if len(w)] +
-                   [sets.series[k].mem_total for k in keys if k[0] != "cpu"] + [0.0])
+        windows = {k: sets.series[k].window(lo, hi) for k in keys}
+        totals = [sets.series[k].mem_total for k in keys if k[0] != "cpu"]
+        peak = max([float(np.nanmax(w.mem)) for w in windows.values() if len(w) and not np.isnan(w.mem).all()]
+                   + totals + [0.0])
         self.mem_unit = "GB" if peak >= _MB_PER_GB else "MB"
         scale = 1.0 / _MB_PER_GB if self.mem_unit == "GB" else 1.0
         self._titles(sets)
         for i, key in enumerate(keys):
             w, ring = windows[key], sets.series[key]
             c = self._curves_for(key, i, ring.mem_total)
-            c.util.setData(*decimate(w.t, w.util, self.max_points))
-            t, mem = decimate(w.t, w.mem, self.max_points)
-            c.mem.setData(t, mem * scale)
-            if c.total is not None:
+            self._hand(c.util, *peak_decimate(w.t, w.util, lo, step))
+            t, mem = peak_decimate(w.t, w.mem, lo, step)
+            self._hand(c.mem, t, mem * scale)
+            if c.total is not None and c.total.value() != ring.mem_total * scale:
                 c.total.setValue(ring.mem_total * scale)
         if spend is not None and spend.t.size:
-            self.cost_curve.setData(spend.t, spend.cost)
-            self.burn_curve.setData(spend.burn_t, spend.burn)
+            self._hand(self.cost_curve, *_up_to(spend.t, spend.cost, hi, step))
+            self._hand(self.burn_curve, *_up_to(spend.burn_t, spend.burn, hi, step))
         else:
-            self.cost_curve.setData([], [])
-            self.burn_curve.setData([], [])
-        if end - start < MIN_SPAN_S:
-            start = end - MIN_SPAN_S
-        self.util_plot.setXRange(start, end, padding=0)
+            self._hand(self.cost_curve, _EMPTY, _EMPTY)
+            self._hand(self.burn_curve, _EMPTY, _EMPTY)
+        if (lo, hi) != self._x_range:
+            self._x_range = (lo, hi)
+            self.util_plot.setXRange(lo, hi, padding=0)
+        self._fit(self.mem_plot, peak * scale, fixed=bool(totals) and peak <= max(totals))
         self._fit_cost(spend)
+        for plot in (self.util_plot, self.mem_plot, self.cost_plot, self.burn_plot):
+            # move the curves now: left to the paint, pyqtgraph moves them while painting, which makes
+            # Qt paint everything a second time
+            plot.getViewBox().updateMatrix()
+
+    def _hand(self, curve: pg.PlotCurveItem, x: np.ndarray, y: np.ndarray) -> None:
+        """Give ``curve`` new arrays unless it holds the same ones (then nothing repaints)."""
+        old = self._shown.get(id(curve))
+        if old is not None and _same(old[0], x) and _same(old[1], y):
+            return
+        self._shown[id(curve)] = (x, y)
+        curve.setData(x, y)
+        self.handed += 1
+
+    def _fit(self, plot: pg.PlotItem, top: float, *, fixed: bool = False, margin: float = 1.08) -> None:
+        """y from 0 to ``top`` × ``margin``.  ``fixed``: exactly that (a known ceiling such as a GPU's
+        memory size, or a burn rate that changes in steps).  Otherwise the range stays while ``top``
+        is within it and above a third of it, and a growing one jumps ahead by :data:`HEADROOM`, so
+        a rising spend does not rescale (and repaint) its axis at every poll."""
+        want = max(top, 1e-9) * margin
+        have = self._y_top.get(id(plot))
+        if not fixed:
+            if have is not None and have / 3 <= want <= have:
+                return
+            if have is None or want > have:
+                want *= HEADROOM
+        if want == have:
+            return
+        self._y_top[id(plot)] = want
+        plot.setYRange(0, want, padding=0)
 
     def set_budget(self, budget: float | None, currency: str) -> None:
         """Draw the launch's budget as a horizontal line (hidden when there is none)."""
@@ -214,10 +295,90 @@ class MonitorPlots(QWidget):
         """Money axes start at 0 (a flat burn rate must not look like noise) and show the budget."""
         have = spend is not None and spend.t.size > 0
         top = float(spend.cost.max()) if have else 0.0
-        self.cost_plot.setYRange(0, max(self.budget or 0.0, top, 0.01) * 1.08, padding=0)
+        self._fit(self.cost_plot, max(self.budget or 0.0, top, 0.01))
         rate = float(spend.burn.max()) if have and spend.burn.size else 0.0
-        self.burn_plot.setYRange(0, max(rate, 0.01) * 1.15, padding=0)
+        self._fit(self.burn_plot, max(rate, 0.01), fixed=True, margin=1.15)
 
     def has_data(self) -> bool:
         """True when at least one telemetry curve holds points."""
         return any(np.size(c.util.getData()[0]) for c in self.curves.values())
+
+
+_EMPTY = np.empty(0, np.float64)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal arrays, to a millionth of a millionth (a value re-interpolated at the same time may differ in
+    its last bit; no pixel can show that)."""
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=0.0, equal_nan=True))
+
+
+def _curve(plot: pg.PlotItem, pen: object, name: str | None = None) -> pg.PlotCurveItem:
+    """A bare curve item (not a PlotDataItem: that wrapper re-processes the arrays in Python at every
+    setData, for features these plots do not use), unsmoothed, broken at NaN (an unreported value)."""
+    curve = pg.PlotCurveItem(x=_EMPTY, y=_EMPTY, pen=pen, name=name, antialias=False, connect="finite")
+    plot.addItem(curve)
+    return curve
+
+
+def _up_to(t: np.ndarray, v: np.ndarray, end: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """A spend curve whose last point (now) is moved back to the last whole ``step`` before it, its value
+    interpolated (both curves are linear between entries): the curve then changes once a pixel column,
+    not at every poll."""
+    if t.size < 2 or not math.isfinite(t[-1]):
+        return t, v
+    snapped = math.floor(float(t[-1]) / step) * step
+    if not t[-2] < snapped < t[-1]:  # within the first step after the last entry: as it is
+        return t, v
+    span = float(t[-1] - t[-2])
+    value = float(v[-2]) + (float(v[-1]) - float(v[-2])) * ((snapped - float(t[-2])) / span if span > 0 else 1.0)
+    return np.r_[t[:-1], snapped], np.r_[v[:-1], value]
+
+
+#: OpenGL renderers that draw on the CPU: slower than Qt's raster engine for these plots (measured)
+SOFTWARE_GL = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader", "basic render")
+_probed: list[bool] = []
+
+
+def use_opengl(setting: bool | str | None = None) -> bool:
+    """Whether the plots draw with OpenGL: ``WORKBENCH_PLOTS_OPENGL`` (1/0/auto) first, else ``setting``
+    (the ``monitor/opengl`` setting: true, false or auto; None is auto).
+
+    Auto: OpenGL where the platform has it in hardware, Qt's raster engine otherwise.  A software
+    OpenGL (Mesa's llvmpipe, as on a machine without a GPU or under Xvfb) is not "having it": it
+    costs several times the raster engine's CPU for the same picture (docs/benchmarks.md).
+    """
+    flag = os.environ.get("WORKBENCH_PLOTS_OPENGL", "").strip().lower()
+    choice = flag or (setting if isinstance(setting, str) else ("auto" if setting is None else str(setting)))
+    choice = str(choice).strip().lower()
+    if choice in ("1", "true", "yes", "on"):
+        return True
+    if choice != "auto":
+        return False
+    if not _probed:
+        _probed.append(hardware_opengl())
+    return _probed[0]
+
+
+def hardware_opengl() -> bool:
+    """True when an OpenGL context can be made here and its renderer is a GPU's (main thread; ~50 ms once)."""
+    from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext
+
+    if QGuiApplication.platformName() in ("offscreen", "minimal", "vnc"):
+        return False
+    try:
+        context = QOpenGLContext()
+        if not context.create():
+            return False
+        surface = QOffscreenSurface()
+        surface.setFormat(context.format())
+        surface.create()
+        if not context.makeCurrent(surface):
+            return False
+        try:
+            name = str(context.functions().glGetString(0x1F01) or "").lower()  # GL_RENDERER
+        finally:
+            context.doneCurrent()
+    except Exception:  # noqa: BLE001 - no usable OpenGL: the raster engine
+        return False
+    return bool(name) and not any(s in name for s in SOFTWARE_GL)

@@ -96,7 +96,9 @@ def poll_instance(accounts: Accounts, inst: Instance, load_history: bool, hub: T
                                     for s in stored)  # NOT_REPORTED (MIG slices, [N/A]) is a gap, not -1 %
     if hub is not None and inst.state.active and is_remote(inst) and inst.host:
         res.telemetry = True
-        res.live = group_samples(hub.since(inst.instance_id, since))
+        res.live = {key: SampleBatch(rows[:, 0], rows[:, 1].astype(np.float32), rows[:, 2].astype(np.float32),
+                                     float(rows[-1, 3]))  # arrays straight from the hub's ring
+                    for key, rows in hub.since_rows(inst.instance_id, since).items()}
         state, message, problems = hub.status(inst.instance_id)
         notes = [p.message for p in problems]
         if state in ("booting", "driver", "reconnecting", "error") and message:
@@ -217,7 +219,7 @@ class MonitorView(QWidget):
         if self._plots is None:
             from workbench.ui.monitor.monitor_plots import MonitorPlots
 
-            self._plots = MonitorPlots()
+            self._plots = MonitorPlots(opengl=str(self.session.settings.q.value("monitor/opengl", "auto")))
             self._plots_layout.addWidget(self._plots, 1)
         return self._plots
 
@@ -474,7 +476,10 @@ class MonitorView(QWidget):
         if sets is None or sets.last_ts is None:
             return
         spend = self.spend.get(instance_key(inst))
-        end = time.time() if inst.state.active else max(sets.last_ts, spend.t[-1] if spend and spend.t.size else 0)
+        # a machine that no longer runs: its window ends with its last reading or ledger entry (a spend
+        # curve's last point is the poll's "now", after which nothing happened)
+        last_entry = spend.t[-2] if spend is not None and spend.t.size >= 2 else 0.0
+        end = time.time() if inst.state.active else max(sets.last_ts, float(last_entry))
         seconds = self.window_seconds
         if seconds is not None:
             start = end - seconds

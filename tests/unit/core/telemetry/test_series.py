@@ -11,7 +11,7 @@ import pytest
 from workbench.core.domain.models import GpuSample
 from workbench.core.store.database import LedgerEntry
 from workbench.core.telemetry.series import (RingSeries, SeriesSet, benchmark_memory, decimate, group_samples,
-                                 spend_curves)
+                                             peak_decimate, pixel_step, snap_window, spend_curves)
 
 T0 = 1_700_000_000.0
 
@@ -112,6 +112,46 @@ def test_decimate_keeps_every_buckets_min_and_max_and_bounds_the_count():
         assert chunk.max() in yd and chunk.min() in yd
     t2, y2 = decimate(t[:100], y[:100], max_points)
     assert len(t2) == 100  # short data passes through untouched
+
+
+def test_pixel_decimation_keeps_each_columns_peaks_and_a_new_reading_changes_only_the_last_column():
+    rng = np.random.default_rng(2)
+    n, width = 86_400, 900
+    t = T0 + np.arange(n, dtype=np.float64)
+    y = rng.uniform(0, 100, n).astype(np.float32)
+    y[50_000] = 250.0  # a one-second spike
+    step = pixel_step(n, width)
+    assert step == 100.0 and n / step <= width  # 1-2-5 steps: at most one bucket per pixel column
+    lo, hi = snap_window(t[0], t[-1], step)
+    assert lo <= t[0] and hi >= t[-1] and lo % step == 0 and hi % step == 0
+    x, v = peak_decimate(t, y, lo, step)
+    assert len(x) == 2 * 864 and len(x) == len(v)
+    assert 250.0 in v and v.min() == y.min()  # peaks survive
+    assert np.all(x[0::2] == x[1::2]) and np.all(np.diff(x[0::2]) == step)  # min then max, one column each
+    bucket = (t - lo) // step
+    for b in (0, 500, 863):  # every column holds its bucket's extremes
+        inside = y[bucket == b]
+        assert (v[2 * b], v[2 * b + 1]) == (inside.min(), inside.max())
+    # a new reading in the last bucket: only the last column may change; then nothing changes at all
+    t2, y2 = np.r_[t, t[-1] + 0.5], np.r_[y, np.float32(99.5)]
+    x2, v2 = peak_decimate(t2, y2, lo, step)
+    assert np.array_equal(x2[:-2], x[:-2]) and np.array_equal(v2[:-2], v[:-2])
+    x3, v3 = peak_decimate(t2.copy(), y2.copy(), lo, step)
+    assert np.array_equal(x3, x2) and np.array_equal(v3, v2)
+    few_t, few_y = t[:300], y[:300]  # no more than two readings a column: untouched
+    assert peak_decimate(few_t, few_y, lo, 1.0)[0] is few_t
+
+
+def test_a_window_converts_only_its_own_rows_and_matches_the_whole_ring():
+    ring = RingSeries()
+    ts, util, mem = ramp(3 * 3600)  # 3 h: the fine ring holds the last 2 h, the coarse one the rest
+    ring.extend(ts, util, mem)
+    whole = ring.window()
+    part = ring.window(ts[-300], ts[-1])
+    assert len(part) == 300 and np.array_equal(part.t, ts[-300:]) and np.array_equal(part.util, util[-300:])
+    sel = (whole.t >= ts[1000]) & (whole.t <= ts[9000])
+    mixed = ring.window(ts[1000], ts[9000])  # coarse buckets before the fine ring, raw readings after
+    assert np.array_equal(mixed.t, whole.t[sel]) and np.array_equal(mixed.mem, whole.mem[sel])
 
 
 def test_memory_per_series_is_bounded_and_allocated_lazily():
