@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
+    from workbench.cli.storage_args import add_parsers as add_storage_parsers  # storage, attempts, interrupt
+
+    add_storage_parsers(sub, common)
     return p
 
 
@@ -173,6 +176,8 @@ COMMANDS = {
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
     "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
+    "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
+    "interrupt": ("recovery", "cmd_interrupt"),
 }
 
 

@@ -95,6 +95,9 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
 def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    from workbench.cli import storage as storage_cli  # mounts checked before anything bills
+
+    storage_plan = storage_cli.check_for_launch(ctx, lp)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:
@@ -106,13 +109,19 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
                   f"  price {money(lp.price_per_hour, cur)}/h ({o.prices.source}, {o.prices.as_of})"
                   f"{' spot' if spec.resources.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n")
+        for line in storage_cli.describe_plan(storage_plan):
+            out.write(line + "\n")
         out.flush()
+    for w in storage_plan.warnings:
+        err(f"warning: {w}")
     if not _confirm("Launch?", args.yes):
         err("cancelled: nothing was launched")
         return EXIT_INPUT
+    lp, uploads = storage_cli.upload_for_launch(ctx, lp, storage_plan)
     instances = execute(ctx.accounts, lp)
     if ctx.json:
-        emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances]})
+        emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances],
+                   "storage": storage_plan.to_json(), "uploads": [u.to_json() for u in uploads]})
     else:
         print(f"launch id: {lp.launch_id}")
         _instance_table(instances, {})

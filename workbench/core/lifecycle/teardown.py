@@ -296,6 +296,10 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
     run = _Run(accounts, ids, timeout, poll, clock, progress)
     report = run.report
     by_name = {p.name: p for p in accounts.profiles()}
+    from workbench.core.lifecycle.recovery import note_teardown  # ended on purpose: never relaunched
+
+    note_teardown(accounts.store, ids if ids is not None else
+                  {i.launch_id for i in accounts.store.list_instances() if i.state.billable})
     pre = reconcile(accounts)
     for name, exc in pre.errors:
         run.error(by_name.get(name) or Profile(name, "?"), exc)

@@ -54,6 +54,7 @@ from typing import Any
 from workbench.core import paths
 from workbench.core.domain.errors import NotFoundError, StoreError
 from workbench.core.domain.models import GpuSample, Instance, InstanceState, Profile
+from workbench.core.store.attempts import AttemptTables, migrate_3
 from workbench.core.store.money import MoneyTables, migrate_2
 
 log = logging.getLogger("workbench.store")
@@ -146,7 +147,7 @@ def _migrate_1(conn: sqlite3.Connection) -> None:
 
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1, migrate_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1, migrate_2, migrate_3]
 
 
 def latest_version() -> int:
@@ -300,10 +301,11 @@ _LAUNCH_FIELDS = frozenset(f.name for f in fields(LaunchRecord)) - {"launch_id"}
 # --------------------------------------------------------------------------- store
 
 
-class Store(MoneyTables):
+class Store(MoneyTables, AttemptTables):
     """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`.
 
-    Budgets, settings, spot prices, actual costs and guard events: see :class:`MoneyTables`.
+    Budgets, settings, spot prices, actual costs and guard events: see :class:`MoneyTables`;
+    attempts of relaunched launches: :class:`AttemptTables`.
     """
 
     path: Path
