@@ -35,7 +35,7 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
                                    Profile, Region, Resource)
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
-                                     SupportsStop, SupportsTelemetry)
+                                     SupportsStop, SupportsTelemetry, SupportsEndReason)
 from workbench.core.storage.contract import SupportsObjectStorage
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
@@ -60,7 +60,8 @@ REGION_NAMES = {
 }
 
 
-class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage):
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
+                  SupportsEndReason):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
@@ -337,6 +338,20 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         except Exception as exc:  # noqa: BLE001
             raise self._fail(exc, "reading the spot price history", "DescribeSpotPriceHistory",
                              instance.region) from None
+
+    def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]:
+        """Terminated instances as EC2 still describes them (about an hour): the state reason says spot or not."""
+        groups = self._by_region(instances)
+
+        def one(region: str) -> list[Instance]:
+            ids = sorted({i.instance_id for i in groups[region]})
+            try:
+                raw = inventory.describe_by_ids(self._ec2(region), ids)
+            except Exception as exc:  # noqa: BLE001
+                raise self._fail(exc, "describing ended instances", "DescribeInstances", region) from None
+            return [inventory.to_instance(r, self.id, self.profile.name, region) for r in raw]
+
+        return [i for batch in self._fan_out(sorted(groups), one) for i in batch]
 
     # -- object storage (S3: see .storage) ---------------------------------------------------------
     def storage_probe(self, uri):  # type: ignore[no-untyped-def]

@@ -40,13 +40,14 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from workbench.core import paths
-from workbench.core.domain.errors import CapacityError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, JobSpec, Profile
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
 from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.providers.contract import SupportsEndReason
 from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
@@ -57,6 +58,7 @@ log = logging.getLogger("workbench.recovery")
 GUARD = "recovery"
 ENDED_BY_APP = "ended_by_app"  # a guard-event key: the app (user, guards, on_finish) tore the launch down
 MIN_RUNTIME_LEFT_MIN = 5  # no relaunch with less max runtime left than this
+MAX_OFFER_TRIES = 4  # offers tried in one relaunch (no capacity: the next cheapest)
 SELF_ENDED_CODES = ("Client.InstanceInitiatedShutdown",)
 
 
@@ -189,7 +191,8 @@ class RecoveryEngine:
         spec = spec_from_dict(rec.spec or {})
         policy = spec.recovery
         assert policy is not None
-        verdict = classify(store, rec, store.list_instances(launch_id=rec.launch_id), policy.on)
+        insts = self._with_end_reasons(store.list_instances(launch_id=rec.launch_id))
+        verdict = classify(store, rec, insts, policy.on)
         if verdict is None:
             return
         reason, detail = verdict
@@ -214,6 +217,30 @@ class RecoveryEngine:
         if not store.claim_event(GuardRecord(root_id, GUARD, f"relaunch:{n + 1}:{bucket}", now, "info", detail)):
             return  # this process or another one is on it (or tried moments ago)
         self._relaunch(root, rec, spec, n, reason, detail, events)
+
+    def _with_end_reasons(self, insts: list[Instance]) -> list[Instance]:
+        """Ended machines without a known reason: ask their cloud why (and keep the answer in the store)."""
+        unknown = [i for i in insts if not i.state.active and not i.state.billable and i.exit_code is None
+                   and not (i.extra.get("state_reason") or i.extra.get("evicted") or i.extra.get("reason"))]
+        if not unknown:
+            return insts
+        by_profile: dict[str, list[Instance]] = {}
+        for i in unknown:
+            by_profile.setdefault(i.profile, []).append(i)
+        found: dict[str, Instance] = {}
+        for name, group in by_profile.items():
+            prov = self.accounts.provider(self.accounts.profile(name))
+            if isinstance(prov, SupportsEndReason):
+                for got in prov.ended_instances(group):
+                    found[got.instance_id] = got
+        out = []
+        for i in insts:
+            got = found.get(i.instance_id)
+            if got is not None and not got.state.active:
+                i = i.with_state(got.state, extra={**i.extra, **got.extra})
+                self.store.upsert_instance(i)
+            out.append(i)
+        return out
 
     def _limits(self, root: LaunchRecord, spec: JobSpec, n: int, max_restarts: int, now: float) -> str | None:
         if n - 1 >= max_restarts:
@@ -262,33 +289,42 @@ class RecoveryEngine:
         store = self.store
         store.end_attempt(rec.launch_id, reason, detail, now)
         new_spec = self._next_spec(root, spec, n + 1, now)
-        lid = f"{root.launch_id}-a{n + 1}-{secrets.token_hex(2)}"
+        self._log(rec.launch_id, f"attempt {n} ended: {detail}; relaunching as attempt {n + 1}")
+        failures: list[str] = []
         try:
-            choice, others = self._choose(root, rec, new_spec)
-            lp = plan_offer(self.accounts, new_spec, choice, others, launch_id=lid)
-            store.add_attempt(AttemptRecord(lid, root.launch_id, n + 1, now, "launching", detail=detail))
-            self._log(rec.launch_id, f"attempt {n} ended: {detail}; relaunching as attempt {n + 1} ({lid}) on "
-                                     f"{lp.profile.name} {choice.offer.region} {choice.offer.instance_type}")
-            if not self._over_ssh(lp.profile):
-                self._log(lid, f"attempt {n + 1} of {root.launch_id}, after attempt {n} ended: {detail}; "
-                               "WORKBENCH_RESUME=1")
-            execute(self.accounts, lp)
+            offers = self._choose(rec, new_spec)
         except WorkbenchError as exc:
-            if store.attempt_of(lid) is not None:
+            offers, failures = [], [exc.message]
+        for choice in offers[:MAX_OFFER_TRIES]:
+            lid = f"{root.launch_id}-a{n + 1}-{secrets.token_hex(2)}"
+            try:
+                lp = plan_offer(self.accounts, new_spec, choice, len(offers) - 1, launch_id=lid)
+                store.add_attempt(AttemptRecord(lid, root.launch_id, n + 1, self.clock(), "launching", detail=detail))
+                if not self._over_ssh(lp.profile):
+                    self._log(lid, f"attempt {n + 1} of {root.launch_id}, after attempt {n} ended: {detail}; "
+                                   "WORKBENCH_RESUME=1")
+                execute(self.accounts, lp)
+            except (CapacityError, QuotaError) as exc:  # no room there: the next cheapest offer
+                failures.append(f"{choice.offer.region} {choice.offer.instance_type}: {exc.message}")
                 store.update_attempt(lid, status="launch_failed", detail=exc.message)
-            else:
-                store.end_attempt(rec.launch_id, reason, detail, now)
-            self._emit(events, RecoveryEvent(root.launch_id, rec.launch_id, n, "relaunch_failed", "error",
-                                             f"{rec.name}: attempt {n} ended ({detail}); relaunching failed: "
-                                             f"{exc.message}; retrying in {self.retry_s:.0f} s", now))
+                continue
+            except WorkbenchError as exc:
+                failures.append(exc.message)
+                store.update_attempt(lid, status="launch_failed", detail=exc.message)
+                break
+            store.update_attempt(lid, status="running")
+            self._carry_budget(root, lid, now)
+            self._log(rec.launch_id, f"attempt {n + 1} runs as {lid} on {lp.profile.name} {choice.offer.region} "
+                                     f"{choice.offer.instance_type}")
+            self._emit(events, RecoveryEvent(
+                root.launch_id, lid, n + 1, "relaunched", "warning",
+                f"{rec.name}: attempt {n} ended ({detail}); attempt {n + 1} runs as {lid} on "
+                f"{lp.profile.provider}/{lp.profile.name} {choice.offer.region} {choice.offer.instance_type} "
+                f"({'spot' if new_spec.resources.spot else 'on-demand'}, {_price(choice)})", self.clock()))
             return
-        store.update_attempt(lid, status="running")
-        self._carry_budget(root, lid, now)
-        self._emit(events, RecoveryEvent(
-            root.launch_id, lid, n + 1, "relaunched", "warning",
-            f"{rec.name}: attempt {n} ended ({detail}); attempt {n + 1} of {policy_text(spec)} runs as {lid} on "
-            f"{lp.profile.provider}/{lp.profile.name} {choice.offer.region} {choice.offer.instance_type} "
-            f"({'spot' if new_spec.resources.spot else 'on-demand'}, {_price(choice)})", self.clock()))
+        self._emit(events, RecoveryEvent(root.launch_id, rec.launch_id, n, "relaunch_failed", "error",
+                                         f"{rec.name}: attempt {n} ended ({detail}); relaunching failed: "
+                                         f"{'; '.join(failures) or 'no offer'}; retrying in {self.retry_s:.0f} s", now))
 
     def _over_ssh(self, profile: Profile) -> bool:
         return bool(getattr(self.accounts.provider(profile), "runs_jobs_over_ssh", True))
@@ -309,15 +345,14 @@ class RecoveryEngine:
         if remaining is not None and remaining[1] != "USD":
             budgets.set_launch(self.store, lid, max(remaining[0], 0.01), remaining[1], remaining[2])
 
-    def _choose(self, root: LaunchRecord, rec: LaunchRecord, spec: JobSpec) -> tuple[RankedOffer, int]:
-        """The cheapest available offer the spec allows (profiles of its providers, its regions)."""
+    def _choose(self, rec: LaunchRecord, spec: JobSpec) -> list[RankedOffer]:
+        """Available offers the spec allows (profiles of its providers, its regions), cheapest first."""
         accounts = self.accounts
         if spec.providers:
             profiles = [p for p in accounts.profiles() if p.provider in spec.providers]
         else:
             profiles = [accounts.profile(rec.profile)]
-        q = OfferQuery.from_spec(spec)
-        ranked, errors = collect(accounts, q, profiles=profiles)
+        ranked, errors = collect(accounts, OfferQuery.from_spec(spec), profiles=profiles)
         regions = set(spec.regions)
         usable = [r for r in ranked if r.offer.available and (not regions or r.offer.region in regions
                                                               or r.offer.provider == "local")]
@@ -326,7 +361,7 @@ class RecoveryEngine:
                 raise errors[0][1]
             raise CapacityError(f"no offer the spec allows is available for {spec.name} now",
                                 hint="recovery tries again; widen providers/regions in the spec to give it more room")
-        return usable[0], len(usable) - 1
+        return usable
 
     def _log(self, launch_id: str, line: str) -> None:
         """A line in the launch's own log (the job's output), so the Logs view shows the story."""
@@ -336,11 +371,6 @@ class RecoveryEngine:
                 fh.write(f"[workbench] {stamp} {line}\n")
         except (OSError, WorkbenchError) as exc:
             log.info("could not write to the log of %s: %s", launch_id, exc)
-
-
-def policy_text(spec: JobSpec) -> str:
-    p = spec.recovery
-    return f"at most {p.max_restarts + 1}" if p else "?"
 
 
 def _price(choice: RankedOffer) -> str:

@@ -80,7 +80,7 @@ class StoragePlan:
 
 
 def _gb(n: float) -> str:
-    return f"{n / GB:,.1f} GB" if n >= 0.1 * GB else f"{n / 1e6:,.1f} MB"
+    return f"{n / GB:,.1f} GB" if n >= GB else f"{n / 1e6:,.1f} MB"
 
 
 def _context(i: int, uri: object, exc: WorkbenchError) -> WorkbenchError:
