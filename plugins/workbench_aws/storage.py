@@ -31,7 +31,8 @@ from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
 
 from .clients import Clients
-from .errors import error_code, translate
+from .codes import error_code
+from .errors import translate
 
 log = logging.getLogger("workbench.aws.storage")
 

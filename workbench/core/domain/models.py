@@ -58,6 +58,8 @@ class Prices:
     currency: str = "USD"
     source: str = "unknown"  # e.g. "live: AWS Price List API", "snapshot", "profile setting"
     as_of: str = ""  # ISO date the prices were observed
+    savings_plan_1y: float | None = None  # effective hourly under a 1-/3-year savings plan, where published
+    savings_plan_3y: float | None = None
 
     def hourly(self, spot: bool = False) -> float | None:
         return self.spot if spot else self.on_demand

@@ -43,6 +43,7 @@ from workbench.core import paths
 from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, JobSpec, Profile
+from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown  # noqa: F401 - re-exported
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
@@ -55,8 +56,6 @@ from workbench.core.store.money import GuardRecord
 
 log = logging.getLogger("workbench.recovery")
 
-GUARD = "recovery"
-ENDED_BY_APP = "ended_by_app"  # a guard-event key: the app (user, guards, on_finish) tore the launch down
 MIN_RUNTIME_LEFT_MIN = 5  # no relaunch with less max runtime left than this
 MAX_OFFER_TRIES = 4  # offers tried in one relaunch (no capacity: the next cheapest)
 SELF_ENDED_CODES = ("Client.InstanceInitiatedShutdown",)
@@ -77,16 +76,6 @@ class RecoveryEvent:
     def to_json(self) -> dict[str, object]:
         return {"root_id": self.root_id, "launch_id": self.launch_id, "attempt": self.attempt, "action": self.action,
                 "level": self.level, "message": self.message, "ts": self.ts}
-
-
-def note_teardown(store: Store, launch_ids: Iterable[str], why: str = "torn down by the app") -> None:
-    """Teardown calls this first: a launch the app ends on purpose is never 'recovered'."""
-    now = time.time()
-    for lid in launch_ids:
-        try:
-            store.claim_event(GuardRecord(lid, GUARD, ENDED_BY_APP, now, "info", why))
-        except WorkbenchError as exc:  # the teardown itself matters more
-            log.warning("could not note the teardown of %s: %s", lid, exc)
 
 
 def classify(store: Store, rec: LaunchRecord, insts: list[Instance], on: Iterable[str]) -> tuple[str, str] | None:
@@ -117,7 +106,7 @@ def classify(store: Store, rec: LaunchRecord, insts: list[Instance], on: Iterabl
     if codes:
         bad = [c for c in codes if c != 0]
         return (FAILURE, f"run exited with code {bad[0]}") if bad else (FINISHED, "run exited with code 0")
-    if store.has_event(rec.launch_id, GUARD, ENDED_BY_APP):
+    if ended_by_app(store, rec.launch_id):
         return STOPPED, "ended by the app (terminate, a guard or on_finish)"
     self_ended = next((i for i in insts if i.extra.get("state_reason") in SELF_ENDED_CODES), None)
     if self_ended is not None:

@@ -14,14 +14,12 @@ ConfigError.
 
 from __future__ import annotations
 
-import csv
 import logging
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from workbench.core import paths
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.domain.models import Offer, Prices
@@ -211,41 +209,13 @@ def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
     return (hardware.purchase_price - hardware.resale_value) / (hourly_cloud - running)
 
 
-def _num(row: dict[str, str], *keys: str) -> float | None:
-    for k in keys:
-        v = (row.get(k) or "").strip()
-        if v:
-            return float(v)
-    return None
-
-
 def snapshot_offers(folder: Path | None = None) -> list[Offer]:
-    """Offers from the bundled price snapshots (``resources/catalog/<provider>.csv``), for planning
-    without an account.  Rows or files that do not fit the expected columns are skipped (logged)."""
-    folder = folder or paths.resources_dir() / "catalog"
-    out: list[Offer] = []
-    for f in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
-        try:
-            lines = [ln for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-            for row in csv.DictReader(lines):
-                # two layouts are bundled: "<term>_usd" columns, or "<term>" plus a "currency" column
-                cur = (row.get("currency") or ("CNY" if any(k.endswith("_cny") for k in row) else "USD")).upper()
-                sfx = "_" + cur.lower()
+    """Offers from the price snapshots (bundled, plus the user's refreshed copies), for planning without an
+    account; ``folder`` reads every ``*.csv`` there instead.  Files that do not parse are skipped (logged).
+    One reader and one layout for every cloud: :mod:`workbench.core.providers.price_snapshot`."""
+    from workbench.core.providers import price_snapshot
 
-                def price(term: str) -> float | None:
-                    return _num(row, term + sfx, term)
-
-                prices = Prices(on_demand=price("on_demand"), spot=price("spot"), reserved_1y=price("reserved_1y"),
-                                reserved_3y=price("reserved_3y"), currency=cur, source="bundled snapshot",
-                                as_of=row.get("as_of", ""))
-                out.append(Offer(provider=f.stem, region=row["region"],
-                                 instance_type=row.get("instance_type") or row["size"],
-                                 gpu_model=row.get("gpu_model") or None, gpu_count=int(row.get("gpu_count") or 0),
-                                 gpu_memory_gb=float(row.get("gpu_memory_gb") or 0), vcpus=int(row.get("vcpus") or 0),
-                                 memory_gb=float(row.get("memory_gb") or 0), prices=prices))
-        except (OSError, KeyError, ValueError) as exc:
-            log.warning("price snapshot %s skipped: %s", f, exc)
-    return out
+    return price_snapshot.offers(folder=folder)
 
 
 def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,

@@ -39,6 +39,7 @@ import keyring
 import keyring.errors
 
 from workbench.core.domain.errors import AuthError, ConfigError
+from workbench.core.providers.redaction import REDACT_MIN_LEN, REDACTED, redact  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from keyring.backend import KeyringBackend
@@ -59,10 +60,9 @@ log = logging.getLogger("workbench.credentials")
 
 _T = TypeVar("_T")
 
-#: Secrets shorter than this are not scrubbed by :func:`redact`: replacing
-#: every "a" or "12" in an error text would destroy it and protect nothing.
-_REDACT_MIN_LEN = 4
-_REDACTED = "****"
+# redaction lives in one place (plugins use it without loading the keyring); re-exported here
+_REDACT_MIN_LEN = REDACT_MIN_LEN
+_REDACTED = REDACTED
 
 #: Unknown JSON keys longer than this are not echoed back: a user who pasted
 #: a secret where a key belongs must not see it printed in the error.
@@ -120,21 +120,6 @@ def credential_key(provider: str, profile: str) -> str:
     if not profile:
         raise ConfigError("a profile name is required to store credentials")
     return f"{provider}/{profile}"
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret in ``text`` with ``****``.
-
-    For scrubbing provider/SDK error text before it is shown or logged.
-    Secrets shorter than 4 characters, empty strings and non-strings are
-    ignored (scrubbing them would mangle the text without protecting
-    anything).  Longer secrets are replaced first so that a secret containing
-    another one is removed whole.
-    """
-    candidates = {s for s in secrets if isinstance(s, str) and len(s) >= _REDACT_MIN_LEN}
-    for secret in sorted(candidates, key=len, reverse=True):
-        text = text.replace(secret, _REDACTED)
-    return text
 
 
 #: Window length for :func:`_leaks_fragment`: a run this long of a secret

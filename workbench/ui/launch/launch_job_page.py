@@ -4,8 +4,9 @@ The form is always the source of what gets launched: opening a spec fills the
 form and keeps the spec's other fields (setup, env, workdir, guards, on_finish)
 as the base that the form's values replace.  A spec that fails to load shows
 the jobspec error (``file:line: field: problem``) in red and blocks Next until
-another file is opened or the spec is cleared.  Main thread only; reading a
-small local YAML file is the only I/O.
+another file is opened or the spec is cleared.  Moving on writes the job to
+the wizard's draft (``spec``).  Main thread only; reading a small local YAML
+file is the only I/O.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from workbench.core.domain.models import GpuRequest, JobSpec, Resources
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
+from workbench.ui.launch.launch_draft import Draft
 
 # The jobspec's name rule: names become file names, cloud tags and resource-group names.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -35,8 +37,9 @@ GPU_NONE, GPU_ANY = "", "any"
 class JobPage(QWizardPage):
     """Name, command and resources of the job; ``build_spec()`` gives the JobSpec to launch."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.draft = draft
         self.setObjectName("launch-job-page")
         self.setTitle(tr("Job"))
         self.setSubTitle(tr("What to run: open a job spec (YAML) or fill in the form."))
@@ -192,5 +195,5 @@ class JobPage(QWizardPage):
     def validatePage(self) -> bool:  # noqa: N802
         if self.problem() is not None:
             return False
-        self.wizard().spec = self.build_spec()
+        self.draft.update(spec=self.build_spec())
         return True

@@ -1,19 +1,18 @@
 """Wizard page 4: what will be created, what it can cost, and the launch's progress.
 
-The page shows the plan (provider, region, type, GPUs, disk, spot, on_finish,
-guards) and the projected cost for the maximum runtime.  Its Finish button
-("Launch") does not close the wizard: ``validatePage`` asks the wizard to
-start a launch and returns False until that launch has succeeded.  Progress,
-failure and the rollback check are shown in :class:`LaunchProgressPanel`.
-Main thread only.
+The page shows the wizard's draft (provider, region, type, GPUs, disk, spot,
+on_finish, guards) and the projected cost for the maximum runtime.  The launch
+starts only from the page's :attr:`ReviewPage.launch_action` ("Launch"; the
+wizard's Launch button triggers it); ``validatePage`` has no side effect and
+lets the wizard finish only once the wizard has said the launch succeeded
+(:meth:`ReviewPage.set_run_state`).  Progress, failure and the rollback check
+are shown in :class:`LaunchProgressPanel`.  Main thread only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
@@ -26,9 +25,7 @@ from workbench.ui.common.format import duration, money
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
-
-if TYPE_CHECKING:
-    from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.launch.launch_draft import Draft, LaunchDraft
 
 ON_FINISH_TEXT = {
     OnFinish.TERMINATE: N_("terminate the machine (billing stops)"),
@@ -207,10 +204,11 @@ class PlanComparison(QGroupBox):
 
 
 class ReviewPage(QWizardPage):
-    """The plan in words, the projected cost, and the progress panel."""
+    """The draft in words, the projected cost, the Launch action and the progress panel."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.draft = draft
         self.setObjectName("launch-review-page")
         self.setTitle(tr("Review and launch"))
         self.setSubTitle(tr("This is what will be created and what it can cost. Nothing is created before "
@@ -236,21 +234,34 @@ class ReviewPage(QWizardPage):
         self.comparison = PlanComparison()
         self.panel = LaunchProgressPanel()
         self.panel.setVisible(False)
+        #: the one way a launch starts (the wizard connects it, and its Launch button triggers it)
+        self.launch_action = QAction(icon("launch"), tr("&Launch"), self)
+        self.launch_action.setObjectName("launch-action")
+        self.busy = False  # a launch or its cleanup is in flight
+        self.launched = False  # the launch succeeded: the wizard may finish
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.cost_warning)
         layout.addWidget(self.comparison)
         layout.addWidget(self.panel)
         layout.addStretch(1)
-
-    def wizard(self) -> "LaunchWizard":  # type: ignore[override]
-        return super().wizard()  # type: ignore[return-value]
+        draft.changed.connect(self._draft_changed)
+        self._update_action()
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
-        wiz = self.wizard()
-        self.show_plan(wiz.spec, wiz.choice)
-        self.show_comparison(wiz.spec, wiz.offer_page.model.offers(), wiz.choice)
+        self.show_draft(self.draft.value)
         self.panel.setVisible(False)
+
+    def _draft_changed(self, value: LaunchDraft, _names: frozenset[str]) -> None:
+        if self.wizard() is not None and self.wizard().currentPage() is self:
+            self.show_draft(value)
+        self._update_action()
+
+    def show_draft(self, d: LaunchDraft) -> None:
+        """Show what launching ``d`` would create, and the cost comparison of its offers."""
+        spec = d.launch_spec()
+        self.show_plan(spec, d.choice)
+        self.show_comparison(spec, list(d.offers), d.choice)
 
     def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
         """The cost planner's table for this job, from the offers the wizard already has (no network)."""
@@ -279,13 +290,20 @@ class ReviewPage(QWizardPage):
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)
 
+    # -- the launch's state, as the wizard reports it -------------------------------
+    def set_run_state(self, busy: bool, launched: bool = False) -> None:
+        """The wizard says whether a launch (or its cleanup) is in flight and whether it succeeded."""
+        self.busy = busy
+        self.launched = launched
+        self._update_action()
+        self.completeChanged.emit()  # QWizard recomputes its buttons from isComplete
+
+    def _update_action(self) -> None:
+        self.launch_action.setEnabled(self.draft.value.ready and not self.busy and not self.launched)
+
     def isComplete(self) -> bool:  # noqa: N802
-        return not self.wizard().busy()
+        return not self.busy
 
     def validatePage(self) -> bool:  # noqa: N802
-        wiz = self.wizard()
-        if wiz.launched_ok:
-            return True
-        if not wiz.busy():
-            wiz.start_launch()
-        return False
+        """Finishing the wizard is allowed only after a successful launch (no side effect here)."""
+        return self.launched
