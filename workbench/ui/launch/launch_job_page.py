@@ -28,6 +28,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft
+from workbench.ui.launch.launch_storage import StorageBox
 
 # The jobspec's name rule: names become file names, cloud tags and resource-group names.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -37,7 +38,7 @@ GPU_NONE, GPU_ANY = "", "any"
 class JobPage(QWizardPage):
     """Name, command and resources of the job; ``build_spec()`` gives the JobSpec to launch."""
 
-    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None, session=None) -> None:
         super().__init__(parent)
         self.draft = draft
         self.setObjectName("launch-job-page")
@@ -91,8 +92,10 @@ class JobPage(QWizardPage):
         form.addRow(tr("&Min. GPU memory:"), self.gpu_memory)
         form.addRow("", self.spot)
         form.addRow(tr("&Disk:"), self.disk)
+        self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.storage_box)
         layout.addWidget(self.error)
         layout.addStretch(1)
 
@@ -132,6 +135,7 @@ class JobPage(QWizardPage):
     def clear_spec(self) -> None:
         self.base = None
         self.load_error = None
+        self.storage_box.fill((), None)
         self.spec_path.clear()
         self.spec_error.show_text(None)
         self._changed()
@@ -147,6 +151,7 @@ class JobPage(QWizardPage):
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
         self.disk.setValue(spec.resources.disk_gb)
+        self.storage_box.fill(spec.storage, spec.recovery)
         self._changed()
 
     # -- validation ------------------------------------------------------------
@@ -196,4 +201,5 @@ class JobPage(QWizardPage):
         if self.problem() is not None:
             return False
         self.draft.update(spec=self.build_spec())
+        self.storage_box.write_to(self.draft)
         return True
