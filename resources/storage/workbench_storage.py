@@ -137,9 +137,10 @@ class Notice(object):
             data = {}
         if not isinstance(data, dict):
             data = {}
+        # a rehearsal: its "not_after" is the pretend reclaim itself, so nothing waits past it
         return {"reason": str(data.get("reason") or "preemption"),
                 "source": str(data.get("source") or "interruption notice file"),
-                "not_after": float(data.get("not_after") or now() + 30.0)}
+                "not_after": float(data.get("not_after") or now() + 30.0), "rehearsal": True}
 
     def _aws(self):
         base = (self.cfg.get("imds") or AWS_IMDS).rstrip("/")
@@ -404,7 +405,7 @@ class Agent(object):
         write_atomic(self.marker("interrupted"), json.dumps(record))
         say("%s; waiting for the machine to be taken (the app resumes the job elsewhere)" % (
             "saved the sync mounts" if ok and syncs else "could NOT save the sync mounts" if syncs else "nothing to save"))
-        wait_until = not_after + float(self.cfg["reclaim_wait_s"])
+        wait_until = not_after + (0.0 if found.get("rehearsal") else float(self.cfg["reclaim_wait_s"]))
         while now() < wait_until:
             time.sleep(1.0)
         say("the machine was not taken after the notice: ending the job here (exit %d)" % EXIT_INTERRUPTED)

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from workbench.core.domain.jobspec import DEFAULT_SYNC_INTERVAL_S
 from workbench.core.domain.models import Recovery, StorageMode, StorageMount
 from workbench.core.domain.storage_uri import parse_storage_uri
-from workbench.ui.i18n import tr
+from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 
 COL_PATH, COL_SOURCE, COL_MODE, COL_INTERVAL = range(4)
-RECOVERY_NOTE = ("Recovery relaunches the job only while this app (or `workbench watch`) is running. With both "
+RECOVERY_NOTE = N_("Recovery relaunches the job only while this app (or `workbench watch`) is running. With both "
                  "closed, an interrupted job stays ended until you open the app again; the machine's own guard "
                  "still ends its bill.")
 
