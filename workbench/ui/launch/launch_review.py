@@ -325,7 +325,8 @@ class ReviewPage(QWizardPage):
             if c is not None and c.upload_from:
                 line += " " + tr("(uploaded first to {uri})").format(uri=c.uri)
             if c is not None and c.bytes is not None:
-                line += " · " + tr("{size} in {n} files").format(size=f"{c.bytes / 1e9:,.2f} GB", n=c.objects)
+                size = f"{c.bytes / 1e9:,.2f} GB" if c.bytes >= 1e9 else f"{c.bytes / 1e6:,.1f} MB"
+                line += " · " + tr("{size} in {n} files").format(size=size, n=c.objects)
             if c is not None and c.region:
                 line += " · " + c.region
             lines.append(line)
