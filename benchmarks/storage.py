@@ -10,8 +10,9 @@
 
 Samples are interleaved (ours, baseline, ours, …) so the machine's load hits both alike; each sample
 sends the whole folder to a fresh prefix of an empty bucket (moto is reset between samples).  A
-sample that does not store all 1,000 objects raises.  moto keeps objects in this process: both sides
-share its CPU, which makes this the client-side overhead, not S3's own throughput.
+sample that does not store all 1,000 objects raises.  moto runs in a process of its own (so its work
+does not compete with the client threads for one interpreter lock); it answers in memory, so this is the
+client-side overhead, not S3's own throughput.
 """
 
 from __future__ import annotations
@@ -30,15 +31,48 @@ SAMPLES = 3
 BUCKET = "bench-uploads"
 
 
-def _setup(tmp: Path):
-    sys.path.insert(0, str(ROOT / "tests" / "support"))
-    import aws_moto
+class _MotoProcess:
+    """moto's server in a process of its own (its own GIL: the client threads here do not slow it down)."""
 
+    def __init__(self) -> None:
+        import socket
+        import subprocess
+        import urllib.request
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.url}/moto-api/data.json", timeout=2).read()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("moto's server did not start") from None
+                time.sleep(0.2)
+
+    def reset(self) -> None:
+        import urllib.request
+
+        req = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST", data=b"")
+        urllib.request.urlopen(req, timeout=60).read()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+def _setup(tmp: Path, stack: _MotoProcess):
     from workbench.core.domain.models import Profile
     from workbench.core.providers.contract import ProviderContext
     from workbench_aws.provider import AwsProvider
 
-    stack = aws_moto.start()
     folder = tmp / "dataset"
     for i in range(FILES):
         sub = folder / f"part{i // 100:02d}"
@@ -47,7 +81,7 @@ def _setup(tmp: Path):
     profile = Profile("bench", "aws", "us-east-1", endpoint_url=stack.url, settings={"retry_backoff_cap_s": "0.05"})
     provider = AwsProvider(profile, {"access_key_id": "moto-fake-key-id", "secret_access_key": "moto-fake-not-secret"},
                            ProviderContext(install_id="benchinstall", data_dir=tmp / "data"))
-    return stack, folder, provider
+    return folder, provider
 
 
 def _fresh_bucket(stack, client) -> None:
@@ -91,22 +125,30 @@ def _ours(provider, folder: Path, prefix: str, records: Path) -> float:
 
 
 def measure(samples: int = SAMPLES) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="wb-bench-storage-") as tmp:
-        stack, folder, provider = _setup(Path(tmp))
-        s3 = provider._clients.client("s3", "us-east-1")  # the plugin's own client settings, for the baseline too
-        ours, base = [], []
-        for k in range(samples):
-            for side in ("ours", "baseline"):
-                _fresh_bucket(stack, s3)
-                prefix = f"{side}-{k}"
-                if side == "ours":
-                    ours.append(_ours(provider, folder, prefix, Path(tmp) / f"records-{k}"))
-                else:
-                    base.append(_baseline(s3, folder, prefix))
-                stored = _count(s3, prefix + "/")
-                if stored != FILES:
-                    raise RuntimeError(f"{side} sample {k}: {stored} of {FILES} objects in the bucket")
-        stack.reset()
+    stack = _MotoProcess()
+    try:
+        with tempfile.TemporaryDirectory(prefix="wb-bench-storage-") as tmp:
+            return _samples(stack, Path(tmp), samples)
+    finally:
+        stack.stop()
+
+
+def _samples(stack: _MotoProcess, tmp: Path, samples: int) -> dict[str, object]:
+    folder, provider = _setup(tmp, stack)
+    s3 = provider._clients.client("s3", "us-east-1")  # the plugin's own client settings, for the baseline too
+    ours, base = [], []
+    for k in range(samples):
+        for side in ("ours", "baseline"):
+            _fresh_bucket(stack, s3)
+            prefix = f"{side}-{k}"
+            if side == "ours":
+                ours.append(_ours(provider, folder, prefix, tmp / f"records-{k}"))
+            else:
+                base.append(_baseline(s3, folder, prefix))
+            stored = _count(s3, prefix + "/")
+            if stored != FILES:
+                raise RuntimeError(f"{side} sample {k}: {stored} of {FILES} objects in the bucket")
+    stack.reset()
     return {"ours": ours, "baseline": base, "bytes": FILES * FILE_BYTES}
 
 

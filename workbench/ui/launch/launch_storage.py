@@ -188,7 +188,7 @@ class StorageBox(QGroupBox):
         mode.addItem(tr("sync"), StorageMode.SYNC.value)
         mode.setCurrentIndex(0 if m.mode is StorageMode.COPY else 1)
         self.table.setCellWidget(row, COL_MODE, mode)
-        every = QSpinBox(minimum=10, maximum=24 * 3600, value=m.interval_s, singleStep=60)
+        every = QSpinBox(minimum=1, maximum=24 * 3600, value=m.interval_s, singleStep=60)
         self.table.setCellWidget(row, COL_INTERVAL, every)
         self._changed()
 
