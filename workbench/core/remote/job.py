@@ -12,7 +12,8 @@ offset (see :mod:`.logs`), a recorded exit code goes straight to on_finish.
 States (``JobEvent.phase``, also saved in ``<job dir>/remote.json`` for the CLI and
 GUI): connecting · booting (no SSH yet / cloud-init running, with its last output
 line) · driver (nvidia-smi not ready) · uploading · starting · setup · running ·
-reconnecting · finished · downloading · terminating · stopping · kept · done · error.
+reconnecting · interrupted (the storage agent heard the cloud take the machine back: following ends) ·
+finished · downloading · terminating · stopping · kept · done · error.
 
 on_finish, applied here when the run's exit code is known: the spec's ``outputs``
 are downloaded first (into ``<job dir>/outputs``; the machine is held meanwhile),
@@ -294,10 +295,11 @@ class RemoteJob:
                 return self._record_exit(int(parts[1]))
             if phase == "interrupted":  # the storage agent heard the cloud take the machine back
                 record = remote_storage.fetch_interruption(conn, self.remote_dir, self.launch_id)
-                if record is not None and record.get("saved") is not None:
+                if record is not None and record.get("saved_at") is not None:  # the last save is over
                     while logs.pull(conn, remote_log, self.local_log):
                         pass
                     self.interrupted = True
+                    self._emit("interrupted", remote_storage.describe(record))
                     self._emit("interrupted", remote_storage.describe(record), kind="warning")
                     return None  # the machine goes; recovery (if the spec has it) relaunches the job
             if phase != shown:
