@@ -10,6 +10,7 @@ Where each figure comes from:
 - cold start, event-loop stall: benchmarks/gui.py (fresh processes, offscreen Qt).
 - teardown at scale, `status --json` at scale: benchmarks/aws_scale.py (moto + 200 ms per call).
 - telemetry CPU and redraw time, memory with 24 h of history: benchmarks/monitor.py.
+- folder upload to S3 vs the transfer manager alone: benchmarks/storage.py (moto in its own process).
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -139,6 +140,15 @@ def target_rows() -> list[Row]:
                     _ms(st["status_s"]), _ms(st["describe_s"]), r, "<= 3x",
                     _verdict(r <= 3, "a fresh process: Python, boto3/botocore import and one Session + EC2 "
                              "client per region thread (service model parse) come before the 200 ms calls")))
+    # 7. (issue 18) a folder upload to S3: ours vs boto3's transfer manager alone
+    from benchmarks import storage
+
+    name, ours, base, all_ours, all_base = storage.row()
+    r = ours / base
+    spread = f" (min/max {min(all_ours):.1f}-{max(all_ours):.1f} s vs {min(all_base):.1f}-{max(all_base):.1f} s)"
+    rows.append(Row(name, _ms(ours), _ms(base), r, "<= 1.2x",
+                    _verdict(r <= 1.2, "listing the prefix, cleaning unfinished uploads and recording each file "
+                             "for resuming come on top of the transfers") + spread))
     return rows
 
 
