@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 from workbench.core.domain.errors import AuthError, ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
+from workbench.core.storage.rclone import s3_compatible_remote
 
 from .clients import Clients
 from .codes import error_code
@@ -233,16 +234,9 @@ class S3Storage:
                             secrets=self.clients.secret_values()) from None
         c = answer["Credentials"]
         expires = c.get("Expiration")
-        options = {"type": "s3", "access_key_id": c["AccessKeyId"], "secret_access_key": c["SecretAccessKey"],
-                   "session_token": c["SessionToken"], "region": region, "no_check_bucket": "true"}
-        endpoint = self.clients.settings.endpoint("s3")
-        if endpoint:
-            options.update(provider="Other", endpoint=endpoint)  # an S3-compatible endpoint: path-style requests
-        else:
-            options["provider"] = "AWS"
-        path = f"{uri.bucket}/{uri.prefix}" if uri.prefix else uri.bucket
-        return MachineRemote(options, path, expires.timestamp() if hasattr(expires, "timestamp") else None,
-                             secret_keys=("secret_access_key", "session_token"))
+        return s3_compatible_remote(uri, c["AccessKeyId"], c["SecretAccessKey"], c["SessionToken"], region,
+                                    self.clients.settings.endpoint("s3"),
+                                    expires.timestamp() if hasattr(expires, "timestamp") else None)
 
 
 def check_uri(uri: StorageUri) -> None:
