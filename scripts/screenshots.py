@@ -133,6 +133,21 @@ def one(lang: str, out: Path) -> int:
     wiz.reject()
     _pump(app, 0.3)
 
+    # a SkyPilot task opened as it is: how each field was read, then the secret it asks for
+    lora = ROOT / "tests" / "fixtures" / "importers" / "skypilot" / "llama-3_1-finetuning" / "lora.yaml"
+    wiz = win.launch_view.start_wizard(str(lora))
+    wiz.resize(1000, 780)
+    _pump(app, 0.5)
+    shot("wizard-import-skypilot", wiz)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    wiz.next()
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-import-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+
     local = next(i for i in win.model.instances() if i.provider == "local")
     win.show_monitor(local)
     _pump(app, 7)
@@ -160,6 +175,7 @@ def one(lang: str, out: Path) -> int:
     _pump(app, 0.5)
     shot("stop-all-result", dlg)
     dlg.close()
+    _advice_shots(app, win, store, shot)
     _storage_and_recovery(app, win, acc, shot)
     win.session.shutdown()
     store.close()
@@ -209,6 +225,36 @@ def _storage_and_recovery(app, win, acc, shot) -> None:
     _pump(app, 2.0)
     win.spend_view.table.resizeColumnToContents(0)
     shot("spend-attempts")
+
+
+def _advice_shots(app, win, store, shot) -> None:
+    """The Monitor's advice cards and the run report, on a synthetic finished run (see
+    tests/fixtures/advisor/synthetic): 8 V100s of which 6 idled, a spec that checkpoints."""
+    import time as _time
+
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "advisor" / "synthetic"))
+    import advisor_traces as traces
+    from workbench.ui.monitor.run_report import RunReportDialog
+
+    trace = traces.idle_six_of_eight(hours=2.0, period=10.0)
+    trace = traces.at(trace, _time.time() - trace.duration_s - 600)
+    (inst,) = traces.to_store(store, trace, "resnet-8xv100-7f3a", name="resnet-8xv100", spec={
+        "name": "resnet-8xv100", "run": "python train.py", "recovery": {"max_restarts": 3}})
+    inst = store.get_instance(inst.provider, inst.profile, inst.instance_id)
+    win.show_monitor(inst)
+    panel = win.monitor_view.advice
+    _wait(app, lambda: len(panel.cards) == 2)
+    _wait(app, lambda: win.monitor_view.plots.has_data())
+    panel.select("idle_gpus")
+    _pump(app, 1.5)
+    shot("monitor-advice")
+    dlg = RunReportDialog(win.session, inst.launch_id, win)
+    dlg.resize(900, 860)
+    dlg.show()
+    _wait(app, lambda: dlg.report is not None)
+    _pump(app, 0.8)
+    shot("run-report", dlg)
+    dlg.close()
 
 
 def main(argv: list[str]) -> int:

@@ -44,6 +44,7 @@ from workbench.core import paths
 from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, JobSpec, Profile
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown  # noqa: F401 - re-exported
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
@@ -293,7 +294,9 @@ class RecoveryEngine:
                 if not self._over_ssh(lp.profile):
                     self._log(lid, f"attempt {n + 1} of {root.launch_id}, after attempt {n} ended: {detail}; "
                                    "WORKBENCH_RESUME=1")
-                execute(self.accounts, lp)
+                # a spec's secrets live only in the memory of the process that launched it (never stored)
+                secret_env = launch_secrets.values(rec.launch_id) or launch_secrets.values(root.launch_id)
+                execute(self.accounts, lp, secret_env=secret_env)
             except (CapacityError, QuotaError) as exc:  # no room there: the next cheapest offer
                 failures.append(f"{choice.offer.region} {choice.offer.instance_type}: {exc.message}")
                 store.update_attempt(lid, status="launch_failed", detail=exc.message)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from workbench.core import paths
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
@@ -95,8 +96,11 @@ class RemoteJob:
     """Drives one launch's job on its (first) instance; see the module docstring."""
 
     def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
-                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = ()) -> None:
+                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = (),
+                 secret_env: Mapping[str, str] | None = None) -> None:
         self.accounts = accounts
+        # spec.secrets given at launch (this process's memory only): the job's environment, nothing else
+        self._secret_env = dict(secret_env) if secret_env is not None else launch_secrets.values(instance.launch_id)
         self.instance = instance
         self.spec = spec
         self.peers = peers
@@ -212,6 +216,7 @@ class RemoteJob:
             return
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
         env = supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+        env.update(self._secret_env)
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
         scripts = supervisor.render(run_spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)

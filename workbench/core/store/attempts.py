@@ -1,10 +1,10 @@
-"""The store's attempts table: every attempt of a launch that recovery relaunched (schema version 3).
+"""The store's attempts table: every attempt of a launch that recovery relaunched (schema version 4).
 
 A launch with a ``recovery`` policy may run several times: after a spot interruption (or a failure,
 when the spec says so) the app relaunches it as a new launch (its own id, machines, tags and log)
 and records it here as attempt N of the first launch, the *root*.  Attempt 1 is the root itself;
 its row is written when its end is first recorded.  Launches without recovery have no rows, and
-every older store loads unchanged (:func:`migrate_3` only adds the table).
+every older store loads unchanged (:func:`migrate_4` only adds the table).
 
 :class:`AttemptTables` is mixed into :class:`~workbench.core.store.database.Store` and uses its
 locked plumbing: the threading and failure rules of the store hold here too.
@@ -16,7 +16,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-_SCHEMA_3 = (
+_SCHEMA_4 = (
     """CREATE TABLE attempts (
         launch_id TEXT PRIMARY KEY, root_id TEXT NOT NULL, attempt INTEGER NOT NULL,
         started_at REAL NOT NULL, status TEXT NOT NULL DEFAULT 'launching',
@@ -28,9 +28,9 @@ _SCHEMA_3 = (
 PREEMPTION, FAILURE, FINISHED, STOPPED = "preemption", "failure", "finished", "stopped"
 
 
-def migrate_3(conn: sqlite3.Connection) -> None:
-    """Version 2 → 3: the attempts table (see the module docstring)."""
-    for stmt in _SCHEMA_3:
+def migrate_4(conn: sqlite3.Connection) -> None:
+    """Version 3 → 4: the attempts table (see the module docstring)."""
+    for stmt in _SCHEMA_4:
         conn.execute(stmt)
 
 

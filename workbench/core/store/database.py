@@ -53,9 +53,10 @@ from typing import Any
 
 from workbench.core import paths
 from workbench.core.domain.errors import NotFoundError, StoreError
-from workbench.core.domain.models import GpuSample, Instance, InstanceState, Profile
-from workbench.core.store.attempts import AttemptTables, migrate_3
+from workbench.core.domain.models import Instance, InstanceState, Profile
+from workbench.core.store.attempts import AttemptTables, migrate_4
 from workbench.core.store.money import MoneyTables, migrate_2
+from workbench.core.store.telemetry import TelemetryTables, migrate_3
 
 log = logging.getLogger("workbench.store")
 
@@ -147,7 +148,7 @@ def _migrate_1(conn: sqlite3.Connection) -> None:
 
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1, migrate_2, migrate_3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_1, migrate_2, migrate_3, migrate_4]
 
 
 def latest_version() -> int:
@@ -301,7 +302,7 @@ _LAUNCH_FIELDS = frozenset(f.name for f in fields(LaunchRecord)) - {"launch_id"}
 # --------------------------------------------------------------------------- store
 
 
-class Store(MoneyTables, AttemptTables):
+class Store(MoneyTables, TelemetryTables, AttemptTables):
     """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`.
 
     Budgets, settings, spot prices, actual costs and guard events: see :class:`MoneyTables`;
@@ -667,27 +668,7 @@ class Store(MoneyTables, AttemptTables):
             return "", []
         return " WHERE " + " AND ".join(f"{k} = ?" for k in used), list(used.values())
 
-    # ----------------------------------------------------------------- samples
-
-    def add_samples(self, samples: Sequence[GpuSample]) -> None:
-        """Store readings in one transaction; an exact repeat of a stored reading is ignored."""
-        if not samples:
-            return
-        with self._write() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO samples (instance_id, ts, idx, util_percent, mem_used_mb,"
-                " mem_total_mb, name, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.instance_id, s.ts, s.index, s.util_percent, s.mem_used_mb, s.mem_total_mb,
-                  s.name, s.kind) for s in samples],
-            )
-
-    def samples(self, instance_id: str, since: float = 0.0) -> list[GpuSample]:
-        """Readings of one instance with ``ts >= since``, oldest first."""
-        rows = self._query("SELECT * FROM samples WHERE instance_id = ? AND ts >= ? ORDER BY ts, kind, idx",
-                           (instance_id, since))
-        return [GpuSample(instance_id=r["instance_id"], ts=r["ts"], index=r["idx"],
-                          util_percent=r["util_percent"], mem_used_mb=r["mem_used_mb"],
-                          mem_total_mb=r["mem_total_mb"], name=r["name"], kind=r["kind"]) for r in rows]
+    # samples: see TelemetryTables (workbench.core.store.telemetry)
 
     # ----------------------------------------------------------------- ledger
 

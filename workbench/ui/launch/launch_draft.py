@@ -22,6 +22,7 @@ field                written by  read by
 ``choice``           OfferPage   ReviewPage, the launch
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
+``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
 ``storage``          JobPage     ReviewPage (its check), the launch (None: the spec's own
                      (StorageBox) mounts; local folders are uploaded at launch)
 ``recovery``         JobPage     ReviewPage, the launch (UNSET: the spec's own policy)
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
@@ -79,6 +80,8 @@ class LaunchDraft:
     alternatives: int = 0
     #: the limits set on the guards page; None until that page was passed (then the spec's own apply)
     guards: Guards | None = None
+    #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: the storage mounts set on the job page; None: the spec's own
     storage: tuple[StorageMount, ...] | None = None
     #: the recovery policy set on the job page (None: off); UNSET: the spec's own
@@ -96,9 +99,14 @@ class LaunchDraft:
         return spec
 
     @property
+    def missing_secrets(self) -> tuple[str, ...]:
+        """The spec's secrets that have no value yet."""
+        return tuple(n for n in self.spec.secrets if not self.secret_env.get(n))
+
+    @property
     def ready(self) -> bool:
-        """True when there is enough to launch (an offer is chosen)."""
-        return self.choice is not None
+        """True when there is enough to launch (an offer is chosen, every secret has a value)."""
+        return self.choice is not None and not self.missing_secrets
 
 
 class Draft(QObject):

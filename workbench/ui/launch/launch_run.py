@@ -95,7 +95,7 @@ class LaunchRun(QObject):
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
             lp = prepare_storage(accounts, lp, self.uploading.emit, lambda: self.cancel_requested)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
-                           should_stop=lambda: self.cancel_requested)
+                           should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
         log.info("launch %s on %s (%s)", self.launch_id, self.lane, self.choice.offer.instance_type)
         self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)

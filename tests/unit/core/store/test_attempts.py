@@ -1,4 +1,4 @@
-"""Schema 3: the attempts table; a store written by the previous version (schema 2) loads and upgrades."""
+"""Schema 4: the attempts table; a store written by an earlier version (schema 2) loads and upgrades."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_a_schema_2_store_with_data_loads_and_gains_the_attempts_table(tmp_path:
     conn.commit()
     conn.close()
     with Store.open(db) as s:
-        assert s.schema_version == 3 == store_mod.latest_version()
+        assert s.schema_version == 4 == store_mod.latest_version()
         assert s.recovered_from is None
         assert s.get_launch("old-abc123").spec == {"name": "old"}
         assert len(s.ledger()) == 1
