@@ -78,6 +78,7 @@ $(VENV)/bin/python:
 # The stamps make a warm `make test` skip pip entirely.
 $(VENV)/.stamp-run: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
@@ -87,6 +88,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
 # The bundle carries every cloud plugin's SDK, so the build environment needs them all.
 $(VENV)/.stamp-installer: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[aws,azure,installer]'
+	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@ $(VENV)/.stamp-run
 
 # Azurite for the Azure Blob tests: once per tree (ignored by git); a second `make test` skips it.

@@ -73,7 +73,7 @@ def one(lang: str, out: Path) -> int:
 
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.domain.models import Profile
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
@@ -88,12 +88,12 @@ def one(lang: str, out: Path) -> int:
     busy = ("import time\nt = time.time()\nwhile time.time() - t < 900:\n    sum(range(200000))\n"
             "    time.sleep(0.02)\n")
     (Path(os.environ["WORKBENCH_HOME"]) / "train.py").write_text(busy)
-    execute(acc, plan(acc, parse_spec(
+    execute(acc, choose_offer(acc, parse_spec(
         f"name: bert-finetune\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
         "guards:\n  max_runtime: 30m\n  budget_usd: 5\n"), provider="local"))
-    execute(acc, plan(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
+    execute(acc, choose_offer(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
                                       "guards:\n  max_runtime: 12h\n  budget_usd: 200\n"), provider="fakecloud"))
-    execute(acc, plan(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
+    execute(acc, choose_offer(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
                                       "  spot: true\nguards:\n  max_runtime: 4h\n"), provider="fakecloud"))
 
     win = MainWindow(acc, refresh_ms=3000)
@@ -148,6 +148,25 @@ def one(lang: str, out: Path) -> int:
     wiz.reject()
     _pump(app, 0.3)
 
+    # Alibaba Cloud's offers in CNY: the bundled price snapshot (pricing=snapshot asks no server, so the
+    # profile's endpoint is a closed local port), for a V100 job limited to that cloud
+    acc.save_profile(Profile("aliyun-cn", "alibaba", "cn-shanghai", None, {
+        "regions": "cn-shanghai,cn-hangzhou", "pricing": "snapshot", "endpoint": "127.0.0.1:9", "protocol": "http"}))
+    creds.set("alibaba", "aliyun-cn", {"access_key_id": "LTAI5tScreenshot0000", "access_key_secret": "not-a-secret"})
+    ali_spec = Path(os.environ["WORKBENCH_HOME"]) / "v100-alibaba.yaml"
+    ali_spec.write_text("name: bert-v100\nrun: python train.py\nresources:\n  gpu: V100:1\nproviders: [alibaba]\n",
+                        encoding="utf-8")
+    wiz = win.launch_view.start_wizard(str(ali_spec))
+    wiz.resize(1000, 660)
+    _pump(app, 0.5)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    _pump(app, 0.8)
+    shot("wizard-alibaba-offer", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+    acc.delete_profile("aliyun-cn")  # the other screens show only what runs
+
     local = next(i for i in win.model.instances() if i.provider == "local")
     win.show_monitor(local)
     _pump(app, 7)
@@ -188,7 +207,7 @@ def _storage_and_recovery(app, win, acc, shot) -> None:
 
     from workbench.core import paths
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import choose_offer as plan, execute
     from workbench.core.lifecycle.reconcile import reconcile
     from workbench.core.lifecycle.recovery import RecoveryEngine
 

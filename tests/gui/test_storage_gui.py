@@ -120,7 +120,7 @@ def test_pick_a_bucket_from_the_accounts_and_add_a_folder(qtbot, fake_session, f
 
 def test_after_a_refresh_an_interrupted_launch_is_relaunched_and_labelled(qtbot, fake_session, fake_accounts):
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import choose_offer as plan, execute
     from workbench.ui.instances.instances_model import InstancesModel
     from workbench.ui.money.spend_view import build_report
 

@@ -13,7 +13,7 @@ from workbench_testing import ROOT
 from workbench.core import paths
 from workbench.core.domain.jobspec import load_spec
 from workbench.core.domain.models import StorageMode
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import choose_offer as plan, execute
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import RecoveryEngine, history
 from workbench.core.lifecycle.teardown import teardown

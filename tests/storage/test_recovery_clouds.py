@@ -14,7 +14,7 @@ from conftest import FAST
 
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.domain.models import InstanceState, Profile
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import choose_offer as plan, execute
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import RecoveryEngine, history
 from workbench.core.lifecycle.teardown import inventory, teardown

@@ -134,7 +134,7 @@ def _upload(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def _check(ctx: CliContext, args: argparse.Namespace) -> int:
-    from workbench.core.lifecycle.launcher import plan
+    from workbench.core.lifecycle.launcher import choose_offer as plan
 
     spec = load_spec(args.spec)
     lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)

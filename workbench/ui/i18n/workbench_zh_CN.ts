@@ -34,7 +34,7 @@
       <translation>添加配置文件(&amp;A)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Advanced</source>
       <translation>高级(&amp;A)</translation>
     </message>
@@ -159,7 +159,7 @@
       <translation>监控(&amp;M)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Name:</source>
       <translation>名称(&amp;N)：</translation>
     </message>
@@ -174,7 +174,7 @@
       <translation>打开作业规格(&amp;O)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider:</source>
       <translation>云服务商(&amp;P)：</translation>
     </message>
@@ -204,7 +204,7 @@
       <translation>刷新报价(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Region:</source>
       <translation>区域(&amp;R)：</translation>
     </message>
@@ -219,7 +219,7 @@
       <translation>重试(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Save</source>
       <translation>保存(&amp;S)</translation>
     </message>
@@ -254,7 +254,7 @@
       <translation>测试(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Test credentials</source>
       <translation>测试凭据(&amp;T)</translation>
     </message>
@@ -324,12 +324,12 @@
       <translation>本机的文件夹：启动时先上传到你账户的存储桶（只传改动过的文件），再复制到机器上</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile name uses only letters, digits, '.', '_' and '-', starts with a letter or digit, and has at most 63 characters.</source>
       <translation>配置文件名称只能使用字母、数字、'.'、'_' 和 '-'，必须以字母或数字开头，最多 63 个字符。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile named {name} already exists.</source>
       <translation>名为 {name} 的配置文件已存在。</translation>
     </message>
@@ -354,7 +354,7 @@
       <translation>添加存储桶</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Add profile</source>
       <translation>添加配置文件</translation>
     </message>
@@ -484,7 +484,7 @@
       <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
@@ -626,7 +626,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>创建时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Credentials</source>
       <translation>凭据</translation>
     </message>
@@ -696,22 +696,22 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>时长</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Endpoint URL:</source>
       <translation>端点 URL：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter a name for the profile.</source>
       <translation>请输入配置文件名称。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter {field}.</source>
       <translation>请输入{field}。</translation>
     </message>
@@ -1021,7 +1021,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动 {launch} · {where} · 生成于 {when}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Letters, digits, '.', '_' and '-'; machines launched with this profile are tracked under this name, so it cannot be changed later.</source>
       <translation>可使用字母、数字、'.'、'_' 和 '-'；用此配置文件启动的机器以该名称跟踪，因此以后无法更改。</translation>
     </message>
@@ -1276,7 +1276,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无输出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>No provider is available; install a provider plugin first.</source>
       <translation>没有可用的云服务商；请先安装云服务商插件。</translation>
     </message>
@@ -1356,7 +1356,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按需 $/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Only for private or test endpoints (https://…).</source>
       <translation>仅用于私有或测试端点（https://…）。</translation>
     </message>
@@ -1486,7 +1486,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Reading the stored values from the keyring…</source>
       <translation>正在从密钥环读取已保存的值…</translation>
     </message>
@@ -1636,7 +1636,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已保存 {path}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saved.</source>
       <translation>已保存。</translation>
     </message>
@@ -1651,12 +1651,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>节省金额未知（没有价格）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saving…</source>
       <translation>正在保存…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Secret fields are saved only in the system keyring, never in a file.</source>
       <translation>机密字段只保存在系统密钥环中，绝不写入文件。</translation>
     </message>
@@ -1671,12 +1671,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业需要的密钥</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings line {line} is not key=value.</source>
       <translation>设置第 {line} 行不是 key=value 格式。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings:</source>
       <translation>设置：</translation>
     </message>
@@ -1876,7 +1876,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Testing the credentials…</source>
       <translation>正在测试凭据…</translation>
     </message>
@@ -1906,7 +1906,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>凭据被拒绝</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>The endpoint URL must start with https:// or http://.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
@@ -2003,7 +2003,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>Thing</source>
       <translation>资源</translation>
     </message>
@@ -2053,7 +2053,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>类型</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Type a region, or run Test to list the provider's regions.</source>
       <translation>输入区域，或运行“测试”以列出该云服务商的区域。</translation>
     </message>
@@ -2218,7 +2218,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>低于 </translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>billing</source>
       <translation>计费中</translation>
     </message>
@@ -2283,17 +2283,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已解除分配</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>default endpoint of the provider</source>
       <translation>云服务商的默认端点</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleted, verifying…</source>
       <translation>已删除，正在核实…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleting…</source>
       <translation>正在删除…</translation>
     </message>
@@ -2398,7 +2398,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>leftover {kind} {id}</source>
       <translation>残留 {kind} {id}</translation>
     </message>
@@ -2478,7 +2478,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按需</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>one key=value per line, provider-specific</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
     </message>
@@ -2548,7 +2548,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
     </message>
@@ -2571,6 +2571,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>stopped (disks bill)</source>
       <translation>已停止（磁盘计费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>stopped, no compute charge (disks still bill)</source>
+      <translation>已停机，不收计算费用（磁盘仍计费）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/format.py" />
@@ -2613,7 +2618,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminated, verifying…</source>
       <translation>已终止，正在核实…</translation>
     </message>
@@ -2623,7 +2628,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
     </message>
@@ -2693,7 +2698,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{name} 的值</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>verified gone</source>
       <translation>已核实清除</translation>
     </message>
@@ -2703,7 +2708,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>请等待其运行后再试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>waiting</source>
       <translation>等待中</translation>
     </message>
@@ -2895,7 +2900,7 @@ What to do: {hint}</source>
       <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
     </message>

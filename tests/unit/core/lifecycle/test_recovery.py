@@ -14,7 +14,7 @@ from workbench_testing import fake_cloud_accounts
 from workbench.core import paths
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.domain.models import Instance, InstanceState
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import choose_offer as plan, execute
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import RecoveryEngine, classify, history, note_teardown
 from workbench.core.lifecycle.teardown import teardown
