@@ -20,6 +20,12 @@ from typing import Callable
 from workbench_testing import ROOT
 
 AGENT = ROOT / "resources" / "storage" / "workbench_storage.py"
+#: the moto profile's own (long-lived) key: it must never reach a machine
+KEY_ID = "AKIAWORKBENCHTEST01"
+SECRET = "storage-test-secret-not-real"
+#: settings that make an AWS provider fast against moto
+FAST = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
+        "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}
 TRAIN = ROOT / "resources" / "examples" / "spot-resume" / "train.py"
 
 

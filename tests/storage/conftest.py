@@ -18,12 +18,9 @@ import pytest
 
 import aws_moto
 import azurite as azurite_support
+from agent_run import FAST, KEY_ID, SECRET
 from workbench_testing import MemoryCredentials
 
-KEY_ID = "AKIAWORKBENCHTEST01"
-SECRET = "storage-test-secret-not-real"
-FAST = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
-        "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}
 
 
 @dataclass

@@ -10,7 +10,7 @@ import sys
 import time
 
 from agent_run import new_machine, wait_until
-from conftest import KEY_ID, SECRET
+from agent_run import KEY_ID, SECRET
 
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.storage.machine import SECRET_PREFIX, machine_setup

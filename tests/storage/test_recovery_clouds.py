@@ -10,7 +10,7 @@ from moto.ec2.models import ec2_backends
 from moto.ec2.models.instances import StateReason
 
 from aws_moto import FaultRule
-from conftest import FAST
+from agent_run import FAST
 
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.domain.models import InstanceState, Profile
