@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import BenchmarkFailed
+
 ROOT = Path(__file__).resolve().parents[1]
 FILES = 1000
 FILE_BYTES = 1 << 20  # 1,000 × 1 MiB ≈ 1 GB
@@ -53,7 +55,7 @@ class _MotoProcess:
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError("moto's server did not start") from None
+                    raise BenchmarkFailed("moto's server did not start") from None
                 time.sleep(0.2)
 
     def reset(self) -> None:
@@ -120,7 +122,7 @@ def _ours(provider, folder: Path, prefix: str, records: Path) -> float:
     report = upload_folder(provider, folder, parse_storage_uri(f"s3://{BUCKET}/{prefix}"), records)
     took = time.perf_counter() - t
     if report.uploaded != FILES or report.cancelled:
-        raise RuntimeError(f"the upload stored {report.uploaded} of {FILES} files")
+        raise BenchmarkFailed(f"the upload stored {report.uploaded} of {FILES} files")
     return took
 
 
@@ -147,7 +149,7 @@ def _samples(stack: _MotoProcess, tmp: Path, samples: int) -> dict[str, object]:
                 base.append(_baseline(s3, folder, prefix))
             stored = _count(s3, prefix + "/")
             if stored != FILES:
-                raise RuntimeError(f"{side} sample {k}: {stored} of {FILES} objects in the bucket")
+                raise BenchmarkFailed(f"{side} sample {k}: {stored} of {FILES} objects in the bucket")
     stack.reset()
     return {"ours": ours, "baseline": base, "bytes": FILES * FILE_BYTES}
 
