@@ -107,17 +107,24 @@ class AzureWorld:
         return f"https://{azurite_support.ACCOUNT}.blob.core.windows.net/{container}{tail}"
 
 
-@pytest.fixture
-def azure(cloud) -> AzureWorld:
-    from azure_arm import profile_for, shared_server
-    from azure_arm.storage import add_account
-
+@pytest.fixture(scope="session")
+def azurite_server():
+    """Azurite for this test process, stopped when the session ends (tests stop what they start)."""
     why = azurite_support.available()
     if why:
         pytest.fail(f"the Azure Blob tests need Azurite: {why}")
+    yield azurite_support.start()
+    azurite_support.stop()
+
+
+@pytest.fixture
+def azure(cloud, azurite_server) -> AzureWorld:
+    from azure_arm import profile_for, shared_server
+    from azure_arm.storage import add_account
+
     server = shared_server()
     acct = server.new_account()
-    blob = azurite_support.start()
+    blob = azurite_server
     add_account(server.state, acct.subscription, "data-rg", azurite_support.ACCOUNT, "westeurope", blob.blob_url,
                 azurite_support.KEY)
     cloud.accounts.save_profile(profile_for(server, acct, name="lab", region="eastus"))

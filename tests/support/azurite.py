@@ -1,6 +1,6 @@
 """Azurite (Microsoft's Azure Storage emulator, npm package) on a loopback port, for the Azure Blob tests.
 
-    server = azurite.start()          # one per test process (session-wide), stopped at exit
+    server = azurite.start()          # one per test process (session-wide); azurite.stop() ends it
     server.blob_url                   # http://127.0.0.1:PORT/devstoreaccount1
     server.service()                  # a real azure-storage-blob BlobServiceClient (shared key)
 
@@ -103,10 +103,19 @@ _lock = threading.Lock()
 
 
 def start() -> Azurite:
-    """The process's Azurite (started on first use, stopped when the process exits)."""
+    """The process's Azurite (started on first use; a session fixture calls :func:`stop`, exit at the latest)."""
     global _server
     with _lock:
         if _server is None:
             _server = Azurite()
             atexit.register(_server.stop)
         return _server
+
+
+def stop() -> None:
+    """Stop the process's Azurite (tests stop what they start, before the run checks for leftovers)."""
+    global _server
+    with _lock:
+        if _server is not None:
+            _server.stop()
+            _server = None
