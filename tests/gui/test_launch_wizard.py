@@ -197,7 +197,11 @@ def test_offers_across_accounts_and_failures_leave_nothing_behind(qtbot, fake_ac
     _to_offers(qtbot, wiz)
     page = wiz.offer_page
     # every fakecloud profile, both regions, the two V100 shapes; cheapest first
-    assert page.model.rowCount() == 4 * 2 * 2
+    live = [r for r in page.model.offers() if not r.needs_account]
+    assert len(live) == 4 * 2 * 2
+    # then the clouds without an account, priced from the catalog: shown, never choosable
+    catalog = [r for r in page.model.offers() if r.needs_account]
+    assert {r.offer.provider for r in catalog} == {"aws", "azure"} and not any(r.offer.available for r in catalog)
     prices = [r.price for r in page.model.offers() if r.offer.available]
     assert prices == sorted(prices)
     row = _row(wiz, "capacity", "fk.v100x1")

@@ -82,7 +82,7 @@ class OffersModel(RowTableModel):
                 return tr("available")
             return "⚠ " + (o.availability_note or tr("no quota or capacity"))
         return (
-            f"{o.provider} / {r.profile}",
+            f"{o.provider} / {r.profile}" if r.profile else tr("{provider} (no account)").format(provider=o.provider),
             o.region,
             o.instance_type,
             f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("none (CPU)"),
