@@ -133,6 +133,21 @@ def one(lang: str, out: Path) -> int:
     wiz.reject()
     _pump(app, 0.3)
 
+    # a SkyPilot task opened as it is: how each field was read, then the secret it asks for
+    lora = ROOT / "tests" / "fixtures" / "importers" / "skypilot" / "llama-3_1-finetuning" / "lora.yaml"
+    wiz = win.launch_view.start_wizard(str(lora))
+    wiz.resize(1000, 780)
+    _pump(app, 0.5)
+    shot("wizard-import-skypilot", wiz)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    wiz.next()
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-import-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+
     local = next(i for i in win.model.instances() if i.provider == "local")
     win.show_monitor(local)
     _pump(app, 7)

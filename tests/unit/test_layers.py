@@ -1,7 +1,9 @@
-"""The layer rule (DESIGN.md §1), enforced by walking every import in the source tree.
+"""The layer rule (DESIGN.md §1, docs/architecture.md), enforced by walking every import in the source tree.
 
-core: no Qt, no cloud SDK, no workbench.ui.  plugins: no Qt, no workbench.ui.
-Only workbench/ui (and app.py, the Qt bootstrap) may import Qt.
+core: no Qt, no cloud SDK, no workbench.ui/cli/app, no plugin; core/domain: nothing of workbench
+but itself.  ui: Qt, core and itself (never the CLI or a plugin directly).  plugins: no Qt, no
+workbench.ui/cli/app, no other plugin.  Only workbench/ui (and app.py, the Qt bootstrap) may import
+Qt.  Import cycles are checked in test_import_cycles.py.
 """
 
 from __future__ import annotations
@@ -47,6 +49,44 @@ def violations(files: list[Path], banned: tuple[str, ...], banned_relative: tupl
 
 
 SSH_LIBS = ("paramiko", "asyncssh")
+PLUGINS = tuple(sorted(p.name for p in (ROOT / "plugins").iterdir() if p.name.startswith("workbench_")))
+
+
+def workbench_imports(files: list[Path]) -> list[tuple[str, str]]:
+    """(file, module) for every import of a workbench module or an in-tree plugin in ``files``."""
+    return [(str(f.relative_to(ROOT)), mod) for f in files for mod in sorted(imported_modules(f.read_text("utf-8")))
+            if mod.split(".")[0] == "workbench" or mod.split(".")[0] in PLUGINS or mod.startswith(".")]
+
+
+def test_domain_imports_nothing_else_of_workbench():
+    files = sorted((ROOT / "workbench" / "core" / "domain").rglob("*.py"))
+    assert len(files) >= 5
+    bad = [(f, m) for f, m in workbench_imports(files)
+           if not (m.startswith("workbench.core.domain") or (m.startswith(".") and not m.startswith("..")))]
+    assert bad == []
+
+
+def test_core_imports_no_plugin():
+    files = sorted((ROOT / "workbench" / "core").rglob("*.py"))
+    assert PLUGINS and violations(files, PLUGINS) == []
+
+
+def test_ui_goes_through_core_only():
+    files = sorted((ROOT / "workbench" / "ui").rglob("*.py"))
+    assert len(files) >= 20
+    bad = [(f, m) for f, m in workbench_imports(files)
+           if not (m.startswith(("workbench.core.", "workbench.ui.")) or m in ("workbench.core", "workbench.ui")
+                   or m.startswith("."))]
+    assert bad == []
+
+
+def test_plugins_import_only_core_and_themselves():
+    for plugin in PLUGINS:
+        files = sorted((ROOT / "plugins" / plugin).rglob("*.py"))
+        bad = [(f, m) for f, m in workbench_imports(files)
+               if not (m.startswith("workbench.core.") or m == "workbench.core" or m.split(".")[0] == plugin
+                       or m.startswith("."))]
+        assert bad == [], plugin
 
 
 def test_core_imports_no_qt_no_cloud_sdk_no_ui():

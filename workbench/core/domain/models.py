@@ -95,11 +95,19 @@ class Offer:
 
 @dataclass(frozen=True)
 class GpuRequest:
-    """GPUs a job asks for; model None means any GPU."""
+    """GPUs a job asks for; model None means any GPU.
+
+    ``count`` is the least number of GPUs per machine; ``max_count`` (None: no upper bound) and
+    ``max_memory_gb`` make ranges such as dstack's ``H100:1..2`` or ``24GB..40GB:2``.  ``vendor``
+    ("NVIDIA", "AMD", …, as in ``gpus.GPU_MODELS``) narrows "any GPU" to one maker's models.
+    """
 
     model: str | None
     count: int = 1
     min_memory_gb: float | None = None
+    max_count: int | None = None
+    max_memory_gb: float | None = None
+    vendor: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,26 @@ class Recovery:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """One allowed kind of machine: the job runs on an offer that matches any of the spec's alternatives.
+
+    A field left None takes the spec's value (``resources.gpu``, ``resources.spot``, the provider and
+    region the launch is planned on); ``instance_type`` None means any type.
+    """
+
+    gpu: GpuRequest | None = None
+    provider: str | None = None
+    region: str | None = None
+    instance_type: str | None = None
+    spot: bool | None = None
+
+
+#: how a spec with alternatives picks its offer: the cheapest of all, or the first alternative that has one
+CHOOSE_CHEAPEST = "cheapest"
+CHOOSE_IN_ORDER = "in_order"
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """A validated job spec (see ``workbench.core.domain.jobspec``)."""
 
@@ -175,6 +203,8 @@ class JobSpec:
     storage: tuple[StorageMount, ...] = ()
     recovery: Recovery | None = None  # None: an interrupted job stays ended
     secrets: tuple[str, ...] = ()  # env names whose values are asked for at launch, never stored
+    alternatives: tuple[Alternative, ...] = ()  # allowed machines (e.g. GPU choices); () = resources only
+    choose: str = CHOOSE_CHEAPEST  # CHOOSE_CHEAPEST or CHOOSE_IN_ORDER (the first alternative with an offer)
 
 
 @dataclass(frozen=True)
@@ -214,6 +244,8 @@ class LaunchRequest:
     tags: Mapping[str, str]
     spot: bool = False
     count: int = 1
+    #: values of ``spec.secrets`` given at launch: passed to the job's environment, never stored or logged
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def region(self) -> str:

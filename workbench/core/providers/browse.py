@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.core.domain.errors import AuthError, PluginError, TransientError, WorkbenchError
-from workbench.core.domain.models import Offer, Profile
+from workbench.core.domain.models import JobSpec, Offer, Profile
 from workbench.core.providers import price_snapshot
 from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, matches, rank
 
@@ -195,3 +195,36 @@ def explain_empty(q: OfferQuery, candidates: Sequence[Offer], errors: Sequence[t
     if any(isinstance(e, AuthError) for _, e in errors):
         return EmptyReason(NO_ACCOUNT, "no account can launch it")
     return EmptyReason(NO_MATCH, "no offer fits every constraint of the job")
+
+
+def browse_spec(accounts: "Accounts", spec: JobSpec) -> Browse:
+    """:func:`browse` for a job spec (the wizard's offer table), with its ``alternatives`` if it has any.
+
+    Without alternatives it is ``browse`` of the spec's resources.  With them, the accounts' offers come
+    from :func:`offer_choice.collect_spec_offers` (in the spec's order) and the catalog adds, for the
+    clouds no account answered for, the offers that match one of the alternatives (tagged with it).
+    """
+    if not spec.alternatives:
+        return browse(accounts, OfferQuery.from_spec(spec))
+    from workbench.core.providers.offer_choice import collect_spec_offers
+
+    ranked, errors = collect_spec_offers(accounts, spec)
+    chosen = accounts.profiles()
+    failed = {name for name, _ in errors}
+    answered = {p.provider for p in chosen if p.name not in failed}
+    every = catalog_offers(accounts, answered, {p.provider for p in chosen})
+    seen: set[tuple[str, str, str]] = set()
+    extra: list[RankedOffer] = []
+    for index, alt in enumerate(spec.alternatives):
+        q = OfferQuery.from_spec(spec, alternative=alt)
+        for o in every:
+            key = (o.provider, o.region, o.instance_type)
+            if key not in seen and matches(o, q):
+                seen.add(key)
+                extra.append(RankedOffer("", o, o.hourly(q.spot), alternative=index, needs_account=True))
+    ranked = _merge(ranked, extra)
+    reason = None
+    if not ranked:
+        first = OfferQuery.from_spec(spec, alternative=spec.alternatives[0])
+        reason = explain_empty(first, every, errors, has_cloud_account=any(p.provider != "local" for p in chosen))
+    return Browse(ranked, errors, sorted({r.offer.provider for r in extra}), reason)

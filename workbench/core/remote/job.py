@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from workbench.core import paths
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
@@ -93,8 +94,11 @@ class RemoteJob:
     """Drives one launch's job on its (first) instance; see the module docstring."""
 
     def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
-                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = ()) -> None:
+                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = (),
+                 secret_env: Mapping[str, str] | None = None) -> None:
         self.accounts = accounts
+        # spec.secrets given at launch (this process's memory only): the job's environment, nothing else
+        self._secret_env = dict(secret_env) if secret_env is not None else launch_secrets.values(instance.launch_id)
         self.instance = instance
         self.spec = spec
         self.peers = peers
@@ -209,6 +213,7 @@ class RemoteJob:
             return
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
         env = supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+        env.update(self._secret_env)
         scripts = supervisor.render(self.spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)
         supervisor.install(conn, self.remote_dir, scripts)

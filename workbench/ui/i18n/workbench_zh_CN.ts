@@ -154,7 +154,7 @@
       <translation>语言(&amp;L)（重启后生效）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>&amp;Launch</source>
       <translation>启动(&amp;L)</translation>
     </message>
@@ -544,6 +544,11 @@
       <translation>选择一个实例…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Chosen:</source>
+      <translation>已选择：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Close</source>
       <translation>关闭</translation>
@@ -731,6 +736,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已导出</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>Field</source>
+      <translation>字段</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Filter by name, provider, region, type, state…</source>
       <translation>按名称、云服务商、区域、类型、状态筛选…</translation>
@@ -791,9 +801,24 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>GPUs from the file: {gpu}</source>
+      <translation>GPU 取自文件：{gpu}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>GPUs from the file: {how} {choices}</source>
+      <translation>GPU 取自文件：{how}{choices}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Give a value for {names} to launch.</source>
+      <translation>请为 {names} 提供值后再启动。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -804,6 +829,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Give the job a name.</source>
       <translation>请为作业命名。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Given to the job's environment only: never saved, shown or logged.</source>
+      <translation>仅传入作业的环境变量：不会保存、显示或写入日志。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
@@ -824,6 +854,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Guards:</source>
       <translation>保护规则：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>How this file was read</source>
+      <translation>此文件的读取方式</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -862,8 +897,8 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
-      <source>Job specs (*.yaml *.yml);;All files (*)</source>
-      <translation>作业规格 (*.yaml *.yml);;所有文件 (*)</translation>
+      <source>Job specs, SkyPilot and dstack files (*.yaml *.yml);;All files (*)</source>
+      <translation>作业规格、SkyPilot 和 dstack 文件 (*.yaml *.yml);;所有文件 (*)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -934,6 +969,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Limits that end the bill even if you forget the job. They are enforced on the machine itself, so they work while this app is closed.</source>
       <translation>即使您忘了作业，这些限制也会终止计费。它们在机器本身上执行，因此即使关闭本应用也依然有效。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>Line</source>
+      <translation>行</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -1321,6 +1361,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>移除(&amp;M)…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>Read as {kind}: {mapped} fields mapped, {ignored} ignored (no effect here), {refused} refused (cannot run here yet).</source>
+      <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/prices/compare_view.py" />
       <source>Read the clouds' public price lists (no account needed) into your price cache</source>
       <translation>读取各云的公开价目表（无需账户）到您的价格缓存</translation>
@@ -1429,6 +1474,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Secrets are kept in the system keyring: {backend}</source>
       <translation>机密信息保存在系统密钥环中：{backend}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Secrets the job asks for</source>
+      <translation>作业需要的密钥</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -1838,14 +1888,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>当前所有计费资源的费用，以及今天到目前为止的花费</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>What it became, or why</source>
+      <translation>转换结果或原因</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>What to do:</source>
       <translation>解决方法：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
-      <source>What to run: open a job spec (YAML) or fill in the form.</source>
-      <translation>要运行什么：打开作业规格（YAML）或填写表单。</translation>
+      <source>What to run: open a job spec, a SkyPilot task or a dstack task (YAML), or fill in the form.</source>
+      <translation>要运行什么：打开作业规格、SkyPilot 任务或 dstack 任务（YAML），或填写表单。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1856,6 +1911,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Where:</source>
       <translation>位置：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>a SkyPilot task</source>
+      <translation>SkyPilot 任务</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>a dstack task</source>
+      <translation>dstack 任务</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -2008,6 +2073,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>空闲 {minutes} 分钟</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>ignored</source>
+      <translation>已忽略</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>install one (for example xterm) or set the TERMINAL environment variable</source>
       <translation>请安装一个终端程序（例如 xterm），或设置 TERMINAL 环境变量</translation>
@@ -2036,6 +2106,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>leftover {kind} {id}</source>
       <translation>残留 {kind} {id}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>mapped</source>
+      <translation>已映射</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -2116,6 +2191,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/import_notes.py" />
+      <source>refused</source>
+      <translation>已拒绝</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2228,6 +2308,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在终止…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>the cheapest of</source>
+      <translation>以下中最便宜的：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>the first with an offer of</source>
+      <translation>以下中第一个有报价的：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
@@ -2271,6 +2361,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>vCPUs</source>
       <translation>vCPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>value of {name}</source>
+      <translation>{name} 的值</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />

@@ -4,13 +4,12 @@ The offer page asks every configured profile for offers in the background
 (``catalog.collect`` on the session's read pool) with a busy indicator; a
 provider that fails is listed with its message while the others' offers are
 shown.  Results of an older request (the user went back and changed the job)
-are dropped by a generation counter.  Main thread only.
+are dropped by a generation counter.  Both pages read the job from the
+wizard's draft and write their own fields to it when the user moves on
+(:mod:`workbench.ui.launch.launch_draft`).  Main thread only.
 """
 
 from __future__ import annotations
-
-import dataclasses
-from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Signal
@@ -18,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QGr
                                QLabel, QProgressBar, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget,
                                QWizardPage)
 
-from workbench.core.providers.browse import Browse, browse
+from workbench.core.providers.browse import Browse, browse_spec
 from workbench.core.providers.catalog import OfferQuery, RankedOffer
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Guards
@@ -26,10 +25,9 @@ from workbench.ui.common.format import duration
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
+from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
-
-if TYPE_CHECKING:
-    from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.runtime.session import Session
 
 MAX_RUNTIME_LIMIT_MIN = 30 * 24 * 60
 
@@ -40,8 +38,10 @@ class OfferPage(QWizardPage):
     #: emitted when a fetch finished (offers shown, errors listed)
     offers_loaded = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.draft = draft
+        self.session = session
         self.setObjectName("launch-offer-page")
         self.setTitle(tr("Machine"))
         self.setSubTitle(tr("Matching offers from all your accounts, cheapest first. "
@@ -75,24 +75,25 @@ class OfferPage(QWizardPage):
         layout.addWidget(self.empty)
         layout.addWidget(self.errors)
         self.query: OfferQuery | None = None
+        self._asked: object = None  # what the shown offers were asked for (the query and any alternatives)
         self.loading = False
         self.failed: list[tuple[str, WorkbenchError]] = []
         self._generation = 0
         self.progress.setVisible(False)
 
-    def wizard(self) -> "LaunchWizard":  # type: ignore[override]
-        return super().wizard()  # type: ignore[return-value]
-
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
-        q = OfferQuery.from_spec(self.wizard().spec)
-        if q != self.query or (not self.loading and self.model.rowCount() == 0):
+        spec = self.draft.value.spec
+        q = OfferQuery.from_spec(spec)
+        asked = (q, spec.alternatives, spec.choose)
+        if asked != self._asked or (not self.loading and self.model.rowCount() == 0):
             self.query = q
+            self._asked = asked
             self.fetch()
 
     def fetch(self) -> None:
-        """Ask every profile for offers off the UI thread."""
-        wiz = self.wizard()
-        q = self.query or OfferQuery.from_spec(wiz.spec)
+        """Ask every profile for offers off the UI thread (for each of the spec's alternatives, if any)."""
+        spec = self.draft.value.spec
+        q = self.query or OfferQuery.from_spec(spec)
         self._generation += 1
         gen = self._generation
         self.loading = True
@@ -103,8 +104,7 @@ class OfferPage(QWizardPage):
         self.errors.show_text(None)
         self.status.setText(tr("Asking your accounts for offers…"))
         self.completeChanged.emit()
-        accounts = wiz.session.accounts
-        (wiz.session.run(browse, accounts, q)
+        (self.session.run(browse_spec, self.session.accounts, spec)
          .then(lambda result: self._loaded(gen, q, result))
          .fail(lambda exc: self._load_failed(gen, exc)))
 
@@ -134,7 +134,7 @@ class OfferPage(QWizardPage):
             for name, exc in errors:
                 lines.append(f"• {name}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
             self.errors.show_text("\n".join(lines))
-        spec = self.wizard().spec
+        spec = self.draft.value.spec
         row = self.model.first_available_row(spec.providers, spec.regions)
         if row >= 0:
             self.select_row(row)
@@ -166,7 +166,7 @@ class OfferPage(QWizardPage):
         return choice if choice is not None and choice.offer.available else None
 
     def _double_clicked(self, index) -> None:
-        if index.isValid() and self.selected() is not None:
+        if index.isValid() and self.selected() is not None and self.wizard() is not None:
             self.wizard().next()
 
     def isComplete(self) -> bool:  # noqa: N802
@@ -176,17 +176,18 @@ class OfferPage(QWizardPage):
         choice = self.selected()
         if choice is None:
             return False
-        wiz = self.wizard()
-        wiz.choice = choice
-        wiz.alternatives = sum(1 for r in self.model.offers() if r.offer.available) - 1
+        offers = tuple(self.model.offers())
+        self.draft.update(offers=offers, choice=choice,
+                          alternatives=sum(1 for r in offers if r.offer.available) - 1)
         return True
 
 
 class GuardsPage(QWizardPage):
     """Max runtime, idle-GPU shutdown and budget; an unticked limit shows a visible warning."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.draft = draft
         self.setObjectName("launch-guards-page")
         self.setTitle(tr("Guards"))
         self.setSubTitle(tr("Limits that end the bill even if you forget the job. They are enforced on the "
@@ -225,12 +226,9 @@ class GuardsPage(QWizardPage):
         self.max_runtime.valueChanged.connect(self._changed)
         self.fill(Guards())
 
-    def wizard(self) -> "LaunchWizard":  # type: ignore[override]
-        return super().wizard()  # type: ignore[return-value]
-
     def initializePage(self) -> None:  # noqa: N802
         # Prefill from the spec, but keep the user's edits when they come back with the same spec.
-        guards = self.wizard().spec.guards
+        guards = self.draft.value.spec.guards
         if guards != self._prefilled_from:
             self._prefilled_from = guards
             self.fill(guards)
@@ -283,6 +281,5 @@ class GuardsPage(QWizardPage):
         self.warning.show_text("\n".join(self.warnings()))
 
     def validatePage(self) -> bool:  # noqa: N802
-        wiz = self.wizard()
-        wiz.spec = dataclasses.replace(wiz.spec, guards=self.guards())
+        self.draft.update(guards=self.guards())
         return True

@@ -1,23 +1,23 @@
 """Wizard page 4: what will be created, what it can cost, and the launch's progress.
 
-The page shows the plan (provider, region, type, GPUs, disk, spot, on_finish,
-guards) and the projected cost for the maximum runtime.  Its Finish button
-("Launch") does not close the wizard: ``validatePage`` asks the wizard to
-start a launch and returns False until that launch has succeeded.  Progress,
-failure and the rollback check are shown in :class:`LaunchProgressPanel`.
-Main thread only.
+The page shows the wizard's draft (provider, region, type, GPUs, disk, spot,
+on_finish, guards) and the projected cost for the maximum runtime.  The launch
+starts only from the page's :attr:`ReviewPage.launch_action` ("Launch"; the
+wizard's Launch button triggers it); ``validatePage`` has no side effect and
+lets the wizard finish only once the wizard has said the launch succeeded
+(:meth:`ReviewPage.set_run_state`).  Progress, failure and the rollback check
+are shown in :class:`LaunchProgressPanel`.  Main thread only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
+from PySide6.QtGui import QAction, QFont
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
 from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.offer_choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.planner import Plan, plan
@@ -26,9 +26,7 @@ from workbench.ui.common.format import duration, money
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
-
-if TYPE_CHECKING:
-    from workbench.ui.launch.launch_wizard import LaunchWizard
+from workbench.ui.launch.launch_draft import Draft, LaunchDraft
 
 ON_FINISH_TEXT = {
     OnFinish.TERMINATE: N_("terminate the machine (billing stops)"),
@@ -207,19 +205,55 @@ class PlanComparison(QGroupBox):
                                                                         hours=f"{p.hours:g}"))
 
 
-class ReviewPage(QWizardPage):
-    """The plan in words, the projected cost, and the progress panel."""
+class SecretsBox(QGroupBox):
+    """One hidden field per secret the job asks for; the values go to the draft (memory only)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
+        super().__init__(tr("Secrets the job asks for"), parent)
+        self.setObjectName("secrets-box")
+        self.draft = draft
+        self.form = QFormLayout(self)
+        self.note = QLabel(tr("Given to the job's environment only: never saved, shown or logged."),
+                           objectName="secrets-note", wordWrap=True)
+        self.form.addRow(self.note)
+        self.edits: dict[str, QLineEdit] = {}
+        self.setVisible(False)
+
+    def show_names(self, names: tuple[str, ...]) -> None:
+        """Rebuild the fields when the spec's secrets changed (typing does not rebuild them)."""
+        if tuple(self.edits) == names:
+            return
+        for edit in self.edits.values():
+            self.form.removeRow(edit)
+        self.edits = {}
+        for name in names:
+            edit = QLineEdit(objectName=f"secret-{name}")
+            edit.setEchoMode(QLineEdit.EchoMode.Password)
+            edit.setPlaceholderText(tr("value of {name}").format(name=name))
+            edit.textChanged.connect(self._typed)
+            self.edits[name] = edit
+            self.form.addRow(f"{name}:", edit)
+        self.setVisible(bool(names))
+
+    def _typed(self) -> None:
+        self.draft.update(secret_env={n: e.text() for n, e in self.edits.items() if e.text()})
+
+
+class ReviewPage(QWizardPage):
+    """The draft in words, the projected cost, the Launch action and the progress panel."""
+
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.draft = draft
         self.setObjectName("launch-review-page")
         self.setTitle(tr("Review and launch"))
         self.setSubTitle(tr("This is what will be created and what it can cost. Nothing is created before "
                             "you press Launch."))
         self.fields: dict[str, QLabel] = {}
-        form = QFormLayout()
+        form = self.form = QFormLayout()
         for key, label in (("job", tr("Job:")), ("command", tr("Command:")), ("where", tr("Where:")),
-                           ("machine", tr("Machine:")), ("disk", tr("Disk:")), ("pricing", tr("Pricing:")),
+                           ("machine", tr("Machine:")), ("choice", tr("Chosen:")), ("disk", tr("Disk:")),
+                           ("pricing", tr("Pricing:")),
                            ("on_finish", tr("When the job ends:")), ("guards", tr("Guards:")),
                            ("cost", tr("Projected cost:"))):
             value = QLabel(objectName=f"review-{key}", wordWrap=True)
@@ -227,6 +261,7 @@ class ReviewPage(QWizardPage):
             value.setTextFormat(Qt.TextFormat.PlainText)
             self.fields[key] = value
             form.addRow(label, value)
+        form.setRowVisible(self.fields["choice"], False)
         self.cost = self.fields["cost"]
         self.cost.setObjectName("projected-cost")
         font = QFont(self.cost.font())
@@ -235,23 +270,45 @@ class ReviewPage(QWizardPage):
         self.cost.setFont(font)
         self.cost_warning = InlineMessage("warning", "cost-warning")
         self.comparison = PlanComparison()
+        self.secrets = SecretsBox(draft)
+        self.secrets_missing = InlineMessage("error", "secrets-missing")
         self.panel = LaunchProgressPanel()
         self.panel.setVisible(False)
+        #: the one way a launch starts (the wizard connects it, and its Launch button triggers it)
+        self.launch_action = QAction(icon("launch"), tr("&Launch"), self)
+        self.launch_action.setObjectName("launch-action")
+        self.busy = False  # a launch or its cleanup is in flight
+        self.launched = False  # the launch succeeded: the wizard may finish
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.secrets)
+        layout.addWidget(self.secrets_missing)
         layout.addWidget(self.cost_warning)
         layout.addWidget(self.comparison)
         layout.addWidget(self.panel)
         layout.addStretch(1)
-
-    def wizard(self) -> "LaunchWizard":  # type: ignore[override]
-        return super().wizard()  # type: ignore[return-value]
+        draft.changed.connect(self._draft_changed)
+        self._update_action()
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
-        wiz = self.wizard()
-        self.show_plan(wiz.spec, wiz.choice)
-        self.show_comparison(wiz.spec, wiz.offer_page.model.offers(), wiz.choice)
+        self.show_draft(self.draft.value)
         self.panel.setVisible(False)
+
+    def _draft_changed(self, value: LaunchDraft, _names: frozenset[str]) -> None:
+        if self.wizard() is not None and self.wizard().currentPage() is self:
+            self.show_draft(value)
+        self._update_action()
+        self.completeChanged.emit()
+
+    def show_draft(self, d: LaunchDraft) -> None:
+        """Show what launching ``d`` would create, and the cost comparison of its offers."""
+        spec = d.launch_spec()
+        self.show_plan(spec, d.choice)
+        self.show_comparison(spec, list(d.offers), d.choice)
+        self.secrets.show_names(spec.secrets)
+        missing = d.missing_secrets
+        self.secrets_missing.show_text(tr("Give a value for {names} to launch.").format(names=", ".join(missing))
+                                       if missing else None)
 
     def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
         """The cost planner's table for this job, from the offers the wizard already has (no network)."""
@@ -272,7 +329,10 @@ class ReviewPage(QWizardPage):
         gpus = f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("no GPU")
         f["machine"].setText(tr("{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM").format(
             type=o.instance_type, gpus=gpus, cpus=o.vcpus, ram=f"{o.memory_gb:g}"))
-        term = tr("spot (cheaper, may be interrupted)") if spec.resources.spot else tr("on-demand")
+        matched = describe_match(spec, choice)
+        f["choice"].setText(matched or "")
+        self.form.setRowVisible(f["choice"], bool(matched))  # only a spec with alternatives has something to say
+        term = tr("spot (cheaper, may be interrupted)") if effective_spot(spec, choice) else tr("on-demand")
         f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
             term=term, price=money(choice.price, o.prices.currency, 3), source=o.prices.source,
             date=o.prices.as_of or tr("date unknown")))
@@ -280,13 +340,21 @@ class ReviewPage(QWizardPage):
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)
 
+    # -- the launch's state, as the wizard reports it -------------------------------
+    def set_run_state(self, busy: bool, launched: bool = False) -> None:
+        """The wizard says whether a launch (or its cleanup) is in flight and whether it succeeded."""
+        self.busy = busy
+        self.launched = launched
+        self._update_action()
+        self.completeChanged.emit()  # QWizard recomputes its buttons from isComplete
+
+    def _update_action(self) -> None:
+        self.launch_action.setEnabled(self.draft.value.ready and not self.busy and not self.launched)
+
     def isComplete(self) -> bool:  # noqa: N802
-        return not self.wizard().busy()
+        # Launch (the Finish button) waits for an offer and every secret; after a launch it finishes
+        return not self.busy and (self.launched or self.draft.value.ready)
 
     def validatePage(self) -> bool:  # noqa: N802
-        wiz = self.wizard()
-        if wiz.launched_ok:
-            return True
-        if not wiz.busy():
-            wiz.start_launch()
-        return False
+        """Finishing the wizard is allowed only after a successful launch (no side effect here)."""
+        return self.launched

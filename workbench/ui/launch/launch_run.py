@@ -1,6 +1,6 @@
 """One launch attempt from the wizard, off the UI thread, with cancel and the rollback check.
 
-    run = LaunchRun(session, spec, choice, alternatives)
+    run = LaunchRun(session, draft)   # the wizard's LaunchDraft value (launch_draft.py)
     run.step.connect(...); run.succeeded.connect(...); run.failed.connect(...)
     run.cleanup_started.connect(...); run.cleanup_done.connect(...)
     run.start()
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
-from workbench.core.providers.catalog import RankedOffer
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.lifecycle.launcher import execute, new_launch_id, plan_offer, remains
-from workbench.core.domain.models import Instance, JobSpec, Resource
+from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.teardown import teardown
+from workbench.ui.launch.launch_draft import LaunchDraft
 from workbench.ui.runtime.session import Session
 
 log = logging.getLogger("workbench.ui.launch")
@@ -62,17 +62,20 @@ class LaunchRun(QObject):
     cleanup_started = Signal(str)  # "failed" | "cancelled"
     cleanup_done = Signal(object)  # Cleanup
 
-    def __init__(self, session: Session, spec: JobSpec, choice: RankedOffer, alternatives: int = 0,
-                 wait_s: float = WAIT_FOR_START_S, parent: QObject | None = None) -> None:
+    def __init__(self, session: Session, draft: LaunchDraft, wait_s: float = WAIT_FOR_START_S,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
+        if draft.choice is None:
+            raise ValueError("LaunchRun needs a draft with a chosen offer")
         self.session = session
-        self.spec = spec
-        self.choice = choice
-        self.alternatives = alternatives
+        self.draft = draft
+        self.spec = draft.launch_spec()
+        self.choice = draft.choice
+        self.alternatives = draft.alternatives
         self.wait_s = wait_s
-        self.launch_id = new_launch_id(spec.name)
-        self.provider = choice.offer.provider
-        self.profile = choice.profile
+        self.launch_id = new_launch_id(self.spec.name)
+        self.provider = self.choice.offer.provider
+        self.profile = self.choice.profile
         self.in_flight = False
         self.cleaning = False
         self.cancel_requested = False
@@ -89,7 +92,7 @@ class LaunchRun(QObject):
         def work() -> list[Instance]:
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
-                           should_stop=lambda: self.cancel_requested)
+                           should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
         log.info("launch %s on %s (%s)", self.launch_id, self.lane, self.choice.offer.instance_type)
         self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)

@@ -5,14 +5,19 @@
     wiz.open()
 
 Pages live in ``launch_job_page``, ``launch_pages`` and ``launch_review``;
-the launch itself in :class:`~workbench.ui.launch.launch_run.LaunchRun`.  The
-wizard holds what the pages decide (``spec``, ``choice``) and reacts to the
-run: progress on the review page, the provider's error (``show_error``), the
-rollback check, and on success ``session.refresh()``, a ``session.notify``
-and ``accept()``.  Cancel (button, Escape or closing the window) while a
-launch is in flight does not close the wizard: it cancels the launch, which
-is torn down once the provider answers, and reports what (if anything) is
-left.  Main thread only.
+they share the wizard's one draft (``wiz.draft``, a
+:class:`~workbench.ui.launch.launch_draft.Draft`: spec, offers, chosen offer,
+guards) and never touch the wizard or each other; see ``launch_draft`` for
+who writes which field and how to add one.  The launch itself is a
+:class:`~workbench.ui.launch.launch_run.LaunchRun` started by one explicit
+action, the review page's ``launch_action``; the wizard's Launch button (the
+Finish button's place) triggers that action instead of finishing the wizard.
+The wizard reacts to the run: progress on the review page, the provider's
+error (``show_error``), the rollback check, and on success
+``session.refresh()``, a ``session.notify`` and ``accept()``.  Cancel (button,
+Escape or closing the window) while a launch is in flight does not close the
+wizard: it cancels the launch, which is torn down once the provider answers,
+and reports what (if anything) is left.  Main thread only.
 """
 
 from __future__ import annotations
@@ -22,12 +27,13 @@ import logging
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMessageBox, QWidget, QWizard
 
-from workbench.core.providers.catalog import RankedOffer
-from workbench.core.lifecycle.launcher import STEP_RUNNING
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, Resource
+from workbench.core.lifecycle.launcher import STEP_RUNNING
+from workbench.core.providers.catalog import RankedOffer
 from workbench.ui.common.dialogs import error_parts, show_error
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
+from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.launch_job_page import JobPage
 from workbench.ui.launch.launch_pages import GuardsPage, OfferPage
 from workbench.ui.launch.launch_review import ReviewPage
@@ -53,7 +59,11 @@ def describe_remains(things: list[Instance | Resource]) -> list[str]:
 
 
 class LaunchWizard(QWizard):
-    """Four pages; ``LaunchWizard(session, spec_path=...)`` then ``next()`` drives it (tests, screenshots)."""
+    """Four pages; ``LaunchWizard(session, spec_path=...)`` then ``next()`` drives it (tests, screenshots).
+
+    The Launch button is the Finish button (``button(QWizard.WizardButton.FinishButton)``), rewired
+    to trigger ``review_page.launch_action``; the wizard finishes itself after a successful launch.
+    """
 
     launched = Signal(str)  # launch id
 
@@ -65,24 +75,38 @@ class LaunchWizard(QWizard):
         self.setButtonText(QWizard.WizardButton.FinishButton, tr("&Launch"))
         self.resize(980, 640)
         self.session = session
-        self.spec = JobSpec(name="job", run="true")  # replaced by the job page's validatePage
-        self.choice: RankedOffer | None = None
-        self.alternatives = 0
+        self.draft = Draft(parent=self)
         self.run: LaunchRun | None = None
         self.launched_ok = False
         self.launch_id: str | None = None
         self.error_box: QMessageBox | None = None
-        self.job_page = JobPage()
-        self.offer_page = OfferPage()
-        self.guards_page = GuardsPage()
-        self.review_page = ReviewPage()
+        self.job_page = JobPage(self.draft)
+        self.offer_page = OfferPage(self.draft, session)
+        self.guards_page = GuardsPage(self.draft)
+        self.review_page = ReviewPage(self.draft)
         for pid, page in ((PAGE_JOB, self.job_page), (PAGE_OFFER, self.offer_page),
                           (PAGE_GUARDS, self.guards_page), (PAGE_REVIEW, self.review_page)):
             self.setPage(pid, page)
         self.panel = self.review_page.panel
         self.panel.tear_down.clicked.connect(self._tear_down_remains)
+        self.review_page.launch_action.triggered.connect(self.start_launch)
+        # The Finish button is the Launch button: it triggers the review page's action; QWizard's own
+        # finish (accept) is the wizard's to call once the launch has succeeded.
+        finish = self.button(QWizard.WizardButton.FinishButton)
+        finish.clicked.disconnect()
+        finish.clicked.connect(self.review_page.launch_action.trigger)
         if spec_path:
             self.job_page.load_file(spec_path)
+
+    # -- the draft, read-only views for callers ---------------------------------------
+    @property
+    def spec(self) -> JobSpec:
+        """The job as it would be launched now (the draft's spec with the guards page's limits)."""
+        return self.draft.value.launch_spec()
+
+    @property
+    def choice(self) -> RankedOffer | None:
+        return self.draft.value.choice
 
     # -- state ------------------------------------------------------------------
     def busy(self) -> bool:
@@ -90,19 +114,20 @@ class LaunchWizard(QWizard):
         return self.run is not None and (self.run.in_flight or self.run.cleaning)
 
     def _set_busy_buttons(self, busy: bool) -> None:
-        self.review_page.completeChanged.emit()  # QWizard recomputes its buttons from isComplete …
+        self.review_page.set_run_state(busy, self.launched_ok)  # QWizard recomputes its buttons …
         self.button(QWizard.WizardButton.BackButton).setEnabled(not busy)  # … then Back follows us
         self.button(QWizard.WizardButton.CancelButton).setEnabled(True)
         self.setButtonText(QWizard.WizardButton.CancelButton, tr("Cancel launch") if busy else tr("Close"))
 
     # -- launching --------------------------------------------------------------
     def start_launch(self) -> None:
-        """Start a launch of ``spec`` on ``choice`` (a new launch id each time)."""
-        if self.choice is None or self.busy():
+        """Launch the draft (a new launch id each time); the review page's ``launch_action`` calls this."""
+        draft = self.draft.value
+        if not draft.ready or self.busy() or self.launched_ok:
             return
         if self.run is not None:
             self.run.deleteLater()  # the previous attempt is over (not busy); its callbacks check validity
-        run = LaunchRun(self.session, self.spec, self.choice, self.alternatives, parent=self)
+        run = LaunchRun(self.session, draft, parent=self)
         run.step.connect(self._step)
         run.succeeded.connect(self._succeeded)
         run.failed.connect(self._failed)
@@ -134,6 +159,7 @@ class LaunchWizard(QWizard):
             name=run.spec.name, where=where)
         self.panel.status.setText(message)
         self.launched_ok = True
+        self.review_page.set_run_state(False, launched=True)
         self.session.refresh()
         self.session.notify.emit(tr("Launch ready"), message, "info")
         self.launched.emit(run.launch_id)

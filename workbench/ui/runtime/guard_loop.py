@@ -1,6 +1,8 @@
 """The app-side guards in the GUI: run after each refresh, off the UI thread; events become notifications.
 
-:class:`GuardHook` belongs to a :class:`~workbench.ui.runtime.session.Session`.  After
+:class:`GuardHook` belongs to a :class:`~workbench.ui.runtime.session.Session`
+(the session makes it; this module knows the session only as the small
+:class:`GuardHost` protocol, so the two modules do not import each other).  After
 every snapshot it runs one :meth:`GuardEngine.poll` (``refresh=False``: the
 session has just reconciled) on the runner's "guards" lane, so a teardown a
 guard starts never blocks the UI and never overlaps the next poll.  Each
@@ -14,9 +16,9 @@ Main thread only, except the engine's poll, which runs on the lane.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from workbench.core.lifecycle.guards import BUDGET, FINISHED, IDLE, MAX_RUNTIME, MONTHLY_BUDGET, GuardEngine, GuardEvent
@@ -24,9 +26,21 @@ from workbench.ui.i18n import tr
 from workbench.ui.runtime.tasks import Task
 
 if TYPE_CHECKING:
-    from workbench.ui.runtime.session import Session
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.remote.jobs import RemoteJobs
 
 LANE = "guards"
+
+
+class GuardHost(Protocol):
+    """What the hook needs of its owner (the Session): accounts, a runner, the notify and snapshot signals."""
+
+    accounts: "Accounts | None"
+    remote: "RemoteJobs | None"
+    notify: SignalInstance  # (title, message, level)
+    snapshot_changed: SignalInstance
+
+    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task: ...
 
 
 def event_title(ev: GuardEvent) -> str:
@@ -51,9 +65,9 @@ class GuardHook(QObject):
 
     event = Signal(object)  # GuardEvent, on the main thread
 
-    def __init__(self, session: "Session", finish_grace_s: float = 600.0,
+    def __init__(self, session: GuardHost, finish_grace_s: float = 600.0,
                  clock: Callable[[], float] = time.time) -> None:
-        super().__init__(session)
+        super().__init__(session if isinstance(session, QObject) else None)
         self.session = session
         self.finish_grace_s = finish_grace_s
         self.clock = clock

@@ -25,6 +25,7 @@ from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_to
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import state_label
 from workbench.ui.i18n import tr
+from workbench.ui.runtime.guard_loop import GuardHook
 from workbench.ui.runtime.settings import UiSettings
 from workbench.ui.runtime.tasks import Task, TaskRunner
 
@@ -108,8 +109,6 @@ class Session(QObject):
         self.remote: "RemoteJobs | None" = None
         self.remote_event.connect(self._on_remote_event)
         # app-side guards (budget, runtime, idle, finished) after each refresh
-        from workbench.ui.runtime.guard_loop import GuardHook
-
         self.guards = GuardHook(self)
 
     # -- refresh loop -------------------------------------------------------
@@ -156,7 +155,7 @@ class Session(QObject):
             from workbench.core.remote.job import JobOptions  # SSH, telemetry and numpy: only once a cloud machine runs
             from workbench.core.remote.jobs import RemoteJobs
 
-            # The finish guard (guard_hook) ends machines after its grace, with "keep running".
+            # The finish guard (ui.runtime.guard_loop) ends machines after its grace, with "keep running".
             self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit,
                                      options=JobOptions(teardown_by_guards=True))
         self.remote.sync(snap.instances, snap.launches)
