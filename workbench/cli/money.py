@@ -141,7 +141,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
     if args.rate is not None:
         fx = CurrencySettings(args.currency or "USD", args.rate)
     result, errors = plan_from_accounts(ctx.accounts, model, count or 1, args.hours, hw,
-                                        reference_hardware=not args.no_reference, display=args.currency, fx=fx)
+                                        use_reference=not args.no_reference, display=args.currency, fx=fx)
     rows = list(result.rows) if args.all else result.summary()
     od = result.cheapest("on-demand")
     breakeven = None
@@ -182,9 +182,9 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
 
 
 def _reference(model: str, gpus: int) -> Hardware | None:
-    from workbench.core.money.hardware_reference import hardware_for
+    from workbench.core.money.planner import reference_hardware
 
-    return hardware_for(model, gpus)
+    return reference_hardware(model, gpus)
 
 
 # -- budgets and currency ---------------------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 ``resources/planner/hardware.csv`` (documented in its header) holds one row per GPU model: the price
 of one server with ``gpu_count`` GPUs, its power draw, the electricity price and the yearly upkeep,
-in the row's currency, with the date and the source of the figures.  :func:`hardware_for` turns the
-row into the :class:`~workbench.core.money.planner.Hardware` for N GPUs (whole servers: 12 GPUs of an
-8-GPU server are two servers) labelled as a reference, so ``workbench plan --gpu V100:8 --hours 2160``
-shows a buy row offline without any flag, and says where the figure comes from.
+in the row's currency, with the date and the source of the figures.  ``planner.reference_hardware``
+turns a row into the Hardware for N GPUs (whole servers: 12 GPUs of an 8-GPU server are two),
+labelled as a reference, so ``workbench plan --gpu V100:8 --hours 2160`` shows a buy row offline
+without any flag, and says where the figure comes from.
 
 Read once per process (cached; read-only afterwards: safe from any thread).  A missing or broken file
 means "no reference" (logged), never an error: the buy row then needs ``--buy-price``.
@@ -16,15 +16,9 @@ from __future__ import annotations
 import csv
 import functools
 import logging
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 from workbench.core import paths
-
-if TYPE_CHECKING:
-    from workbench.core.money.planner import Hardware
 
 log = logging.getLogger("workbench.planner")
 
@@ -72,17 +66,3 @@ def load(path: Path | None = None) -> tuple[HardwareReference, ...]:
 
 def reference_for(gpu_model: str, path: Path | None = None) -> HardwareReference | None:
     return next((r for r in load(path) if r.gpu_model == gpu_model.upper()), None)
-
-
-def hardware_for(gpu_model: str, gpus: int, path: Path | None = None) -> "Hardware | None":
-    """The reference Hardware for ``gpus`` GPUs of ``gpu_model`` (whole servers), or None without a reference."""
-    from workbench.core.money.planner import Hardware
-
-    ref = reference_for(gpu_model, path)
-    if ref is None or ref.gpu_count < 1 or gpus < 1:
-        return None
-    servers = math.ceil(gpus / ref.gpu_count)
-    return Hardware(purchase_price=servers * ref.purchase_price, power_kw=servers * ref.power_kw,
-                    price_per_kwh=ref.kwh_price, upkeep_per_year=servers * ref.upkeep_per_year,
-                    currency=ref.currency, source=ref.source, as_of=ref.as_of, reference=True, servers=servers,
-                    gpus_per_server=ref.gpu_count)

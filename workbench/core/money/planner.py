@@ -191,6 +191,20 @@ def buy_row(hardware: Hardware, gpus: int, hours: float) -> PlanRow:
                  "; you keep the hardware afterwards (resale not counted)")))
 
 
+def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
+    """The documented reference price of ``gpus`` GPUs of ``gpu_model`` (whole servers), or None without one."""
+    from workbench.core.money.hardware_reference import reference_for
+
+    ref = reference_for(gpu_model)
+    if ref is None or ref.gpu_count < 1 or gpus < 1:
+        return None
+    servers = math.ceil(gpus / ref.gpu_count)
+    return Hardware(purchase_price=servers * ref.purchase_price, power_kw=servers * ref.power_kw,
+                    price_per_kwh=ref.kwh_price, upkeep_per_year=servers * ref.upkeep_per_year,
+                    currency=ref.currency, source=ref.source, as_of=ref.as_of, reference=True, servers=servers,
+                    gpus_per_server=ref.gpu_count)
+
+
 def convert_rows(rows: Iterable[PlanRow], display: str, fx: CurrencySettings | None) -> list[PlanRow]:
     """Every row in ``display`` currency at the user's rate (ConfigError when a rate is needed but not set)."""
     from dataclasses import replace
@@ -264,7 +278,7 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
 
 def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,
                        hardware: Hardware | None = None,
-                       snapshot_folder: Path | None = None, *, reference_hardware: bool = True,
+                       snapshot_folder: Path | None = None, *, use_reference: bool = True,
                        display: str | None = None,
                        fx: CurrencySettings | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
     """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside.
@@ -282,9 +296,7 @@ def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: f
     items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
     from workbench.core.money import currency
 
-    if hardware is None and reference_hardware:
-        from workbench.core.money.hardware_reference import hardware_for
-
-        hardware = hardware_for(gpu_model, gpus)
+    if hardware is None and use_reference:
+        hardware = reference_hardware(gpu_model, gpus)
     rate = fx or currency.load(accounts.store)
     return plan(items, gpu_model, gpus, hours, hardware, fx=rate, display=display), errors

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from workbench.core.domain.errors import AuthError, NotFoundError, PluginError, WorkbenchError
@@ -43,10 +44,21 @@ def install_command(extra: str, distribution: str | None = None) -> str:
 
 
 def _importable(module: str) -> bool:
+    """True when ``module`` can be imported; nothing is imported to find out (not even its parents)."""
+    top, *rest = module.split(".")
     try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):  # a parent package is missing, or a broken __spec__
+        spec = importlib.util.find_spec(top)  # a top-level name: looked up on sys.path, not imported
+    except (ImportError, ValueError):  # a broken __spec__
         return False
+    if spec is None:
+        return False
+    if not rest:
+        return True
+    for location in spec.submodule_search_locations or ():
+        base = Path(location).joinpath(*rest[:-1])
+        if (base / rest[-1]).is_dir() or any(base.glob(f"{rest[-1]}.*py")) or any(base.glob(f"{rest[-1]}.*.so")):
+            return True
+    return False
 
 
 def missing_sdk(cls: type[Provider]) -> list[str]:
