@@ -33,7 +33,7 @@ def test_compare_without_an_account_and_add_one_from_a_row(qtbot, prices):
     assert not view.compare.empty.isVisible()
     row = _row_of(view, "azure")
     assert view.compare.model.index(row, 0).data() == "azure (no account)"
-    assert "add an account to launch" in view.compare.model.index(row, 10).data()
+    assert "add an account to launch" in view.compare.model.index(row, 10).data()  # (English UI)
     assert not view.compare.add_account.isEnabled()
     view.compare.table.selectRow(row)
     assert view.compare.add_account.isEnabled()

@@ -9,11 +9,6 @@
       <translation> 块 GPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/prices/compare_view.py" />
-      <source> GPUs per machine</source>
-      <translation> 块 GPU/每台机器</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source> hours</source>
       <translation> 小时</translation>
@@ -814,6 +809,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>GPUs per machine, at least:</source>
+      <translation>每台机器的 GPU 数，至少：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1711,6 +1711,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>The fewest GPUs one machine must have</source>
+      <translation>一台机器至少需要的 GPU 数量</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The job spec has an error (see above): fix the file and open it again, or clear it.</source>
       <translation>作业规格有错误（见上文）：请修正文件后重新打开，或将其清除。</translation>
@@ -1928,6 +1933,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>add an account to launch</source>
+      <translation>添加账户后可启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
@@ -1936,11 +1946,6 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>as priced</source>
       <translation>按原币种</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/prices/compare_view.py" />
-      <source>at least </source>
-      <translation>至少 </translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -1976,6 +1981,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>built in; always available</source>
       <translation>内置；始终可用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>bundled snapshot</source>
+      <translation>内置价格快照</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2181,6 +2191,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>per day ({currency})</source>
       <translation>每天({currency})</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>price cache</source>
+      <translation>价格缓存</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />

@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from workbench.core.providers.browse import NEEDS_ACCOUNT_NOTE
 from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.price_snapshot import BUNDLED_LABEL, CACHED_LABEL
 from workbench.ui.common.format import money
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -24,6 +26,16 @@ COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("G
            N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"))
 COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY = 7, 8, 10
 _RIGHT = (3, 4, 5, 6, 7, 8)
+
+
+#: fixed words of the core (price catalog) shown in the UI language
+CORE_TEXT = {NEEDS_ACCOUNT_NOTE: N_("add an account to launch"), BUNDLED_LABEL: N_("bundled snapshot"),
+             CACHED_LABEL: N_("price cache")}
+
+
+def core_text(text: str | None) -> str | None:
+    """``text`` translated when it is one of the core's fixed phrases, else as it is (a provider's words)."""
+    return tr(CORE_TEXT[text]) if text in CORE_TEXT else text
 
 
 def warning_color() -> QColor:
@@ -80,7 +92,7 @@ class OffersModel(RowTableModel):
         if col == COL_AVAILABILITY:
             if o.available:
                 return tr("available")
-            return "⚠ " + (o.availability_note or tr("no quota or capacity"))
+            return "⚠ " + (core_text(o.availability_note) or tr("no quota or capacity"))
         return (
             f"{o.provider} / {r.profile}" if r.profile else tr("{provider} (no account)").format(provider=o.provider),
             o.region,
@@ -91,7 +103,7 @@ class OffersModel(RowTableModel):
             _gb(o.memory_gb),
             money(o.prices.on_demand, cur, 3),
             money(o.prices.spot, cur, 3),
-            f"{o.prices.source} · {o.prices.as_of}" if o.prices.as_of else o.prices.source,
+            f"{core_text(o.prices.source)} · {o.prices.as_of}" if o.prices.as_of else core_text(o.prices.source),
         )[col]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -283,8 +283,13 @@ class PlannerView(QWidget):
             return
         import pyqtgraph as pg
 
+        class MoneyAxis(pg.AxisItem):
+            def tickStrings(self, values, scale, spacing):  # noqa: N802 - "1,500,000", not "1.5e+06"
+                return [f"{v * scale:,.0f}" for v in values]
+
         pal = QGuiApplication.palette()
-        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base),
+                                  axisItems={"left": MoneyAxis(orientation="left")})
         self.plot.setObjectName("planner-plot")
         self.plot.showGrid(x=False, y=True, alpha=0.3)
         self.plot.getAxis("left").enableAutoSIPrefix(False)
