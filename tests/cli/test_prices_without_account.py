@@ -25,7 +25,8 @@ def test_offers_compare_every_cloud_without_an_account(wb):
         assert r.json["warning"].startswith("warning: prices from 2024-11-01")
     text = wb("offers", "--gpu", "V100")
     assert "p3.16xlarge" in text.out and "Standard_NC24s_v3" in text.out and "add an account to launch" in text.out
-    assert "prices from 2024-11-01" in text.out and "workbench catalog update" in text.err
+    assert "bundled snapshot (2024-11-01) old" in text.out
+    assert "warning: prices from 2024-11-01" in text.err and "workbench catalog update" in text.err
 
 
 def test_an_empty_answer_says_the_real_reason(wb):

@@ -107,7 +107,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
     else:
         def source(r: RankedOffer) -> str:
             stale = _price_age(r.offer.prices.as_of)[1]
-            return f"{r.offer.prices.source} ({'prices from ' if stale else ''}{r.offer.prices.as_of}{', old' if stale else ''})"
+            return f"{r.offer.prices.source} ({r.offer.prices.as_of})" + (" old" if stale else "")
 
         table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "PRICE/H", "SOURCE", "NOTE"],
               [(r.offer.provider, r.profile or "-", r.offer.region, r.offer.instance_type,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
-from workbench.core.domain.models import Offer, Prices
+from workbench.core.domain.models import Offer
 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts

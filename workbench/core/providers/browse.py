@@ -197,13 +197,25 @@ def explain_empty(q: OfferQuery, candidates: Sequence[Offer], errors: Sequence[t
     return EmptyReason(NO_MATCH, "no offer fits every constraint of the job")
 
 
-def browse_spec(accounts: "Accounts", spec: JobSpec) -> Browse:
+def browse_spec(accounts: "Accounts", spec: JobSpec, catalog: str = "when-nothing-launchable") -> Browse:
     """:func:`browse` for a job spec (the wizard's offer table), with its ``alternatives`` if it has any.
 
     Without alternatives it is ``browse`` of the spec's resources.  With them, the accounts' offers come
     from :func:`offer_choice.collect_spec_offers` (in the spec's order) and the catalog adds, for the
     clouds no account answered for, the offers that match one of the alternatives (tagged with it).
+
+    ``catalog``: "always", or "when-nothing-launchable" (the wizard's default: catalog offers cannot be
+    launched, so they are shown, with the reason, only when no account's offer can be chosen; the
+    Prices view compares everything).
     """
+    result = _browse_spec(accounts, spec)
+    if catalog == "always" or not any(r.offer.available for r in result.ranked if not r.needs_account):
+        return result
+    live = [r for r in result.ranked if not r.needs_account]
+    return Browse(live, result.errors, [], None)
+
+
+def _browse_spec(accounts: "Accounts", spec: JobSpec) -> Browse:
     if not spec.alternatives:
         return browse(accounts, OfferQuery.from_spec(spec))
     from workbench.core.providers.offer_choice import collect_spec_offers

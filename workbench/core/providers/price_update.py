@@ -73,7 +73,8 @@ def update(entries: Mapping[str, ProviderEntry], providers: Sequence[str] | None
     """Refresh ``providers`` (default: all that can) and write their rows; one result per provider.
 
     ``regions``: only these (default: each provider's own list plus the regions already in its
-    snapshot); each provider takes the ones it knows (all of them when only one provider is asked).  ``urls``: provider → base URL of its price list (a mirror or a test server).
+    snapshot); each provider takes the ones it knows (all of them when only one provider is asked).
+    ``urls``: provider → base URL of its price list (a mirror or a test server).
     ``target``: "cache" (the user's price cache) or "bundled" (``resources/catalog``, for the script).
     """
     if target not in ("cache", "bundled"):

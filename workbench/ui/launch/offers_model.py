@@ -56,11 +56,17 @@ class OffersModel(RowTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[RankedOffer] = []
+        self._cells: list[tuple[str, ...]] = []  # the display texts, made once per row (views ask often)
         self.spot = False
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
+        self._warn = QBrush(warning_color())
+        self._dim = QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        self._bold = QFont()
+        self._bold.setBold(True)
         self.spot = spot
         self.endResetModel()
 
@@ -114,15 +120,11 @@ class OffersModel(RowTableModel):
         if role == OFFER_ROLE:
             return r
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(r, col)
+            return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.ForegroundRole and not r.offer.available:
-            if col == COL_AVAILABILITY:
-                return QBrush(warning_color())
-            return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            return self._warn if col == COL_AVAILABILITY else self._dim
         if role == Qt.ItemDataRole.FontRole and col == (COL_SPOT if self.spot else COL_ON_DEMAND):
-            f = QFont()
-            f.setBold(True)
-            return f
+            return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(
