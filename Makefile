@@ -83,6 +83,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
 # The bundle carries every cloud plugin's SDK, so the build environment needs them all.
 $(VENV)/.stamp-installer: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[aws,azure,installer]'
+	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@ $(VENV)/.stamp-run
 
 clean:

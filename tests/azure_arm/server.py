@@ -20,9 +20,11 @@ What it speaks (see the module docs of :mod:`.state`, :mod:`.compute`, :mod:`.ne
 * Long-running operations: 201/202 with Azure-AsyncOperation (and Location for deletes and
   actions); they complete after ``polls`` status polls.
 * The public Retail Prices API (``/api/retail/prices``: OData ``$filter``, ``currencyCode``,
-  100 items a page with ``NextPageLink``) over the recorded items.
+  100 items a page with ``NextPageLink``) over the synthetic items.
 * Fault injection by rule (:class:`Fault`): answer a matching request with an error (429 with
   Retry-After, 500, ...) or let it start an operation that fails (AllocationFailed, ...).
+* Hold rules (:meth:`ArmServer.hold`): park a matching request until the test releases it, so a
+  race test runs the race it names (tests/support/holds.py says what a hold guarantees).
 * An audit of every request with the RBAC action it needed (:attr:`ArmServer.seen`).
 
 Threading: one thread per connection (keep-alive); all state behind ``state.lock``.
@@ -44,6 +46,7 @@ from typing import Any
 
 from . import catalog, compute, odata
 from .certs import make_tls_files
+from .holding import ArmRequest, Holding, HoldRule  # noqa: F401  (ArmRequest: re-exported)
 from .routes import route
 from .state import ArmError, ArmState, Client, Ctx, Reply
 
@@ -143,13 +146,14 @@ def action_for(method: str, segs: list[str]) -> str | None:
     return f"{base}/action" if method == "POST" else f"{base}/{verb}"
 
 
-class ArmServer:
+class ArmServer(Holding):
     """The server (see the module doc).  ``polls``: status polls before an operation completes."""
 
     def __init__(self, folder: Path, polls: int = 1) -> None:
         self.tls = make_tls_files(folder)
         self.state = ArmState(polls=polls)
         self.faults: list[Fault] = []
+        self.holds: list[HoldRule] = []
         self.seen: list[Seen] = []
         self.price_page_size = PRICE_PAGE_SIZE
         self.prices = catalog.retail_items()
@@ -214,8 +218,10 @@ class ArmServer:
         return f
 
     def clear_faults(self, sub: str | None = None) -> None:
+        """Remove the fault and hold rules of ``sub`` (every rule when None); held requests go on."""
         with self.state.lock:
             self.faults = [f for f in self.faults if sub is not None and f.sub != sub]
+        self.release_holds(sub)
 
     def actions(self, client_id: str) -> set[str]:
         """Every RBAC action the calls of ``client_id`` needed (including linked ones), answered or refused."""
@@ -253,7 +259,7 @@ class ArmServer:
                 vm["_power"] = power
 
     # -- dispatch (called by the handler) -------------------------------------------------
-    def handle(self, method: str, raw_path: str, headers: Any, body: bytes) -> tuple[Reply, Seen]:
+    def _handle(self, method: str, raw_path: str, headers: Any, body: bytes) -> tuple[Reply, Seen]:
         parts = urllib.parse.urlsplit(raw_path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(parts.query, keep_blank_values=True).items()}
         segs = [urllib.parse.unquote(s) for s in parts.path.split("/") if s]

@@ -148,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
+    from workbench.cli.advice_args import add_parsers as add_advice_parsers  # advise, report
+
+    add_advice_parsers(sub, common, _positive_float)
     return p
 
 
@@ -212,6 +215,7 @@ COMMANDS = {
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
     "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
+    "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
     "catalog": ("catalog", "cmd_catalog"),
 }
 

@@ -64,7 +64,8 @@ def _keyring_check() -> Check:
 
 
 #: SDK distributions shown by doctor → the provider that needs them (None: optional for everyone)
-SDKS = (("boto3", "aws"), ("azure-mgmt-compute", "azure"), ("azure-identity", "azure"), ("nvidia-ml-py", None))
+SDKS = (("boto3", "aws"), ("azure-mgmt-compute", "azure"), ("azure-identity", "azure"),
+        ("alibabacloud-ecs20140526", "alibaba"), ("nvidia-ml-py", None))
 
 
 def _plugin_checks(require_all: bool) -> list[Check]:

@@ -8,6 +8,7 @@ Timestamps are POSIX seconds (float, UTC); money is in the offer's currency
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
@@ -315,6 +316,32 @@ class GpuSample:
     mem_total_mb: float
     name: str = ""
     kind: str = "gpu"
+    # schema 3 (the utilization advisor); NaN where not reported, as in readings stored before
+    power_w: float = math.nan
+    power_limit_w: float = math.nan
+    sm_clock_mhz: float = math.nan
+    mem_util_percent: float = math.nan
+    util_min: float = math.nan  # of the readings a stored (minute) sample averages
+    util_max: float = math.nan
+
+
+@dataclass(frozen=True)
+class HostSample:
+    """The machine around the GPUs, averaged over a minute: CPU, memory, network and disk (schema 3).
+
+    Rates are bytes per second summed over the machine's interfaces (without loopback) and whole
+    disks; NaN where the machine did not report them.
+    """
+
+    instance_id: str
+    ts: float
+    cpu_percent: float  # of all CPUs together
+    cpus: int
+    mem_used_mb: float
+    mem_total_mb: float
+    net_rx_bps: float
+    net_tx_bps: float
+    disk_read_bps: float
 
 
 @dataclass(frozen=True)

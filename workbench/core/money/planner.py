@@ -10,7 +10,7 @@ Rows keep their own currency unless a display currency is asked for: then every
 row is converted at the user's rate and says so.
 
 Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.
-Pure computation, safe on any thread; ``plan_from_accounts`` asks providers
+Pure computation, safe on any thread; ``compare_costs_from_accounts`` asks providers
 for offers and therefore blocks (run it on a worker).  Bad input raises
 ConfigError.
 """
@@ -71,7 +71,7 @@ class Hardware:
 
 
 @dataclass(frozen=True)
-class PlanRow:
+class CostRow:
     """One way to pay for the job."""
 
     option: str  # one of OPTIONS
@@ -107,18 +107,18 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CostComparison:
     gpu_model: str
     gpus: int
     hours: float
-    rows: tuple[PlanRow, ...]
+    rows: tuple[CostRow, ...]
 
-    def cheapest(self, option: str) -> PlanRow | None:
+    def cheapest(self, option: str) -> CostRow | None:
         return next((r for r in self.rows if r.option == option), None)
 
-    def summary(self) -> list[PlanRow]:
+    def summary(self) -> list[CostRow]:
         """The cheapest row of each option per provider, cheapest first (the side-by-side table)."""
-        best: dict[tuple[str, str | None], PlanRow] = {}
+        best: dict[tuple[str, str | None], CostRow] = {}
         for r in self.rows:
             k = (r.option, r.provider)
             if k not in best or r.total < best[k].total:
@@ -136,7 +136,7 @@ def _paid_hours(hours: float, years: int) -> float:
     return term * math.ceil(hours / term)
 
 
-def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[PlanRow]:
+def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
     """Every priced option of one offer for ``gpus`` GPUs over ``hours``."""
     if offer.gpu_count < 1:
         return []
@@ -159,7 +159,7 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         if price is None:
             return
         note = "; ".join(x for x in (extra, *notes) if x)
-        out.append(PlanRow(option=option, hourly=price * machines, total=price * machines * paid,
+        out.append(CostRow(option=option, hourly=price * machines, total=price * machines * paid,
                            paid_hours=paid, note=note, **base))  # type: ignore[arg-type]
 
     add("on-demand", p.on_demand, hours)
@@ -174,13 +174,13 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
     return out
 
 
-def buy_row(hardware: Hardware, gpus: int, hours: float) -> PlanRow:
+def buy_row(hardware: Hardware, gpus: int, hours: float) -> CostRow:
     """The "buy" row: purchase, power and upkeep for ``hours`` (a reference price says where it comes from)."""
     power = hardware.power_kw * hardware.price_per_kwh
     what = (f"reference: {hardware.servers} server(s) of {hardware.gpus_per_server} GPUs at "
             f"{hardware.purchase_price / max(1, hardware.servers):,.0f} each ({hardware.source}, {hardware.as_of}); "
             "enter your own quote with --buy-price; " if hardware.reference else "")
-    return PlanRow(
+    return CostRow(
         option="buy", provider=None, region=None, instance_type=None, machines=hardware.servers, gpus=gpus,
         hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
         currency=hardware.currency, _hours=hours,
@@ -205,7 +205,7 @@ def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
                     gpus_per_server=ref.gpu_count)
 
 
-def convert_rows(rows: Iterable[PlanRow], display: str, fx: CurrencySettings | None) -> list[PlanRow]:
+def convert_rows(rows: Iterable[CostRow], display: str, fx: CurrencySettings | None) -> list[CostRow]:
     """Every row in ``display`` currency at the user's rate (ConfigError when a rate is needed but not set)."""
     from dataclasses import replace
 
@@ -223,8 +223,9 @@ def convert_rows(rows: Iterable[PlanRow], display: str, fx: CurrencySettings | N
     return out
 
 
-def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int, hours: float,
-         hardware: Hardware | None = None, fx: CurrencySettings | None = None, display: str | None = None) -> Plan:
+def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int,
+                  hours: float, hardware: Hardware | None = None, fx: CurrencySettings | None = None,
+                  display: str | None = None) -> CostComparison:
     """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
 
     Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
@@ -235,7 +236,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
         raise ConfigError(f"the number of GPUs must be at least 1, not {gpus}")
     if not math.isfinite(hours) or hours <= 0:
         raise ConfigError(f"the duration must be a positive number of hours, not {hours!r}")
-    rows: list[PlanRow] = []
+    rows: list[CostRow] = []
     seen: set[tuple[str, str, str]] = set()
     for item in offers:
         profile, offer = item if isinstance(item, tuple) else (None, item)
@@ -251,12 +252,12 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
     if display:
         rows = convert_rows(rows, display.upper(), fx)
 
-    def in_usd(r: PlanRow) -> float:
+    def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
         return round(r.total if converted is None else converted, 6)
 
     rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
-    return Plan(gpu_model, gpus, hours, tuple(rows))
+    return CostComparison(gpu_model, gpus, hours, tuple(rows))
 
 
 def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
@@ -276,17 +277,16 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
     return price_snapshot.offers(folder=folder)
 
 
-def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,
-                       hardware: Hardware | None = None,
-                       snapshot_folder: Path | None = None, *, use_reference: bool = True,
-                       display: str | None = None,
-                       fx: CurrencySettings | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
-    """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside.
+def compare_costs_from_accounts(
+        accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None,
+        snapshot_folder: Path | None = None, *, use_reference: bool = True, display: str | None = None,
+        fx: CurrencySettings | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
+    """Collect offers of ``gpu_model`` from every profile (blocks) and compare; provider errors returned beside.
 
     Providers without a working profile are priced from the price snapshots (labelled "bundled
     snapshot" or "price cache"), so the planner works before any account is set up.  Without
     ``hardware`` the documented reference price of the GPU model (if any) gives the buy row.
-    ``fx`` overrides the stored exchange rate; ``display`` converts every row (see :func:`plan`).
+    ``fx`` overrides the stored exchange rate; ``display`` converts every row (see :func:`compare_costs`).
     """
     from workbench.core.providers.catalog import OfferQuery, collect
 
@@ -299,4 +299,4 @@ def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: f
     if hardware is None and use_reference:
         hardware = reference_hardware(gpu_model, gpus)
     rate = fx or currency.load(accounts.store)
-    return plan(items, gpu_model, gpus, hours, hardware, fx=rate, display=display), errors
+    return compare_costs(items, gpu_model, gpus, hours, hardware, fx=rate, display=display), errors

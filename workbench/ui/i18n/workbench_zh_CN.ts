@@ -49,7 +49,7 @@
       <translation>添加配置文件(&amp;A)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Advanced</source>
       <translation>高级(&amp;A)</translation>
     </message>
@@ -179,7 +179,7 @@
       <translation>监控(&amp;M)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Name:</source>
       <translation>名称(&amp;N)：</translation>
     </message>
@@ -199,7 +199,7 @@
       <translation>计算(&amp;P)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider:</source>
       <translation>云服务商(&amp;P)：</translation>
     </message>
@@ -229,7 +229,7 @@
       <translation>刷新报价(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Region:</source>
       <translation>区域(&amp;R)：</translation>
     </message>
@@ -244,7 +244,7 @@
       <translation>重试(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Save</source>
       <translation>保存(&amp;S)</translation>
     </message>
@@ -279,7 +279,7 @@
       <translation>测试(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Test credentials</source>
       <translation>测试凭据(&amp;T)</translation>
     </message>
@@ -344,9 +344,19 @@
       <translation>6 个月</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>90th pct.</source>
+      <translation>第 90 百分位</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).</source>
       <translation>GPU 作业至少需要 1 个 GPU（若要仅使用 CPU 的机器，请选择“无”）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>A cheaper GPU fits</source>
+      <translation>更便宜的 GPU 就够用</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
@@ -354,12 +364,12 @@
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile name uses only letters, digits, '.', '_' and '-', starts with a letter or digit, and has at most 63 characters.</source>
       <translation>配置文件名称只能使用字母、数字、'.'、'_' 和 '-'，必须以字母或数字开头，最多 63 个字符。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile named {name} already exists.</source>
       <translation>名为 {name} 的配置文件已存在。</translation>
     </message>
@@ -384,7 +394,7 @@
       <translation>添加账户以在此启动</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Add profile</source>
       <translation>添加配置文件</translation>
     </message>
@@ -392,6 +402,16 @@
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Address: {host}</source>
       <translation>地址：{host}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Advice</source>
+      <translation>建议</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Advice needs a few minutes of GPU readings.</source>
+      <translation>需要几分钟的 GPU 读数才能给出建议。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -474,6 +494,11 @@
       <translation>预算 {amount}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Building the report…</source>
+      <translation>正在生成报告…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Burn rate ({currency}/h)</source>
       <translation>消耗速率（{currency}/小时）</translation>
@@ -504,7 +529,7 @@
       <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
@@ -529,6 +554,11 @@
       <translation>无法选择：{note}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Checked at {time}; click a card to see its evidence.</source>
+      <translation>{time} 检查；点击卡片查看依据。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Checking that nothing was left behind…</source>
       <translation>正在检查是否有残留资源…</translation>
@@ -542,6 +572,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Chosen:</source>
       <translation>已选择：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Click to highlight the evidence in the plots</source>
+      <translation>点击以在图表中突出显示依据</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
@@ -601,6 +636,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>复制 SSH 命令</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Cost</source>
+      <translation>费用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Cost is the app's estimate from the price and billed time of each machine, as in Spend; savings are for this run's duration.</source>
+      <translation>费用是本应用根据每台机器的价格和计费时长估算的，与“花费”视图一致；节省金额按本次运行的时长计算。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>Cost, utilization and advice of the selected launch, as HTML or PDF</source>
+      <translation>所选启动的费用、利用率和建议，导出为 HTML 或 PDF</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Could not check {profile}: {error}</source>
       <translation>无法检查 {profile}：{error}</translation>
@@ -626,7 +676,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>创建时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Credentials</source>
       <translation>凭据</translation>
     </message>
@@ -681,27 +731,32 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在下载输出…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Duration</source>
+      <translation>时长</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>Duration…</source>
       <translation>时长…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Endpoint URL:</source>
       <translation>端点 URL：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter a name for the profile.</source>
       <translation>请输入配置文件名称。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter {field}.</source>
       <translation>请输入{field}。</translation>
     </message>
@@ -719,6 +774,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Every matching offer is blocked by quota or capacity: request a quota increase, or go back and ask for another machine.</source>
       <translation>所有匹配的报价都受配额或容量限制：请申请提高配额，或返回选择其他机器。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Evidence: {start} – {end}</source>
+      <translation>依据：{start} – {end}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -756,6 +816,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GB</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU</source>
+      <translation>GPU</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>GPU coun&amp;t:</source>
       <translation>GPU 数量(&amp;T)：</translation>
@@ -771,14 +836,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显存</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU memory peaked at {mem_percent}% and utilization averaged {util}% for most of the run: raise the batch size about {factor}× (and the learning rate with it, with a short warm-up). Expected about {speedup}× faster.</source>
+      <translation>运行期间 GPU 显存峰值仅 {mem_percent}%，利用率平均 {util}%：将批大小提高约 {factor}×（学习率同比例提高，并加短暂预热）。预计快约 {speedup}×。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GPU memory used</source>
       <translation>已用 GPU 显存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU memory used (GB)</source>
+      <translation>已用 GPU 显存（GB）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPU utilization (%)</source>
       <translation>GPU 利用率（%）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>GPU utilization averaged {util}% while the GPUs waited for input: use more DataLoader workers (about one per CPU core), pin_memory=True, and a local or memory-mapped copy of the dataset. Expected up to {speedup}× faster.</source>
+      <translation>GPU 在等待输入数据，利用率平均仅 {util}%：增加 DataLoader 工作进程（约每个 CPU 核一个），设置 pin_memory=True，并把数据集复制到本地或使用内存映射。预计最多快 {speedup}×。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
@@ -791,7 +871,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
     </message>
@@ -859,6 +939,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>How this file was read</source>
       <translation>此文件的读取方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Idle GPUs</source>
+      <translation>空闲的 GPU</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -956,7 +1041,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Launch {launch} · {where} · generated {when}</source>
+      <translation>启动 {launch} · {where} · 生成于 {when}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Letters, digits, '.', '_' and '-'; machines launched with this profile are tracked under this name, so it cannot be changed later.</source>
       <translation>可使用字母、数字、'.'、'_' 和 '-'；用此配置文件启动的机器以该名称跟踪，因此以后无法更改。</translation>
     </message>
@@ -989,6 +1079,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Look in the Instances view, or run Stop all billing to be sure.</source>
       <translation>请查看“实例”视图，或运行“停止所有计费”以确保无误。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Looking at the run's telemetry…</source>
+      <translation>正在分析本次运行的遥测数据…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
@@ -1026,7 +1121,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>机器：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Machines</source>
       <translation>机器数</translation>
     </message>
@@ -1056,6 +1151,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已达到最长运行时间</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Mean</source>
+      <translation>平均</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Mean power</source>
+      <translation>平均功率</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Median</source>
+      <translation>中位数</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used</source>
       <translation>已用内存</translation>
@@ -1064,6 +1174,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used by the job (RSS)</source>
       <translation>作业占用的内存（RSS）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Model</source>
+      <translation>型号</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1101,9 +1216,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>新建启动任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No GPU did any work ({total} GPUs near 0%): check that the job runs on the GPU (torch.cuda.is_available()) or run it on a machine without GPUs.</source>
+      <translation>没有任何 GPU 在工作（{total} 块 GPU 接近 0%）：请检查作业是否在 GPU 上运行（torch.cuda.is_available()），或改用没有 GPU 的机器。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No GPU readings were recorded for this launch.</source>
+      <translation>此启动没有记录到 GPU 读数。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No SSH for this machine (it runs on this computer or has no address yet)</source>
       <translation>此机器不支持 SSH（它在这台计算机上运行，或尚无地址）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>No advice: the GPUs were busy and their memory well used.</source>
+      <translation>没有建议：GPU 一直忙碌，显存也得到了充分利用。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>No advice: {error}</source>
+      <translation>无法给出建议：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1161,7 +1296,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无输出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>No provider is available; install a provider plugin first.</source>
       <translation>没有可用的云服务商；请先安装云服务商插件。</translation>
     </message>
@@ -1181,6 +1316,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无花费记录。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>No state store: nothing to report.</source>
+      <translation>没有状态数据库：无可报告的内容。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>None (CPU only)</source>
       <translation>无（仅 CPU）</translation>
@@ -1189,6 +1329,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Not capped: {price} per hour until the job ends or you stop it.</source>
       <translation>不封顶：每小时 {price}，直到作业结束或您将其停止。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Not evaluated: {rule} ({why})</source>
+      <translation>未评估：{rule}（{why}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1221,7 +1366,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按需 $/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Only for private or test endpoints (https://…).</source>
       <translation>仅用于私有或测试端点（https://…）。</translation>
     </message>
@@ -1261,14 +1406,44 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>方式</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>PDF files (*.pdf)</source>
+      <translation>PDF 文件 (*.pdf)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Peak GPU memory ({mem_gb} GB) and utilization ({util}% of the {model}) fit a cheaper {cand_model} ({cand_mem} GB): {offer} costs {offer_price}/h instead of {price}/h.</source>
+      <translation>GPU 显存峰值（{mem_gb} GB）和利用率（{model} 的 {util}%）用更便宜的 {cand_model}（{cand_mem} GB）就够了：{offer} 每小时 {offer_price}，而不是 {price}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Peak memory</source>
+      <translation>显存峰值</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>Per hour (all)</source>
       <translation>每小时（全部）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Per-GPU utilization</source>
+      <translation>各 GPU 利用率</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/advice_panel.py" />
+      <source>Pick an instance to see advice on its run.</source>
+      <translation>选择一个实例以查看对其运行的建议。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/prices/prices_view.py" />
       <source>Plan a job's cost</source>
       <translation>规划作业成本</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Price per hour</source>
+      <translation>每小时价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -1376,7 +1551,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在读取公开价目表（可能需要几分钟）…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Reading the stored values from the keyring…</source>
       <translation>正在从密钥环读取已保存的值…</translation>
     </message>
@@ -1446,9 +1621,44 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>各行的货币为 {currencies}：设置“显示为”和您的汇率，以同一货币比较。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
+      <source>Run &amp;report…</source>
+      <translation>运行报告(&amp;R)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Run report saved</source>
+      <translation>运行报告已保存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Run report — {launch}</source>
+      <translation>运行报告 — {launch}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Run report: {name}</source>
+      <translation>运行报告：{name}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Running</source>
       <translation>运行中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save &amp;HTML…</source>
+      <translation>保存 &amp;HTML…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save &amp;PDF…</source>
+      <translation>保存 &amp;PDF…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Save the run report</source>
+      <translation>保存运行报告</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -1456,17 +1666,32 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已保存配置文件 {name}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Saved {path}</source>
+      <translation>已保存 {path}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saved.</source>
       <translation>已保存。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Saves about {amount} on this run</source>
+      <translation>本次运行约可节省 {amount}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Saving unknown (no price)</source>
+      <translation>节省金额未知（没有价格）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saving…</source>
       <translation>正在保存…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Secret fields are saved only in the system keyring, never in a file.</source>
       <translation>机密字段只保存在系统密钥环中，绝不写入文件。</translation>
     </message>
@@ -1481,12 +1706,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业需要的密钥</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings line {line} is not key=value.</source>
       <translation>设置第 {line} 行不是 key=value 格式。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings:</source>
       <translation>设置：</translation>
     </message>
@@ -1569,6 +1794,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/prices/compare_view.py" />
       <source>Spot prices</source>
       <translation>竞价实例价格</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Spot would have cost less</source>
+      <translation>使用竞价实例会更便宜</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1686,7 +1916,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Testing the credentials…</source>
       <translation>正在测试凭据…</translation>
     </message>
@@ -1694,6 +1924,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Testing {name}…</source>
       <translation>正在测试 {name}…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The GPUs wait for data</source>
+      <translation>GPU 在等待数据</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1706,7 +1941,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>凭据被拒绝</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>The endpoint URL must start with https:// or http://.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
@@ -1741,9 +1976,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>名称可使用字母、数字、'_'、'.' 和 '-'（最多 63 个字符），且须以字母或数字开头。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The network limits training</source>
+      <translation>网络限制了训练速度</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>The provider is not answering right now</source>
       <translation>云服务商目前无响应</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>The report could not be built: {error}</source>
+      <translation>无法生成报告：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/app.py" />
@@ -1768,6 +2013,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止操作无法执行；可能仍有资源在计费。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {model} GPUs were busy ({util}%) but drew only {power_percent}% of their power limit, a sign of FP32 math: train with automatic mixed precision (torch.autocast with bfloat16 or float16). Expected about {speedup}× faster.</source>
+      <translation>{model} GPU 很忙（{util}%），但功耗只有功率上限的 {power_percent}%，说明在用 FP32 计算：请使用自动混合精度训练（torch.autocast，bfloat16 或 float16）。预计快约 {speedup}×。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {nodes} machines moved up to {net_gbps} Gbit/s, {net_percent}% of their {link_gbps} Gbit/s network, while the GPUs averaged {util}%: use an instance type with EFA or InfiniBand, with all nodes in one placement group, and check that NCCL uses it.</source>
+      <translation>{nodes} 台机器的网络流量高达 {net_gbps} Gbit/s，占其 {link_gbps} Gbit/s 网络的 {net_percent}%，而 GPU 平均利用率仅 {util}%：请使用带 EFA 或 InfiniBand 的实例类型，把所有节点放在同一个置放群组中，并确认 NCCL 在使用它。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>The {nodes} machines moved up to {net_gbps} Gbit/s, {net_percent}% of their {link_gbps} Gbit/s network, while the GPUs averaged {util}%: use {offer} (EFA / InfiniBand, {offer_price}/h) with all nodes in one placement group.</source>
+      <translation>{nodes} 台机器的网络流量高达 {net_gbps} Gbit/s，占其 {link_gbps} Gbit/s 网络的 {net_percent}%，而 GPU 平均利用率仅 {util}%：请使用 {offer}（EFA / InfiniBand，每小时 {offer_price}），并把所有节点放在同一个置放群组中。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>The {provider} provider does not report GPU telemetry, so there is nothing to plot for {name}. Its spend is still tracked.</source>
       <translation>{provider} 提供商不报告 GPU 遥测数据，因此 {name} 没有可绘制的内容。其花费仍在记录中。</translation>
@@ -1788,7 +2048,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>这些价格来自价格目录：您还没有可以启动它们的账户。请在“账户”中为其中一个云添加账户。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>Thing</source>
       <translation>资源</translation>
     </message>
@@ -1813,6 +2073,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>此云服务商不需要凭据。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>This {hours} h on-demand run can resume from its checkpoints: on spot ({offer_price}/h instead of {price}/h) it would have cost {spot_cost} instead of {cost}, if interruptions cost little time.</source>
+      <translation>这次 {hours} 小时的按需运行可以从检查点恢复：若使用竞价实例（每小时 {offer_price}，而不是 {price}），在中断损失时间不多的情况下，费用将是 {spot_cost}，而不是 {cost}。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Time &amp;window:</source>
       <translation>时间范围(&amp;W)：</translation>
@@ -1823,12 +2088,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>总计</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Train in mixed precision</source>
+      <translation>使用混合精度训练</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Type</source>
       <translation>类型</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Type a region, or run Test to list the provider's regions.</source>
       <translation>输入区域，或运行“测试”以列出该云服务商的区域。</translation>
     </message>
@@ -1863,6 +2133,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>使用竞价实例(&amp;S)（更便宜，可能被中断）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Use larger batches</source>
+      <translation>使用更大的批大小</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Utilization (%)</source>
       <translation>利用率（%）</translation>
@@ -1886,6 +2161,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Ways to pay for this job</source>
       <translation>这个任务的付费方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>Web pages (*.html)</source>
+      <translation>网页 (*.html)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1958,7 +2238,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>低于 </translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>billing</source>
       <translation>计费中</translation>
     </message>
@@ -2018,17 +2298,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已解除分配</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>default endpoint of the provider</source>
       <translation>云服务商的默认端点</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleted, verifying…</source>
       <translation>已删除，正在核实…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleting…</source>
       <translation>正在删除…</translation>
     </message>
@@ -2058,12 +2338,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>finished</source>
       <translation>已完成</translation>
     </message>
@@ -2071,6 +2351,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>high</source>
+      <translation>高</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>hours since start</source>
+      <translation>自开始以来的小时数</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2108,19 +2398,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>launching</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>leftover {kind} {id}</source>
       <translation>残留 {kind} {id}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>low</source>
+      <translation>低</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>mapped</source>
       <translation>已映射</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>medium</source>
+      <translation>中</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -2178,12 +2478,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>on-demand</source>
       <translation>按需</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>one key=value per line, provider-specific</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
     </message>
@@ -2203,7 +2503,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在重新连接:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
     </message>
@@ -2228,7 +2528,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{seconds} 秒后重试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>running</source>
       <translation>运行中</translation>
     </message>
@@ -2243,7 +2543,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>节省计划 3 年</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>spot</source>
       <translation>竞价</translation>
     </message>
@@ -2258,7 +2558,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
     </message>
@@ -2273,7 +2573,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>停止机器（其磁盘仍计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
@@ -2281,6 +2581,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>stopped (disks bill)</source>
       <translation>已停止（磁盘计费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>stopped, no compute charge (disks still bill)</source>
+      <translation>已停机，不收计算费用（磁盘仍计费）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/format.py" />
@@ -2303,12 +2608,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止机器（停止计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>terminated</source>
       <translation>已终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminated, verifying…</source>
       <translation>已终止，正在核实…</translation>
     </message>
@@ -2318,7 +2623,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
     </message>
@@ -2383,7 +2688,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{name} 的值</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>verified gone</source>
       <translation>已核实清除</translation>
     </message>
@@ -2393,7 +2698,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>请等待其运行后再试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>waiting</source>
       <translation>等待中</translation>
     </message>
@@ -2453,6 +2758,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个报价。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
+      <translation>{count} 条建议 · 价格来自内置价目快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{count} running, {rate}/h</source>
       <translation>{count} 台运行中，{rate}/小时</translation>
@@ -2468,9 +2778,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{gpus}× {gpu} 使用 {hours} 小时：最便宜的是{option}，{total}（{where}）。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{h} h {m:02d} min</source>
       <translation>{h} 小时 {m:02d} 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>{idle} of {total} GPUs stayed near 0% ({gpus}): the job uses {used}. Ask for {used} GPUs, or make the job use all of them (for example torchrun --nproc_per_node={per_node}).</source>
+      <translation>{total} 块 GPU 中有 {idle} 块一直接近 0%（{gpus}）：作业只用到 {used} 块。请只申请 {used} 块 GPU，或让作业用上全部 GPU（例如 torchrun --nproc_per_node={per_node}）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>{idle} of {total} GPUs stayed near 0% ({gpus}): the job uses {used}. {offer} has {offer_gpus} {model} GPUs for {offer_price}/h instead of {price}/h.</source>
+      <translation>{total} 块 GPU 中有 {idle} 块一直接近 0%（{gpus}）：作业只用到 {used} 块。{offer} 有 {offer_gpus} 块 {model} GPU，每小时 {offer_price}，而不是 {price}。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -2560,12 +2880,12 @@ What to do: {hint}</source>
       <translation>{n} MB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} min</source>
       <translation>{n} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/format.py" />
+      <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} s</source>
       <translation>{n} 秒</translation>
     </message>
@@ -2575,7 +2895,7 @@ What to do: {hint}</source>
       <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
     </message>

@@ -1,6 +1,6 @@
 """The cost planner in the GUI: N GPUs for H hours on-demand, spot, reserved, savings plans or bought.
 
-The same planner as ``workbench plan`` (``core.money.planner.plan_from_accounts`` on the TaskRunner):
+The same planner as ``workbench plan`` (``core.money.planner.compare_costs_from_accounts`` on the TaskRunner):
 accounts' offers where they answer, the price catalog elsewhere, so it works offline and before
 any account exists.  Without a quote of the user's own, the buy row uses the documented reference
 price (its source and date in the note).  A bar chart (pyqtgraph) shows the cheapest way per option;
@@ -29,7 +29,7 @@ from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
 
 if TYPE_CHECKING:
-    from workbench.core.money.planner import Plan, PlanRow
+    from workbench.core.money.planner import CostComparison, CostRow
     from workbench.ui.runtime.session import Session
 
 OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": N_("reserved 1 year"),
@@ -47,10 +47,10 @@ def option_text(option: str) -> str:
 def _plan(accounts, model: str, gpus: int, hours: float, hardware, display: str | None, rate: float | None):
     """Worker thread: the planner over every account and the catalog."""
     from workbench.core.money.currency import CurrencySettings
-    from workbench.core.money.planner import plan_from_accounts
+    from workbench.core.money.planner import compare_costs_from_accounts
 
     fx = CurrencySettings(display or "USD", rate) if rate else None
-    return plan_from_accounts(accounts, model, gpus, hours, hardware, display=display or None, fx=fx)
+    return compare_costs_from_accounts(accounts, model, gpus, hours, hardware, display=display or None, fx=fx)
 
 
 def _stored_rate(accounts) -> float | None:
@@ -65,12 +65,12 @@ class PlanModel(RowTableModel):
     columns = (N_("Option"), N_("Provider"), N_("Region"), N_("Type"), N_("Machines"), N_("Per hour (all)"),
                N_("Total"), N_("Prices from"), N_("Note"))
 
-    def set_rows(self, rows: list["PlanRow"]) -> None:
+    def set_rows(self, rows: list["CostRow"]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
         self.endResetModel()
 
-    def row(self, n: int) -> "PlanRow":
+    def row(self, n: int) -> "CostRow":
         return self._rows[n]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -183,7 +183,7 @@ class PlannerView(QWidget):
         lay.addWidget(self.note)
         lay.addWidget(self.error)
         lay.addWidget(split, 1)
-        self.plan: "Plan | None" = None
+        self.plan: "CostComparison | None" = None
         self.chart: list[tuple[str, float, str]] = []  # (option, total, currency) drawn
         self.busy = False
         self._rate_loaded = False
@@ -298,9 +298,9 @@ class PlannerView(QWidget):
         if self.plan is not None:
             self._draw(self.plan.summary())
 
-    def _draw(self, rows: list["PlanRow"]) -> None:
+    def _draw(self, rows: list["CostRow"]) -> None:
         """One bar per option: its cheapest total, in the chart's currency (other currencies are not drawn)."""
-        best: dict[str, "PlanRow"] = {}
+        best: dict[str, "CostRow"] = {}
         for r in rows:
             if r.option not in best or r.total < best[r.option].total:
                 best[r.option] = r
