@@ -15,18 +15,18 @@ def test_offers_compare_every_cloud_without_an_account(wb):
         r = wb("offers", "--gpu", gpu, "--json")
         assert r.rc == 0, r.err
         offers = r.json["offers"]
-        assert {o["provider"] for o in offers} == {"aws", "azure"}, gpu
+        assert {"aws", "azure"} <= {o["provider"] for o in offers}, gpu  # (and every other cloud with a CSV)
         for o in offers:
             assert o["profile"] is None and o["needs_account"] and not o["available"]
             assert o["availability_note"] == "add an account to launch"
             assert o["prices"]["source"] == "bundled snapshot" and o["prices"]["as_of"] and o["price_per_hour"] > 0
             assert o["stale"] is True and o["price_age_days"] > 90  # the bundled prices are from 2024/2025
-        assert r.json["reason"] is None and r.json["catalog_providers"] == ["aws", "azure"]
-        assert r.json["warning"].startswith("warning: prices from 2024-11-01")
+        assert r.json["reason"] is None and {"aws", "azure"} <= set(r.json["catalog_providers"])
+        assert r.json["warning"].startswith("warning: prices from 20")  # the oldest catalog date shown
     text = wb("offers", "--gpu", "V100")
     assert "p3.16xlarge" in text.out and "Standard_NC24s_v3" in text.out and "add an account to launch" in text.out
     assert "bundled snapshot (2024-11-01) old" in text.out
-    assert "warning: prices from 2024-11-01" in text.err and "workbench catalog update" in text.err
+    assert "warning: prices from 20" in text.err and "workbench catalog update" in text.err
 
 
 def test_an_empty_answer_says_the_real_reason(wb):
@@ -107,6 +107,7 @@ def test_plan_in_cny_converts_every_row_at_the_users_rate(wb):
     buy = next(x for x in r.json["rows"] if x["option"] == "buy")
     assert buy["original_currency"] is None  # already CNY
     assert wb("currency", "CNY", "--rate", "7.0").rc == 0
-    stored = wb("plan", "--gpu", "V100:8", "--hours", "2160", "--currency", "cny", "--json").json
-    od = next(x for x in stored["rows"] if x["option"] == "on-demand")
+    stored = wb("plan", "--gpu", "V100:8", "--hours", "2160", "--currency", "cny", "--all", "--json").json
+    od = next(x for x in stored["rows"] if x["option"] == "on-demand" and x["instance_type"] == "p3.16xlarge"
+              and x["region"] == "us-east-1")
     assert od["total"] == pytest.approx(24.48 * 2160 * 7.0, abs=0.01)

@@ -24,12 +24,12 @@ def accounts(tmp_path, monkeypatch):
 
 def test_without_an_account_every_cloud_is_priced_from_the_catalog(accounts):
     got = browse(accounts, OfferQuery(gpu_model="V100"))
-    assert got.catalog_providers == ["aws", "azure"] and got.reason is None and not got.errors
-    assert {r.offer.provider for r in got.ranked} == {"aws", "azure"}
+    assert {"aws", "azure"} <= set(got.catalog_providers) and got.reason is None and not got.errors
+    assert set(got.catalog_providers) == {r.offer.provider for r in got.ranked}
     assert all(r.needs_account and r.profile == "" and not r.offer.available for r in got.ranked)
     assert all(r.offer.availability_note == "add an account to launch" for r in got.ranked)
-    prices = [r.price for r in got.ranked]
-    assert prices == sorted(prices) and got.oldest_price == "2024-11-01"
+    usd = [r.price for r in got.ranked if r.offer.prices.currency == "USD"]
+    assert usd == sorted(usd) and got.oldest_price <= "2024-11-01"
 
 
 def test_a_cloud_whose_account_cannot_be_asked_is_priced_from_the_catalog_with_the_reason(accounts):
