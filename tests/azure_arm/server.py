@@ -33,6 +33,7 @@ Threading: one thread per connection (keep-alive); all state behind ``state.lock
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import ssl
@@ -61,6 +62,7 @@ API_VERSIONS = {
     "microsoft.authorization": {"2022-04-01"},
     "microsoft.devtestlab": {"2018-09-15"},
     "microsoft.costmanagement": {"2023-03-01"},
+    "microsoft.storage": {"2026-09-01"},
 }
 PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
 CNY_PER_USD = 7.2  # the Retail Prices API converts with its own rate; any fixed rate shows the mechanism
@@ -73,6 +75,9 @@ class Fault:
     ``path`` is a regular expression searched in the lower-cased path; ``sub``
     limits the rule to one subscription's calls.  ``in_operation``: the request
     itself succeeds, the long-running operation it starts fails with code/message.
+    ``rate``: the share of matching requests that fail, drawn per request from a
+    generator seeded with ``seed`` (a fault storm whose rate does not depend on how
+    fast the machine answers).
     """
 
     path: str
@@ -85,13 +90,21 @@ class Fault:
     in_operation: bool = False
     sub: str | None = None
     hits: int = 0
+    rate: float = 1.0
+    seed: int = 0
+    _rng: random.Random = field(init=False, repr=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
 
     def matches(self, method: str, path: str) -> bool:
         if self.times == 0 or (self.method and self.method != method):
             return False
         if self.sub and f"/subscriptions/{self.sub}".lower() not in path.lower():
             return False
-        return re.search(self.path, path.lower()) is not None
+        if re.search(self.path, path.lower()) is None:
+            return False
+        return self.rate >= 1.0 or self._rng.random() < self.rate
 
 
 @dataclass(frozen=True)

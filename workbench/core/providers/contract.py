@@ -161,6 +161,15 @@ class SupportsSpotHistory(ABC):
         """(POSIX seconds, price per hour) points for ``instance`` between ``start`` and ``end``, oldest first."""
 
 
+class SupportsEndReason(ABC):
+    """Capability: say why machines that are no longer listed ended (recovery tells a spot
+    interruption from a failure by it).  Returns the instances as the cloud last saw them, with
+    ``extra["state_reason"]`` / ``extra["spot_interrupted"]`` where it says; unknown ones are left out."""
+
+    @abstractmethod
+    def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]: ...
+
+
 class SupportsPublicPrices(ABC):
     """Capability: read the cloud's public price list, with no account and no cloud SDK.
 
