@@ -36,14 +36,17 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
                                    Profile, Region, Resource)
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
-                                              SupportsSpotHistory, SupportsStop, SupportsTelemetry)
+                                               SupportsEndReason, SupportsPublicPrices, SupportsSpotHistory,
+                                               SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
+from workbench.core.storage.contract import SupportsObjectStorage
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
 from .codes import error_code
 from .errors import translate
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
 from .settings import DEFAULT_REGION, parse
+from .storage import S3Storage, check_uri
 
 if TYPE_CHECKING:
     from .launch import Launcher
@@ -63,11 +66,14 @@ REGION_NAMES = {
 }
 
 
-class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory):
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
+                  SupportsEndReason, SupportsPublicPrices):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
     display_name = "Amazon Web Services (EC2)"
+    sdk_modules = ("boto3", "botocore")
+    install_extra = "aws"
     credential_fields = (
         CredentialField(ACCESS_KEY, "Access key ID", optional=True,
                         help="an IAM user's key (AKIA…); leave empty to use a named profile instead"),
@@ -79,6 +85,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                         help="a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
     )
     billing_note = billing.TAG_ACTIVATION_NOTE
+    storage_kinds = ("s3",)
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)
@@ -96,10 +103,21 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._regions: tuple[float, list[str]] | None = None
         self._cpu_seen: dict[str, float] = {}
         self._cpu_asked: dict[str, float] = {}
+        self._s3 = S3Storage(self._clients, self.settings.regions, profile.name, dict(profile.settings))
 
     @classmethod
     def default_region(cls) -> str | None:
         return DEFAULT_REGION
+
+    public_price_regions = ("us-east-1", "us-west-2", "eu-west-1")
+    public_price_source = "AWS Price List offer files"
+
+    @classmethod
+    def public_prices(cls, regions, known, fetch):  # type: ignore[no-untyped-def]
+        """The public EC2 and Savings Plans offer files (no account, no boto3): :mod:`.price_list`."""
+        from .price_list import public_prices
+
+        return public_prices(regions, known, fetch)
 
     # The offer book and the launcher are made on first use (under a lock: both keep state, the
     # launcher its per-launch locks): their modules cost ~60 ms of imports that `status` and
@@ -365,6 +383,44 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         az = instance.extra.get("az") or None
         with self._aws("reading the spot price history", "DescribeSpotPriceHistory", instance.region):
             return pricing.spot_series(self._ec2(instance.region), instance.instance_type, az, start, end)
+
+    def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]:
+        """Terminated instances as EC2 still describes them (about an hour): the state reason says spot or not."""
+        groups = self._by_region(instances)
+
+        def one(region: str) -> list[Instance]:
+            ids = sorted({i.instance_id for i in groups[region]})
+            try:
+                raw = inventory.describe_by_ids(self._ec2(region), ids)
+            except Exception as exc:  # noqa: BLE001
+                raise self._fail(exc, "describing ended instances", "DescribeInstances", region) from None
+            return [inventory.to_instance(r, self.id, self.profile.name, region) for r in raw]
+
+        return [i for batch in self._fan_out(sorted(groups), one) for i in batch]
+
+    # -- object storage (S3: see .storage) ---------------------------------------------------------
+    def storage_probe(self, uri):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.probe(uri)
+
+    def storage_list(self, uri):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.list(uri)
+
+    def storage_put(self, uri, files, on_done, on_bytes, should_stop) -> None:  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        self._s3.put(uri, files, on_done, on_bytes, should_stop)
+
+    def storage_buckets(self) -> list[str]:
+        return self._s3.buckets()
+
+    def storage_machine_remote(self, uri, write, duration_s, label):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.machine_remote(uri, write, duration_s, label)
+
+    def storage_abort_incomplete(self, uri) -> int:  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.abort_incomplete(uri)
 
     # -- console -------------------------------------------------------------------------------------
     def console_url(self, item: Instance | Resource) -> str | None:

@@ -30,6 +30,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p.add_argument("--upkeep", type=float, default=0.0, metavar="X", help="upkeep per year (space, cooling, admin)")
     p.add_argument("--resale", type=float, default=0.0, metavar="X", help="resale value after the job")
     p.add_argument("--all", action="store_true", help="every offer and region, not only the best per provider")
+    p.add_argument("--currency", choices=currency.SUPPORTED, type=str.upper, metavar="USD|CNY",
+                   help="show every row in this currency, converted at your rate")
+    p.add_argument("--rate", type=positive, metavar="CNY_PER_USD",
+                   help="the exchange rate to convert with (default: the one set with `workbench currency`)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="no reference buy row (only --buy-price figures)")
 
     b = sub.add_parser("budget", parents=[common], help="show or set the monthly and per-launch budgets")
     b.add_argument("--monthly", type=positive, metavar="AMOUNT", help="budget for all spend this month")
@@ -44,11 +50,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     cu.add_argument("--rate", type=positive, metavar="CNY_PER_USD", help="your exchange rate, e.g. 7.2")
 
     w = sub.add_parser("watch", parents=[common], help="run the guards headless (budget, max runtime, idle "
-                       "GPU, job finished) until Ctrl-C")
+                       "GPU, job finished) and recovery (relaunch interrupted spot jobs) until Ctrl-C")
     w.add_argument("--interval", type=positive, default=60.0, metavar="SECONDS", help="poll every (default 60)")
     w.add_argument("--grace", type=float, default=600.0, metavar="SECONDS",
                    help="after a job finished, wait this long for `workbench keep` (default 600)")
     w.add_argument("--once", action="store_true", help="one poll, then exit")
+    w.add_argument("--no-recovery", action="store_true", help="do not relaunch launches whose machine was taken "
+                   "back or whose job failed (their spec's recovery policy)")
+    w.add_argument("--retry", type=positive, default=300.0, metavar="SECONDS",
+                   help="wait this long before trying a failed relaunch again (default 300)")
     w.add_argument("--now", type=float, help=argparse.SUPPRESS)  # tests: judge as of this POSIX time
 
     k = sub.add_parser("keep", parents=[common], help="keep a finished job's machine running (answers the "

@@ -4,9 +4,34 @@
   <context>
     <name>Workbench</name>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> GPUs</source>
+      <translation> 块 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> hours</source>
+      <translation> 小时</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source> min</source>
       <translation> 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per kWh</source>
+      <translation> /千瓦时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per year</source>
+      <translation> /年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source> times</source>
+      <translation> 次</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -29,7 +54,7 @@
       <translation>添加配置文件(&amp;A)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Advanced</source>
       <translation>高级(&amp;A)</translation>
     </message>
@@ -57,6 +82,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Command:</source>
       <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Compare</source>
+      <translation>比较(&amp;C)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -154,7 +184,7 @@
       <translation>监控(&amp;M)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Name:</source>
       <translation>名称(&amp;N)：</translation>
     </message>
@@ -169,7 +199,12 @@
       <translation>打开作业规格(&amp;O)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>&amp;Plan</source>
+      <translation>计算(&amp;P)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider:</source>
       <translation>云服务商(&amp;P)：</translation>
     </message>
@@ -199,7 +234,7 @@
       <translation>刷新报价(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Region:</source>
       <translation>区域(&amp;R)：</translation>
     </message>
@@ -214,7 +249,7 @@
       <translation>重试(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Save</source>
       <translation>保存(&amp;S)</translation>
     </message>
@@ -249,9 +284,19 @@
       <translation>测试(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Test credentials</source>
       <translation>测试凭据(&amp;T)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Update prices</source>
+      <translation>更新价格(&amp;U)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>&amp;Upload a folder…</source>
+      <translation>上传文件夹(&amp;U)…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -264,12 +309,17 @@
       <translation>（竞价）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>(uploaded first to {uri})</source>
+      <translation>（先上传到 {uri}）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>0 billable resources remain</source>
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>1 USD = </source>
       <translation>1 美元 = </translation>
     </message>
@@ -279,9 +329,34 @@
       <translation>1 小时</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 month</source>
+      <translation>1 个月</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 week</source>
+      <translation>1 周</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 year</source>
+      <translation>1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>3 months</source>
+      <translation>3 个月</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>5 min</source>
       <translation>5 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>6 months</source>
+      <translation>6 个月</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -304,12 +379,17 @@
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>A folder of this computer: the launch uploads it to your account's bucket first (only what changed), then copies it to the machine</source>
+      <translation>本机的文件夹：启动时先上传到你账户的存储桶（只传改动过的文件），再复制到机器上</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile name uses only letters, digits, '.', '_' and '-', starts with a letter or digit, and has at most 63 characters.</source>
       <translation>配置文件名称只能使用字母、数字、'.'、'_' 和 '-'，必须以字母或数字开头，最多 63 个字符。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile named {name} already exists.</source>
       <translation>名为 {name} 的配置文件已存在。</translation>
     </message>
@@ -324,7 +404,27 @@
       <translation>账号</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Add a &amp;bucket…</source>
+      <translation>添加存储桶(&amp;B)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Add a bucket</source>
+      <translation>添加存储桶</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add a {provider} account to launch {type} in {region}</source>
+      <translation>添加 {provider} 账户以在 {region} 启动 {type}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add an account to launch here</source>
+      <translation>添加账户以在此启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Add profile</source>
       <translation>添加配置文件</translation>
     </message>
@@ -434,6 +534,11 @@
       <translation>消耗速率（{currency}/小时）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Buy: a reference price ({source}, {date}); tick “My own quote” to enter yours.</source>
+      <translation>购买：参考价格（{source}，{date}）；勾选“我自己的报价”可输入您的报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>C&amp;lear</source>
       <translation>清除(&amp;L)</translation>
@@ -454,7 +559,7 @@
       <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
@@ -487,6 +592,11 @@
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Checking that nothing was left behind…</source>
       <translation>正在检查是否有残留资源…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Checking the buckets…</source>
+      <translation>正在检查存储桶…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -534,6 +644,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Command:</source>
       <translation>命令：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Compare GPUs</source>
+      <translation>比较 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Comparing prices…</source>
+      <translation>正在比较价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -591,7 +711,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>创建时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Credentials</source>
       <translation>凭据</translation>
     </message>
@@ -614,6 +734,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Dark</source>
       <translation>深色</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Data and recovery</source>
+      <translation>数据与恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Data:</source>
+      <translation>数据：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
@@ -651,22 +781,27 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>时长</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Duration…</source>
+      <translation>时长…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Endpoint URL:</source>
       <translation>端点 URL：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter a name for the profile.</source>
       <translation>请输入配置文件名称。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Enter {field}.</source>
       <translation>请输入{field}。</translation>
     </message>
@@ -679,6 +814,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Estimates: price × billable seconds under each provider's billing rules; figures in {note}.</source>
       <translation>估算:按各云服务商的计费规则,价格 × 计费秒数;金额单位:{note}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Every (s)</source>
+      <translation>间隔（秒）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -709,6 +849,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Filter by name, provider, region, type, state…</source>
       <translation>按名称、云服务商、区域、类型、状态筛选…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder in the bucket:</source>
+      <translation>存储桶中的文件夹：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder on the machine:</source>
+      <translation>机器上的文件夹：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder to upload</source>
+      <translation>要上传的文件夹</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -776,6 +931,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU {index} · {model}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>GPU:</source>
+      <translation>GPU：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
@@ -794,6 +954,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>GPUs per machine, at least:</source>
+      <translation>每台机器的 GPU 数，至少：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -876,6 +1041,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业已完成</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Job interrupted</source>
+      <translation>作业被中断</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Job relaunched</source>
+      <translation>作业已重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job spec:</source>
       <translation>作业规格：</translation>
@@ -946,7 +1121,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动 {launch} · {where} · 生成于 {when}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Letters, digits, '.', '_' and '-'; machines launched with this profile are tracked under this name, so it cannot be changed later.</source>
       <translation>可使用字母、数字、'.'、'_' 和 '-'；用此配置文件启动的机器以该名称跟踪，因此以后无法更改。</translation>
     </message>
@@ -964,6 +1139,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Line</source>
       <translation>行</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Listing the buckets of your accounts…</source>
+      <translation>正在列出你账户中的存储桶…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -1076,6 +1256,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业占用的内存（RSS）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Mode</source>
+      <translation>模式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Mode:</source>
+      <translation>模式：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Model</source>
       <translation>型号</translation>
@@ -1094,6 +1284,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Monthly budget</source>
       <translation>每月预算</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>My own quote for buying:</source>
+      <translation>我自己的购买报价：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1136,6 +1331,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无法给出建议：{error}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>No bucket found in your accounts: type an address.</source>
+      <translation>你的账户中没有找到存储桶：请输入地址。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No budget and no runtime limit: nothing caps the cost.</source>
       <translation>未设预算，也无运行时长上限：费用没有任何封顶。</translation>
@@ -1167,8 +1367,18 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
-      <source>No offer matches this job. Go back and ask for less (GPU model, count, memory), or add an account.</source>
-      <translation>没有与此作业匹配的报价。请返回并降低要求（GPU 型号、数量、显存），或添加账号。</translation>
+      <source>No offer matches this job: {reason}</source>
+      <translation>没有符合此作业的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>No offer matches: {reason}</source>
+      <translation>没有符合条件的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>No offer of {gpu} is known.</source>
+      <translation>没有已知的 {gpu} 报价。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1181,7 +1391,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>暂无输出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>No provider is available; install a provider plugin first.</source>
       <translation>没有可用的云服务商；请先安装云服务商插件。</translation>
     </message>
@@ -1221,6 +1431,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>未评估：{rule}（{why}）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Not relaunched</source>
+      <translation>未重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Note</source>
       <translation>说明</translation>
@@ -1246,12 +1461,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无法获取报价：{error}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>On the machine</source>
+      <translation>机器上</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>On-demand $/h</source>
       <translation>按需 $/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Only for private or test endpoints (https://…).</source>
       <translation>仅用于私有或测试端点（https://…）。</translation>
     </message>
@@ -1306,6 +1526,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显存峰值</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Per hour (all)</source>
+      <translation>每小时（全部）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Per-GPU utilization</source>
       <translation>各 GPU 利用率</translation>
@@ -1316,6 +1541,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>选择一个实例以查看对其运行的建议。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Plan a job's cost</source>
+      <translation>规划作业成本</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Price per hour</source>
       <translation>每小时价格</translation>
@@ -1324,6 +1554,41 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Price source</source>
       <translation>价格来源</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <source>Prices</source>
+      <translation>价格</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices could not be compared: {error}</source>
+      <translation>无法比较价格：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from</source>
+      <translation>价格日期</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices from {date} (older than {days} days): press Update prices for the current public prices.</source>
+      <translation>价格来自 {date}（超过 {days} 天）：点击“更新价格”获取当前的公开价格。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from {date}: update them under Compare GPUs.</source>
+      <translation>价格来自 {date}：请在“比较 GPU”中更新。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices were not updated: {error}</source>
+      <translation>价格未更新：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Pricing {gpus}× {gpu} for {hours} h…</source>
+      <translation>正在计算 {gpus}× {gpu} 使用 {hours} 小时的价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1381,7 +1646,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Read the clouds' public price lists (no account needed) into your price cache</source>
+      <translation>读取各云的公开价目表（无需账户）到您的价格缓存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Reading the public price lists (this can take minutes)…</source>
+      <translation>正在读取公开价目表（可能需要几分钟）…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Reading the stored values from the keyring…</source>
       <translation>正在从密钥环读取已保存的值…</translation>
     </message>
@@ -1389,6 +1664,26 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Recording the launch</source>
       <translation>正在记录启动任务</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Recovery</source>
+      <translation>恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Recovery problem</source>
+      <translation>恢复出错</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Recovery relaunches the job only while this app (or `workbench watch`) is running. With both closed, an interrupted job stays ended until you open the app again; the machine's own guard still ends its bill.</source>
+      <translation>只有在本应用（或 `workbench watch`）运行时，恢复功能才会重新启动作业。两者都关闭时，被中断的作业会一直停着，直到你再次打开应用；机器自带的守护仍会结束它的计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Recovery:</source>
+      <translation>恢复：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1404,6 +1699,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Region</source>
       <translation>区域</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Relaunch after a spot &amp;interruption, up to</source>
+      <translation>竞价实例被中断后重新启动(&amp;I)，最多</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Relaunch failed</source>
+      <translation>重新启动失败</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Remo&amp;ve</source>
+      <translation>移除(&amp;V)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/session.py" />
@@ -1444,6 +1754,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Review and launch</source>
       <translation>检查并启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Rows in {currencies}: set “Show in” and your rate to compare them in one currency.</source>
+      <translation>各行的货币为 {currencies}：设置“显示为”和您的汇率，以同一货币比较。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -1496,7 +1811,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已保存 {path}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saved.</source>
       <translation>已保存。</translation>
     </message>
@@ -1511,12 +1826,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>节省金额未知（没有价格）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Saving…</source>
       <translation>正在保存…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Secret fields are saved only in the system keyring, never in a file.</source>
       <translation>机密字段只保存在系统密钥环中，绝不写入文件。</translation>
     </message>
@@ -1531,12 +1846,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业需要的密钥</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings line {line} is not key=value.</source>
       <translation>设置第 {line} 行不是 key=value 格式。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Settings:</source>
       <translation>设置：</translation>
     </message>
@@ -1551,6 +1866,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显示云端 GPU 工作台</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Show in:</source>
+      <translation>显示为：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show or hide what was typed</source>
       <translation>显示或隐藏已输入的内容</translation>
@@ -1561,6 +1881,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Some accounts could not be asked; their clouds are priced from the catalog:</source>
+      <translation>部分账户无法查询；其云的价格来自价格目录：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Some accounts could not be asked; their offers are missing:</source>
       <translation>部分账号无法查询，缺少其报价：</translation>
@@ -1569,6 +1894,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Something went wrong</source>
       <translation>出现问题</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Source</source>
+      <translation>来源</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1604,6 +1934,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Spot interrupted</source>
       <translation>竞价实例被回收</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/session.py" />
+      <source>Spot machine taken back</source>
+      <translation>竞价机器被收回</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Spot prices</source>
+      <translation>竞价实例价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1726,7 +2066,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Testing the credentials…</source>
       <translation>正在测试凭据…</translation>
     </message>
@@ -1741,6 +2081,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU 在等待数据</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>The buckets could not be listed: {error}</source>
+      <translation>无法列出存储桶：{error}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>The comparison needs a GPU model and a maximum runtime.</source>
       <translation>比较需要 GPU 型号和最长运行时间。</translation>
@@ -1751,9 +2096,14 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>凭据被拒绝</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>The endpoint URL must start with https:// or http://.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>The fewest GPUs one machine must have</source>
+      <translation>一台机器至少需要的 GPU 数量</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1848,7 +2198,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>These prices come from the price catalog: no account of yours can launch them yet. Add an account in Accounts for one of these clouds.</source>
+      <translation>这些价格来自价格目录：您还没有可以启动它们的账户。请在“账户”中为其中一个云添加账户。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>Thing</source>
       <translation>资源</translation>
     </message>
@@ -1898,9 +2253,14 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>类型</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Type a region, or run Test to list the provider's regions.</source>
       <translation>输入区域，或运行“测试”以列出该云服务商的区域。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Type the bucket's address.</source>
+      <translation>请输入存储桶的地址。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -1921,6 +2281,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Uploading {files} files, {size} MB…</source>
       <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_run.py" />
+      <source>Uploading {folder}: {pct} % ({done} of {total} files; {skipped} unchanged)</source>
+      <translation>正在上传 {folder}：{pct} %（{total} 个文件中的 {done} 个；{skipped} 个未改动）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -1998,6 +2363,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>位置：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Without a sync mount a relaunched job starts from the beginning: add a bucket in sync mode for its checkpoints.</source>
+      <translation>没有同步挂载时，重新启动的作业会从头开始：请添加一个同步模式的存储桶来保存检查点。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a SkyPilot task</source>
       <translation>SkyPilot 任务</translation>
@@ -2008,14 +2378,44 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>dstack 任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>a spot interruption</source>
+      <translation>竞价实例中断</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>a spot interruption or a failure</source>
+      <translation>竞价实例中断或作业失败</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>add 'outputs:' to the spec</source>
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>add an account to launch</source>
+      <translation>添加账户后可启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>also when the job fails</source>
+      <translation>作业失败时也重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>as priced</source>
+      <translation>按原币种</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>attempt {n} of {root}: relaunched after an interruption (Spend lists every attempt)</source>
+      <translation>{root} 的第 {n} 次尝试：中断后重新启动（“花费”中列出每一次尝试）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2028,7 +2428,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>低于 </translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>billing</source>
       <translation>计费中</translation>
     </message>
@@ -2053,6 +2453,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>内置；始终可用</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>bundled snapshot</source>
+      <translation>内置价格快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>buy</source>
       <translation>购买</translation>
@@ -2061,6 +2466,26 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>cannot be checked (no exchange rate)</source>
       <translation>无法检查(未设置汇率)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>converted from {currency} at your rate</source>
+      <translation>按您的汇率从 {currency} 换算</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>copy {source} → {path} before setup</source>
+      <translation>在 setup 之前复制 {source} → {path}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>copy: bring it to the machine before setup (a dataset)</source>
+      <translation>复制：在 setup 之前把它拷到机器上（数据集）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/remote_access.py" />
@@ -2078,17 +2503,17 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已解除分配</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>default endpoint of the provider</source>
       <translation>云服务商的默认端点</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleted, verifying…</source>
       <translation>已删除，正在核实…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleting…</source>
       <translation>正在删除…</translation>
     </message>
@@ -2128,9 +2553,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已完成</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>folder in the bucket, e.g. datasets/imagenet</source>
+      <translation>存储桶中的文件夹，例如 datasets/imagenet</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>give the folder on the machine, e.g. data</source>
+      <translation>请给出机器上的文件夹，例如 data</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2183,7 +2618,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>leftover {kind} {id}</source>
       <translation>残留 {kind} {id}</translation>
     </message>
@@ -2228,6 +2663,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无配额或容量</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>no rate set</source>
+      <translation>未设置汇率</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>no runtime limit</source>
       <translation>无运行时长上限</translation>
@@ -2253,19 +2693,34 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>off: an interrupted spot machine ends the job</source>
+      <translation>关闭：竞价机器被中断时作业随之结束</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>on-demand</source>
       <translation>按需</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>one key=value per line, provider-specific</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>or type an address: s3://BUCKET/PREFIX, https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX, oss://…</source>
+      <translation>或输入地址：s3://BUCKET/PREFIX、https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX、oss://…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>per day ({currency})</source>
       <translation>每天({currency})</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>price cache</source>
+      <translation>价格缓存</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -2281,6 +2736,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>refused</source>
       <translation>已拒绝</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or `workbench watch` runs)</source>
+      <translation>发生{on}后，在允许的最便宜的配置上重新启动，最多 {n} 次（需本应用或 `workbench watch` 在运行）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2303,6 +2763,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>运行中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 1 year</source>
+      <translation>节省计划 1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 3 years</source>
+      <translation>节省计划 3 年</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>spot</source>
       <translation>竞价</translation>
@@ -2318,7 +2788,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
     </message>
@@ -2363,6 +2833,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{left}后停止</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>sync</source>
+      <translation>同步</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>sync {path} → {source} every {every}</source>
+      <translation>每 {every} 把 {path} 同步到 {source}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>sync: save the folder there while the job runs (checkpoints)</source>
+      <translation>同步：作业运行期间把文件夹保存到那里（检查点）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>terminate the machine (billing stops)</source>
       <translation>终止机器（停止计费）</translation>
@@ -2373,7 +2858,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminated, verifying…</source>
       <translation>已终止，正在核实…</translation>
     </message>
@@ -2383,9 +2868,14 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>终止中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>that is not a bucket address</source>
+      <translation>这不是存储桶地址</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -2401,6 +2891,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>total for the job ({currency})</source>
+      <translation>作业总成本（{currency}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2433,6 +2928,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>原因未知</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>uploaded to your account's bucket when you launch</source>
+      <translation>启动时上传到你账户的存储桶</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>vCPUs</source>
       <translation>vCPU</translation>
@@ -2443,7 +2943,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{name} 的值</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>verified gone</source>
       <translation>已核实清除</translation>
     </message>
@@ -2453,9 +2953,14 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>请等待其运行后再试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>waiting</source>
       <translation>等待中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>your own hardware</source>
+      <translation>您自己的硬件</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2498,6 +3003,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers from {clouds}; cheapest {price}/h: {provider} {type} in {region}.</source>
+      <translation>来自 {clouds} 的 {count} 个报价；最便宜 {price}/小时：{provider} {type}（{region}）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers.</source>
+      <translation>{count} 个报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
       <translation>{count} 条建议 · 价格来自内置价目快照</translation>
@@ -2511,6 +3026,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>{d} d {h} h</source>
       <translation>{d} 天 {h} 小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>{gpus}× {gpu} for {hours} h: cheapest is {option} at {total} ({where}).</source>
+      <translation>{gpus}× {gpu} 使用 {hours} 小时：最便宜的是{option}，{total}（{where}）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2585,6 +3105,16 @@ What to do: {hint}</source>
       <translation>{name} 已在 {where} 上创建，仍在启动中。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>{name} · attempt {n}</source>
+      <translation>{name} · 第 {n} 次尝试</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>{name} · attempt {n} of {root}</source>
+      <translation>{name} · {root} 的第 {n} 次尝试</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} — {provider}/{profile} · {type} · {state}</source>
       <translation>{name} — {provider}/{profile} · {type} · {state}</translation>
@@ -2615,6 +3145,11 @@ What to do: {hint}</source>
       <translation>{n} MB</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>{n} buckets: choose one, or type an address.</source>
+      <translation>{n} 个存储桶：选择一个，或输入地址。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} min</source>
       <translation>{n} 分钟</translation>
@@ -2630,7 +3165,7 @@ What to do: {hint}</source>
       <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
     </message>
@@ -2645,6 +3180,11 @@ What to do: {hint}</source>
       <translation>{profile}：{message}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{provider} (no account)</source>
+      <translation>{provider}（无账户）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{provider} / {profile}, region {region}</source>
       <translation>{provider} / {profile}，区域 {region}</translation>
@@ -2653,6 +3193,16 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{provider} / {profile}, {region}</source>
       <translation>{provider} / {profile}，{region}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: not updated ({error})</source>
+      <translation>{provider}：未更新（{error}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: {rows} prices as of {date}</source>
+      <translation>{provider}：{rows} 个价格，截至 {date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -2668,6 +3218,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>{series} (of {total})</source>
       <translation>{series}（共 {total}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{size} in {n} files</source>
+      <translation>{n} 个文件，共 {size}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

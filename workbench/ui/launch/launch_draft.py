@@ -23,10 +23,14 @@ field                written by  read by
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
 ``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
+``storage``          JobPage     ReviewPage (its check), the launch (None: the spec's own
+                     (StorageBox) mounts; local folders are uploaded at launch)
+``recovery``         JobPage     ReviewPage, the launch (UNSET: the spec's own policy)
+                     (StorageBox)
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
-with every page's own part folded in (today the guards).  The launch
+with every page's own part folded in (the guards, the storage mounts, the recovery policy).  The launch
 (:class:`~workbench.ui.launch.launch_run.LaunchRun`) is given the whole draft
 value when the review page's Launch action is triggered, so a field that the
 launch needs reaches it without new plumbing.
@@ -50,8 +54,12 @@ from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
-from workbench.core.domain.models import Guards, JobSpec
+from workbench.core.domain.models import Guards, JobSpec, Recovery, StorageMount
 from workbench.core.providers.catalog import RankedOffer
+
+
+#: the ``recovery`` field before the job page set it: the spec's own policy applies
+UNSET = "unset"
 
 
 def _blank_spec() -> JobSpec:
@@ -74,12 +82,20 @@ class LaunchDraft:
     guards: Guards | None = None
     #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
     secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: the storage mounts set on the job page; None: the spec's own
+    storage: tuple[StorageMount, ...] | None = None
+    #: the recovery policy set on the job page (None: off); UNSET: the spec's own
+    recovery: Recovery | None | str = UNSET
 
     def launch_spec(self) -> JobSpec:
-        """The job to launch: ``spec`` with the pages' own parts (guards) folded in."""
+        """The job to launch: ``spec`` with the pages' own parts (guards, storage, recovery) folded in."""
         spec = self.spec
         if self.guards is not None and self.guards != spec.guards:
             spec = dataclasses.replace(spec, guards=self.guards)
+        if self.storage is not None and self.storage != spec.storage:
+            spec = dataclasses.replace(spec, storage=self.storage)
+        if self.recovery != UNSET and self.recovery != spec.recovery:
+            spec = dataclasses.replace(spec, recovery=self.recovery)
         return spec
 
     @property
