@@ -13,6 +13,11 @@ listed may still be billing, so it is reported, never skipped silently).
 4. Verify by listing again until nothing of those launches is billable, or the
    deadline passes; whatever still exists is returned as ``remaining``.
 
+Ordering: each profile's part runs inside that profile's gate
+(:mod:`workbench.core.lifecycle.launch_gate`): it first waits for (or has the provider cancel)
+the launches in flight there, in this process or another one, so what they made is found and
+ended too, and only then verifies.  A launch it covers that has not started does not start.
+
 Teardown never stops at the first error: every profile is attempted, and
 errors are collected beside what remains billing.  An optional ``progress``
 callback receives a :class:`TeardownEvent` for every step; it is called from
@@ -28,17 +33,19 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal, Sequence
+from typing import Callable, Collection, Iterable, Literal, Sequence
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, Profile, Resource
+from workbench.core.lifecycle.launch_gate import ProfileGate
 from workbench.core.lifecycle.reconcile import reconcile
 
 log = logging.getLogger("workbench.teardown")
 
 Billable = Instance | Resource
-EventKind = Literal["terminating", "terminated", "deleting", "deleted", "remaining", "verified", "error"]
+EventKind = Literal["waiting", "terminating", "terminated", "deleting", "deleted", "remaining", "verified",
+                    "error"]
 
 
 # -- values -------------------------------------------------------------------
@@ -58,7 +65,8 @@ class TeardownReport:
 class TeardownEvent:
     """One step of a teardown, for progress displays.
 
-    ``kind``: "terminating" / "deleting" (request about to be sent), "terminated" /
+    ``kind``: "waiting" (launches in flight on the profile are awaited first; ``message``
+    names them), "terminating" / "deleting" (request about to be sent), "terminated" /
     "deleted" (the provider accepted the request; not yet verified), "verified"
     (a fresh listing no longer shows it billing), "remaining" (still billing when
     the deadline passed), "error" (``message`` says why).  ``item`` is the instance
@@ -84,6 +92,8 @@ class ProfileInventory:
     instances: list[Instance] = field(default_factory=list)
     leftovers: list[Resource] = field(default_factory=list)
     error: WorkbenchError | None = None
+    #: launches inside their provider call right now (a teardown waits for them, then ends what they made)
+    launching: list[str] = field(default_factory=list)
 
     @property
     def items(self) -> list[Billable]:
@@ -114,9 +124,14 @@ class Inventory:
         return [x for x in self.items if hourly_price(x) is None]
 
     @property
+    def launching(self) -> list[tuple[Profile, str]]:
+        """(profile, launch id) of every launch in flight."""
+        return [(p.profile, lid) for p in self.profiles for lid in p.launching]
+
+    @property
     def nothing_billing(self) -> bool:
-        """True only when every profile answered and none bills for anything."""
-        return not self.items and not self.errors
+        """True only when every profile answered, none bills for anything and no launch is in flight."""
+        return not self.items and not self.errors and not self.launching
 
 
 def item_key(item: Billable) -> tuple[str, str, str, str]:
@@ -148,8 +163,10 @@ def _as_error(exc: Exception, what: str) -> WorkbenchError:
     return WorkbenchError(f"{type(exc).__name__}: {exc}")
 
 
-def _wanted(launch_ids: set[str] | None, launch_id: str | None) -> bool:
-    return launch_ids is None or launch_id in launch_ids
+def _wanted(launch_ids: set[str] | None, launch_id: str | None, keep: Collection[str] = ()) -> bool:
+    if launch_ids is None:
+        return launch_id not in keep if launch_id else True
+    return launch_id in launch_ids
 
 
 # -- inventory ------------------------------------------------------------------
@@ -183,6 +200,7 @@ def inventory(accounts: Accounts, launch_ids: Iterable[str] | None = None, max_w
                 pi.leftovers = [r for r in fut.result() if _wanted(ids, r.launch_id)]
             except Exception as exc:  # noqa: BLE001 - one profile never stops the others
                 pi.error = pi.error or _as_error(exc, f"listing leftovers of {p.name}")
+            pi.launching = ProfileGate.of(accounts, p.provider, p.name).in_flight()
             result.profiles.append(pi)
     log.info("inventory: %d billable item(s), %d profile error(s)", len(result.items), len(result.errors))
     return result
@@ -193,8 +211,9 @@ class _Run:
     """Shared state of one teardown; report lists are appended under a lock (one thread per profile)."""
 
     def __init__(self, accounts: Accounts, ids: set[str] | None, timeout: float, poll: float,
-                 clock: Callable[[], float], progress: Progress | None) -> None:
+                 clock: Callable[[], float], progress: Progress | None, keep: frozenset[str] = frozenset()) -> None:
         self.accounts, self.ids, self.timeout, self.poll, self.clock = accounts, ids, timeout, poll, clock
+        self.keep = keep
         self.report = TeardownReport()
         self._progress = progress
         self._lock = threading.Lock()
@@ -253,12 +272,12 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
     if targets:
         terminate(targets)
     while True:
-        alive = [i for i in prov.instances() if i.state.billable and _wanted(run.ids, i.launch_id)]
+        alive = [i for i in prov.instances() if i.state.billable and _wanted(run.ids, i.launch_id, run.keep)]
         settle(attempted, alive)
         fresh = [i for i in alive if item_key(i) not in attempted]  # e.g. a launch that was in flight
         if fresh and not broken:
             terminate(fresh)
-        extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id)]
+        extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id, run.keep)]
         if extra and not alive and not broken:
             # only sweep once instances are gone: a disk still attached cannot be deleted
             swept.update((item_key(r), r) for r in extra)
@@ -271,7 +290,7 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
             else:
                 run.add(run.report.deleted, extra)
                 run.each("deleted", p, extra)
-            extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id)]
+            extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id, run.keep)]
         settle(swept, extra)
         for i in alive:
             run.accounts.store.upsert_instance(i)
@@ -284,16 +303,27 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
         time.sleep(run.poll)
 
 
+def _teardown_gated(run: _Run, p: Profile, targets: list[Instance]) -> None:
+    """``_teardown_profile`` inside the profile's gate: launches in flight there return first."""
+    def waiting(ids: list[str]) -> None:
+        run.emit("waiting", p, None, ", ".join(ids))
+
+    gate = ProfileGate.of(run.accounts, p.provider, p.name)
+    with gate.stopping(run.ids, run.keep, timeout=run.timeout, on_wait=waiting, clock=run.clock):
+        _teardown_profile(run, p, targets)
+
+
 def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeout: float = 600.0,
              poll: float = 2.0, clock: Callable[[], float] = time.monotonic,
-             progress: Progress | None = None) -> TeardownReport:
-    """Tear down the given launches (None = everything this install created) across all profiles.
+             progress: Progress | None = None, keep: Iterable[str] = ()) -> TeardownReport:
+    """Tear down the given launches (None = everything this install created, but ``keep``) across all profiles.
 
     Blocks (run it on a worker).  ``progress`` gets a :class:`TeardownEvent` per step,
     from worker threads.  Never raises for one profile; see the report's ``errors``.
+    ``keep``: launch ids an everything-teardown leaves alone (Stop all's unticked Local jobs).
     """
     ids = set(launch_ids) if launch_ids is not None else None
-    run = _Run(accounts, ids, timeout, poll, clock, progress)
+    run = _Run(accounts, ids, timeout, poll, clock, progress, frozenset(keep))
     report = run.report
     by_name = {p.name: p for p in accounts.profiles()}
     pre = reconcile(accounts)
@@ -307,11 +337,11 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
         profiles = [p for p in profiles if (p.provider, p.name) in owners]
     listed: dict[str, list[Instance]] = {}
     for i in pre.instances:  # the listing reconcile just made: no second round trip for the targets
-        if i.state.billable and _wanted(ids, i.launch_id):
+        if i.state.billable and _wanted(ids, i.launch_id, run.keep):
             listed.setdefault(i.profile, []).append(i)
     if profiles:
         with ThreadPoolExecutor(max_workers=min(8, len(profiles)), thread_name_prefix="teardown") as pool:
-            futures = [(p, pool.submit(_teardown_profile, run, p, listed.get(p.name, []))) for p in profiles]
+            futures = [(p, pool.submit(_teardown_gated, run, p, listed.get(p.name, []))) for p in profiles]
             for p, fut in futures:
                 try:
                     fut.result()
