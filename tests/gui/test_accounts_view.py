@@ -243,7 +243,7 @@ def test_remove_asks_naming_running_machines_then_deletes(qtbot, fake_session, f
     box.button(QMessageBox.StandardButton.Cancel).click()
     assert "gone" in [p.name for p in fake_accounts.profiles()]
 
-    fake_session.snapshot = Snapshot()
+    fake_session.snapshot = Snapshot(taken_at=1.0)
     qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
     box = view.confirm_box
     qtbot.waitUntil(box.isVisible, timeout=3000)
@@ -338,3 +338,25 @@ def test_save_puts_the_secret_in_the_secret_service_only(qtbot, home, monkeypatc
         _close(qtbot, session)
         CredentialStore().delete("fakecloud", name)
         store.close()
+
+
+def test_remove_never_claims_what_it_could_not_check(qtbot, fake_session, fake_accounts):
+    fake_accounts.add_fake("dark")
+    view = make_view(qtbot, fake_session)
+    select(qtbot, view, "dark")
+    for may_bill, expected in ((False, "Nothing this app launched with it is known to be running."),
+                               (True, "may still be billing")):
+        fake_session.snapshot = Snapshot(errors=(("dark", AuthError("the token expired")),), taken_at=1.0,
+                                         may_bill=frozenset({"dark"}) if may_bill else frozenset())
+        qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
+        box = view.confirm_box
+        qtbot.waitUntil(box.isVisible, timeout=3000)
+        assert "cannot check dark: the token expired" in box.text() and expected in box.text()
+        assert "No machines are running" not in box.text()
+        box.button(QMessageBox.StandardButton.Cancel).click()
+    fake_session.snapshot = Snapshot()  # before the first refresh: not checked yet either
+    qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
+    box = view.confirm_box
+    qtbot.waitUntil(box.isVisible, timeout=3000)
+    assert "dark has not been checked yet" in box.text() and "No machines are running" not in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()

@@ -40,6 +40,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, Profile, Resource
 from workbench.core.lifecycle.launch_gate import ProfileGate
 from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.billing_status import launched_on
 
 log = logging.getLogger("workbench.teardown")
 
@@ -55,10 +56,21 @@ class TeardownReport:
     deleted: list[Resource] = field(default_factory=list)
     remaining: list[Instance | Resource] = field(default_factory=list)
     errors: list[tuple[str, WorkbenchError]] = field(default_factory=list)
+    #: per profile with an error: the launches the app started there that may still bill (store)
+    launched: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
         return not self.remaining and not self.errors
+
+    @property
+    def settled(self) -> bool:
+        """Nothing remains, and every profile that could not be checked had nothing of ours left billing."""
+        return not self.remaining and not any(self.launched.get(name) for name, _ in self.errors)
+
+    def may_bill(self, profile: str) -> bool:
+        """True when ``profile`` could not be checked and the app launched something there."""
+        return bool(self.launched.get(profile))
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,8 @@ class ProfileInventory:
     error: WorkbenchError | None = None
     #: launches inside their provider call right now (a teardown waits for them, then ends what they made)
     launching: list[str] = field(default_factory=list)
+    #: when ``error`` is set: launches the app started here that may still bill (from the store)
+    launched: list[str] = field(default_factory=list)
 
     @property
     def items(self) -> list[Billable]:
@@ -122,6 +136,11 @@ class Inventory:
     @property
     def unpriced(self) -> list[Billable]:
         return [x for x in self.items if hourly_price(x) is None]
+
+    @property
+    def unchecked(self) -> list[tuple[str, WorkbenchError, list[str]]]:
+        """(profile, why it could not be listed, launches of ours there that may bill) per failed profile."""
+        return [(p.profile.name, p.error, p.launched) for p in self.profiles if p.error is not None]
 
     @property
     def launching(self) -> list[tuple[Profile, str]]:
@@ -201,6 +220,8 @@ def inventory(accounts: Accounts, launch_ids: Iterable[str] | None = None, max_w
             except Exception as exc:  # noqa: BLE001 - one profile never stops the others
                 pi.error = pi.error or _as_error(exc, f"listing leftovers of {p.name}")
             pi.launching = ProfileGate.of(accounts, p.provider, p.name).in_flight()
+            if pi.error is not None:
+                pi.launched = launched_on(accounts.store, p.name, p.provider)
             result.profiles.append(pi)
     log.info("inventory: %d billable item(s), %d profile error(s)", len(result.items), len(result.errors))
     return result
@@ -356,6 +377,8 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
         still = any(getattr(x, "launch_id", None) == launch_id for x in report.remaining)
         if rec is not None and not still and rec.status in ("running", "launching", "recovered", "stopped"):
             accounts.store.update_launch(launch_id, status="terminated")
+    for name in {name for name, _ in report.errors}:
+        report.launched[name] = launched_on(accounts.store, name)
     log.info("teardown: %d terminated, %d leftovers deleted, %d remaining, %d errors",
              len(report.terminated), len(report.deleted), len(report.remaining), len(report.errors))
     return report

@@ -40,3 +40,11 @@ STATE_LABELS = {
 def state_label(state: InstanceState) -> str:
     """The state as the user reads it, in the UI language."""
     return tr(STATE_LABELS[state])
+
+
+def unchecked_text(profile: str, reason: str, may_bill: bool) -> str:
+    """A profile the app could not list: "cannot check P: why", and a warning only when it launched there."""
+    text = tr("cannot check {profile}: {reason}").format(profile=profile, reason=reason)
+    if may_bill:
+        text += " — " + tr("something this app launched there may still be billing")
+    return text

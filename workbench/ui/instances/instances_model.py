@@ -15,6 +15,7 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.money.billing_status import costs_money
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, money, state_label
 from workbench.ui.common.table_model import RowTableModel
@@ -135,18 +136,18 @@ class InstancesModel(RowTableModel):
                     inst.instance_type, inst.gpu_count, state_rank, up or 0.0, inst.price_per_hour, spent,
                     guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now))[col]
         if role == Qt.ItemDataRole.ForegroundRole:
-            if col == COL_STATE and inst.state.billable:
+            if col == COL_STATE and costs_money(inst):  # a free job on this computer is running, not billing
                 dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
                 return QBrush(QColor("#ff8a65" if dark else "#c62828"))
             if not inst.state.billable:
                 return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-        if role == Qt.ItemDataRole.FontRole and col == COL_STATE and inst.state.billable:
+        if role == Qt.ItemDataRole.FontRole and col == COL_STATE and costs_money(inst):
             f = QFont()
             f.setBold(True)
             return f
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
-            if inst.state.billable:
+            if costs_money(inst):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:
                 tip.append(tr("Address: {host}").format(host=inst.host))

@@ -294,7 +294,6 @@ class InstancesView(QWidget):
                 self.table.setColumnWidth(col, min(260, self.table.columnWidth(col) + 12))
         self.empty.setVisible(not has_rows)
         self.table.setVisible(has_rows)
-        billable = snap.billable
-        self.summary.setText(tr("{count} billable · {rate}/h").format(count=len(billable),
-                                                                       rate=money(snap.burn_rate)))
+        paying = snap.paying  # money: a free job on this computer is running, not billing
+        self.summary.setText(tr("{count} billing · {rate}/h").format(count=len(paying), rate=money(burn_rate(paying))))
         self._update_actions()

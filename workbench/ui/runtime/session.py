@@ -21,6 +21,7 @@ from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.kinds import is_remote
+from workbench.core.money.billing_status import launched_on, paying, running_here
 from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_today
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import state_label
@@ -51,10 +52,23 @@ class Snapshot:
     spend_today: float = 0.0
     errors: tuple[tuple[str, WorkbenchError], ...] = ()
     taken_at: float = 0.0
+    #: profiles in ``errors`` where the app launched something that may still bill (so: "may still be billing")
+    may_bill: frozenset[str] = frozenset()
 
     @property
     def billable(self) -> list[Instance]:
+        """Every instance that may bill, free Local jobs included (see ``paying`` for money)."""
         return [i for i in self.instances if i.state.billable]
+
+    @property
+    def paying(self) -> list[Instance]:
+        """The instances that cost money now: what the badge, the tray and the quit guard count."""
+        return paying(self.instances)
+
+    @property
+    def running_here(self) -> list[Instance]:
+        """Jobs alive on this computer."""
+        return running_here(self.instances)
 
     @property
     def burn_rate(self) -> float:
@@ -77,6 +91,7 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
         spend_today=sum(spend_by_instance(ledger, now, since=start_of_today(now)).values()),
         errors=tuple(result.errors),
         taken_at=now,
+        may_bill=frozenset(name for name, _ in result.errors if launched_on(store, name)),
     )
 
 
