@@ -73,7 +73,7 @@ def one(lang: str, out: Path) -> int:
 
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.domain.models import Profile
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
@@ -88,12 +88,12 @@ def one(lang: str, out: Path) -> int:
     busy = ("import time\nt = time.time()\nwhile time.time() - t < 900:\n    sum(range(200000))\n"
             "    time.sleep(0.02)\n")
     (Path(os.environ["WORKBENCH_HOME"]) / "train.py").write_text(busy)
-    execute(acc, plan(acc, parse_spec(
+    execute(acc, choose_offer(acc, parse_spec(
         f"name: bert-finetune\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
         "guards:\n  max_runtime: 30m\n  budget_usd: 5\n"), provider="local"))
-    execute(acc, plan(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
+    execute(acc, choose_offer(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
                                       "guards:\n  max_runtime: 12h\n  budget_usd: 200\n"), provider="fakecloud"))
-    execute(acc, plan(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
+    execute(acc, choose_offer(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
                                       "  spot: true\nguards:\n  max_runtime: 4h\n"), provider="fakecloud"))
 
     win = MainWindow(acc, refresh_ms=3000)

@@ -6,7 +6,7 @@ Steps in one region:
    return them; a retried or resumed launch never creates a second machine.
    (moto does not honour ClientToken, and AWS keeps a token for hours only, so
    the tag lookup is the guarantee; the ClientToken is set as well.)
-2. Key pair: the public half of the install's key (``core.sshkeys``), imported
+2. Key pair: the public half of the install's key (``core.providers.sshkeys``), imported
    once per launch (reused when an earlier attempt made it).
 3. Security group in the default VPC: SSH (22/tcp) only from ``ssh_cidr``
    (default: this computer's public address /32; 0.0.0.0/0 only with

@@ -9,7 +9,7 @@ from .helpers import Events, job, make_spec
 
 from workbench.core import paths
 from workbench.core.lifecycle import launch_secrets
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 
 SECRET = "tok-remote-7c41d0"
 
@@ -17,7 +17,7 @@ SECRET = "tok-remote-7c41d0"
 def test_the_secret_given_at_launch_reaches_the_remote_job_only(remote, tmp_path):
     spec = make_spec(tmp_path, 'echo "token of ${#HF_TOKEN} characters"; case "$HF_TOKEN" in tok-*) echo prefix-ok;; esac')
     spec = dataclasses.replace(spec, secrets=("HF_TOKEN",))
-    lp = plan(remote.accounts, spec, provider="sshcloud")
+    lp = choose_offer(remote.accounts, spec, provider="sshcloud")
     (inst,) = execute(remote.accounts, lp, secret_env={"HF_TOKEN": SECRET})
     code = job(remote.accounts, inst, spec, Events()).run()  # finds the value in this process's memory
     assert code == 0

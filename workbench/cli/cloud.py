@@ -11,7 +11,7 @@ from workbench.core import paths
 from workbench.core.providers.catalog import OfferQuery, collect
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.billing_status import launched_on
@@ -101,7 +101,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     from workbench.cli.convert import load_for_launch  # our spec, or a SkyPilot / dstack file
 
     spec, secret_env, _ = load_for_launch(ctx, args)
-    lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:

@@ -1,4 +1,4 @@
-"""Plan and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
+"""Choose an offer and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
 
 Crash safety: the launch record is written to the store *before* the
 provider is called, and every resource carries the launch's tags, so a
@@ -94,8 +94,8 @@ class LaunchPlan:
         }
 
 
-def plan(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile: str | None = None,
-         region: str | None = None) -> LaunchPlan:
+def choose_offer(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile: str | None = None,
+                 region: str | None = None) -> LaunchPlan:
     """Choose where to run ``spec``: the cheapest available offer of the chosen profile.
 
     Provider preference: the argument, else the spec's first ``providers``

@@ -7,7 +7,7 @@ three-month job on a one-year term pays for twelve months), and compares it
 with buying the hardware (purchase price, power and upkeep the user enters).
 
 Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.
-Pure computation, safe on any thread; ``plan_from_accounts`` asks providers
+Pure computation, safe on any thread; ``compare_costs_from_accounts`` asks providers
 for offers and therefore blocks (run it on a worker).  Bad input raises
 ConfigError.
 """
@@ -60,7 +60,7 @@ class Hardware:
 
 
 @dataclass(frozen=True)
-class PlanRow:
+class CostRow:
     """One way to pay for the job."""
 
     option: str  # one of OPTIONS
@@ -95,18 +95,18 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CostComparison:
     gpu_model: str
     gpus: int
     hours: float
-    rows: tuple[PlanRow, ...]
+    rows: tuple[CostRow, ...]
 
-    def cheapest(self, option: str) -> PlanRow | None:
+    def cheapest(self, option: str) -> CostRow | None:
         return next((r for r in self.rows if r.option == option), None)
 
-    def summary(self) -> list[PlanRow]:
+    def summary(self) -> list[CostRow]:
         """The cheapest row of each option per provider, cheapest first (the side-by-side table)."""
-        best: dict[tuple[str, str | None], PlanRow] = {}
+        best: dict[tuple[str, str | None], CostRow] = {}
         for r in self.rows:
             k = (r.option, r.provider)
             if k not in best or r.total < best[k].total:
@@ -124,7 +124,7 @@ def _terms(hours: float) -> dict[str, float]:
             "reserved-3y": HOURS_3Y * math.ceil(hours / HOURS_3Y)}
 
 
-def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[PlanRow]:
+def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
     """Every priced option of one offer for ``gpus`` GPUs over ``hours``."""
     if offer.gpu_count < 1:
         return []
@@ -147,7 +147,7 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         if price is None:
             return
         note = "; ".join(x for x in (extra, *notes) if x)
-        out.append(PlanRow(option=option, hourly=price * machines, total=price * machines * paid,
+        out.append(CostRow(option=option, hourly=price * machines, total=price * machines * paid,
                            paid_hours=paid, note=note, **base))  # type: ignore[arg-type]
 
     add("on-demand", p.on_demand, hours)
@@ -161,8 +161,9 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
     return out
 
 
-def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int, hours: float,
-         hardware: Hardware | None = None, fx: CurrencySettings | None = None) -> Plan:
+def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int,
+                  hours: float, hardware: Hardware | None = None,
+                  fx: CurrencySettings | None = None) -> CostComparison:
     """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
 
     Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
@@ -172,7 +173,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
         raise ConfigError(f"the number of GPUs must be at least 1, not {gpus}")
     if not math.isfinite(hours) or hours <= 0:
         raise ConfigError(f"the duration must be a positive number of hours, not {hours!r}")
-    rows: list[PlanRow] = []
+    rows: list[CostRow] = []
     seen: set[tuple[str, str, str]] = set()
     for item in offers:
         profile, offer = item if isinstance(item, tuple) else (None, item)
@@ -185,7 +186,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
         rows.extend(rows_for_offer(offer, gpus, hours, profile))
     if hardware is not None:
         power = hardware.power_kw * hardware.price_per_kwh
-        rows.append(PlanRow(
+        rows.append(CostRow(
             option="buy", provider=None, region=None, instance_type=None, machines=1, gpus=gpus,
             hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
             currency=hardware.currency, _hours=hours,
@@ -193,12 +194,12 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
                   f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
                   + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
                      "; you keep the hardware afterwards (resale not counted)"))))
-    def in_usd(r: PlanRow) -> float:
+    def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
         return round(r.total if converted is None else converted, 6)
 
     rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
-    return Plan(gpu_model, gpus, hours, tuple(rows))
+    return CostComparison(gpu_model, gpus, hours, tuple(rows))
 
 
 def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
@@ -218,10 +219,10 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
     return price_snapshot.offers(folder=folder)
 
 
-def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,
-                       hardware: Hardware | None = None,
-                       snapshot_folder: Path | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
-    """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside.
+def compare_costs_from_accounts(
+        accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None,
+        snapshot_folder: Path | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
+    """Collect offers of ``gpu_model`` from every profile (blocks) and compare; provider errors returned beside.
 
     Providers without a working profile are priced from the bundled snapshots
     (labelled "bundled snapshot"), so the planner works before any account is set up.
@@ -233,4 +234,4 @@ def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: f
     items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
     items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
     from workbench.core.money import currency
-    return plan(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors
+    return compare_costs(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors

@@ -28,3 +28,23 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     for secret in sorted(candidates, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
+
+
+#: Window length for :func:`leaks_fragment`: a run this long of a secret
+#: value in an error text counts as a leak even if the text re-encoded the
+#: rest of the value (repr doubling backslashes, JSON escaping, ...).
+_FRAGMENT_LEN = 8
+
+
+def leaks_fragment(text: str, values: Iterable[str]) -> bool:
+    """True if ``text`` still contains a value or an 8-character run of one (after :func:`redact`)."""
+    for value in values:
+        if not isinstance(value, str) or len(value) < REDACT_MIN_LEN:
+            continue
+        if len(value) <= _FRAGMENT_LEN:
+            if value in text:
+                return True
+            continue
+        if any(value[i : i + _FRAGMENT_LEN] in text for i in range(len(value) - _FRAGMENT_LEN + 1)):
+            return True
+    return False

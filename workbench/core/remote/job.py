@@ -70,7 +70,7 @@ class JobOptions:
     grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
     teardown_timeout_s: float = 600.0
     apply_on_finish: bool = True
-    #: The GUI's finish guard (core.guards) ends the machine after its grace period, with "keep
+    #: The GUI's finish guard (core.lifecycle.guards) ends the machine after its grace period, with "keep
     #: running" in between; then on_finish here only downloads the outputs.
     teardown_by_guards: bool = False
 

@@ -20,7 +20,7 @@ from workbench.core.providers.catalog import RankedOffer
 from workbench.core.providers.offer_choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
-from workbench.core.money.planner import Plan, plan
+from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
 from workbench.ui.common.format import duration, money
 from workbench.ui.common.icons import icon
@@ -147,15 +147,16 @@ OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": 
                "reserved-3y": N_("reserved 3 years"), "buy": N_("buy")}
 
 
-def job_plan(spec: JobSpec, offers: list[RankedOffer]) -> Plan | None:
-    """The planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
+def job_cost_comparison(spec: JobSpec, offers: list[RankedOffer]) -> CostComparison | None:
+    """The cost planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
     g = spec.resources.gpu
     if g is None or not g.model or spec.guards.max_runtime_minutes is None:
         return None
-    return plan([(r.profile, r.offer) for r in offers], g.model, g.count, spec.guards.max_runtime_minutes / 60.0)
+    return compare_costs([(r.profile, r.offer) for r in offers], g.model, g.count,
+                         spec.guards.max_runtime_minutes / 60.0)
 
 
-class PlanComparison(QGroupBox):
+class CostComparisonBox(QGroupBox):
     """The cheapest way per option and provider to pay for the job, side by side (the cost planner)."""
 
     HEADERS = (N_("Option"), N_("Provider"), N_("Region"), N_("Type"), N_("Machines"), N_("Total"), N_("Note"))
@@ -175,7 +176,7 @@ class PlanComparison(QGroupBox):
         lay.addWidget(self.table)
         lay.addWidget(self.empty)
 
-    def show_plan(self, p: Plan | None, choice: RankedOffer | None, spot: bool) -> None:
+    def show_comparison(self, p: CostComparison | None, choice: RankedOffer | None, spot: bool) -> None:
         rows = p.summary() if p is not None else []
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
@@ -268,7 +269,7 @@ class ReviewPage(QWizardPage):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.cost.setFont(font)
         self.cost_warning = InlineMessage("warning", "cost-warning")
-        self.comparison = PlanComparison()
+        self.comparison = CostComparisonBox()
         self.secrets = SecretsBox(draft)
         self.secrets_missing = InlineMessage("error", "secrets-missing")
         self.panel = LaunchProgressPanel()
@@ -302,7 +303,7 @@ class ReviewPage(QWizardPage):
     def show_draft(self, d: LaunchDraft) -> None:
         """Show what launching ``d`` would create, and the cost comparison of its offers."""
         spec = d.launch_spec()
-        self.show_plan(spec, d.choice)
+        self.show_summary(spec, d.choice)
         self.show_comparison(spec, list(d.offers), d.choice)
         self.secrets.show_names(spec.secrets)
         missing = d.missing_secrets
@@ -311,9 +312,10 @@ class ReviewPage(QWizardPage):
 
     def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
         """The cost planner's table for this job, from the offers the wizard already has (no network)."""
-        self.comparison.show_plan(job_plan(spec, offers), choice, spec.resources.spot)
+        self.comparison.show_comparison(job_cost_comparison(spec, offers), choice, spec.resources.spot)
 
-    def show_plan(self, spec: JobSpec, choice: RankedOffer | None) -> None:
+    def show_summary(self, spec: JobSpec, choice: RankedOffer | None) -> None:
+        """What launching ``spec`` on ``choice`` creates, in words, and its projected cost."""
         f = self.fields
         f["job"].setText(spec.name + (" · " + tr("from {file}").format(file=spec.source) if spec.source else ""))
         f["command"].setText(spec.run.strip())

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from workbench.core.domain.models import GpuSample, HostSample
 from workbench.core.store import database as store_mod
+from workbench.core.store import schema as schema_mod
 from workbench.core.store.database import Store
 
 
@@ -26,7 +27,7 @@ def test_new_fields_round_trip_and_nan_is_unknown(tmp_path: Path) -> None:
 
 def test_a_schema_2_database_still_loads(tmp_path: Path, monkeypatch) -> None:
     db = tmp_path / "old.sqlite3"
-    monkeypatch.setattr(store_mod, "MIGRATIONS", store_mod.MIGRATIONS[:2])
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", schema_mod.MIGRATIONS[:2])  # the list lives in schema.py
     with Store.open(db) as old:
         assert old.schema_version == 2
         old._live().execute("INSERT INTO samples (instance_id, ts, idx, util_percent, mem_used_mb, mem_total_mb,"
