@@ -79,6 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="value of a secret the spec asks for (never stored), or an env variable to set (repeatable)")
     la.add_argument("--secret-env", action="append", metavar="NAME",
                     help="take the secret NAME from this computer's environment (never stored; repeatable)")
+    la.add_argument("--detach", "-d", action="store_true",
+                    help="on a cloud: return once the machines are up; the job is started in the background "
+                         "(`workbench logs ID --follow` attaches later)")
+
+    st = sub.add_parser("start", parents=[common],
+                        help="wait for SSH, upload and start a launch's job on its cloud machine (idempotent)")
+    st.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose job to start")
+    st.add_argument("--secrets-stdin", action="store_true",
+                    help="read the values of the spec's secrets as a JSON object from standard input "
+                         "(what `launch --detach` passes)")
 
     cv = sub.add_parser("convert", parents=[common],
                         help="print the workbench spec for a SkyPilot or dstack job file, field by field")
@@ -182,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 COMMANDS = {
     "providers": ("admin", "cmd_providers"), "profiles": ("admin", "cmd_profiles"),
     "credentials": ("admin", "cmd_credentials"), "offers": ("cloud", "cmd_offers"),
-    "launch": ("remote", "cmd_launch"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
+    "launch": ("remote", "cmd_launch"), "start": ("remote", "cmd_start"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
     "convert": ("convert", "cmd_convert"),
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),

@@ -21,6 +21,7 @@ from workbench.cli.context import CliContext
 from workbench.cli.output import duration, emit_json, err, money, table
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
+DETACH_WAIT_S = 15 * 60  # launch --detach: how long to wait for the machines to leave "pending"
 
 
 def _errors_json(errors: list[tuple[str, WorkbenchError]], store: Any = None) -> list[dict[str, Any]]:
@@ -119,13 +120,16 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     if not _confirm("Launch?", args.yes):
         err("cancelled: nothing was launched")
         return EXIT_INPUT
-    instances = execute(ctx.accounts, lp, secret_env=secret_env)
+    # --detach: return once the machines are up (the job is started in the background, see remote.py)
+    wait_s = DETACH_WAIT_S if getattr(args, "detach", False) else 0.0
+    instances = execute(ctx.accounts, lp, secret_env=secret_env, wait_s=wait_s)
     if ctx.json:
         emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances]})
     else:
         print(f"launch id: {lp.launch_id}")
         _instance_table(instances, {})
         print(f"follow the log: workbench logs {lp.launch_id} --follow")
+        sys.stdout.flush()  # a script reading a pipe gets the launch id now, not when the job has started
     return EXIT_OK
 
 

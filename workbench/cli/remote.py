@@ -91,12 +91,41 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     insts = sorted(ctx.store.list_instances(launch_id=rec.launch_id), key=lambda i: i.instance_id)
     if not insts or not is_remote(insts[0]):
         return rc
+    if getattr(args, "detach", False):
+        from workbench.cli.detach import spawn_starter, start_log
+        from workbench.core.lifecycle import launch_secrets
+
+        pid = spawn_starter(rec.launch_id, launch_secrets.values(rec.launch_id))
+        err(f"detached: the machine is up; `workbench start` (pid {pid}) waits for SSH, uploads and starts the job "
+            f"in the background (its log: {start_log(rec.launch_id)}).\n"
+            f"attach with: workbench logs {rec.launch_id} --follow")
+        return rc
     job = _job(ctx, rec, insts[0])
     if not job.launch():
         return 130
     err(f"the job runs on the machine; ssh: add `{include_line(ctx.store.path.parent)}` to ~/.ssh/config, "
         f"then `ssh {rec.launch_id}`")
     return rc
+
+
+def cmd_start(ctx: CliContext, args: argparse.Namespace) -> int:
+    """Wait for SSH, upload and start a launch's job on its machine (what ``launch`` does after the
+    machine exists; ``launch --detach`` runs this in the background).  Idempotent: a started job is left as it is."""
+    rec, inst = _launch_instance(ctx, args.launch_id)
+    if not is_remote(inst):
+        raise NotFoundError(f"launch {rec.launch_id} runs on this computer: it started with the launch")
+    if not isinstance(rec.spec, dict):
+        raise NotFoundError(f"launch {rec.launch_id} has no stored job spec")
+    secret_env = None
+    if args.secrets_stdin:
+        from workbench.cli.detach import read_secrets
+
+        secret_env = read_secrets(sys.stdin)
+    job = RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(), secret_env=secret_env)
+    started = job.launch()
+    if ctx.json:
+        emit_json({"launch_id": rec.launch_id, "started": started})
+    return EXIT_OK if started else 130
 
 
 def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -110,6 +139,10 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     rec, inst = _launch_instance(ctx, lid)
     if not args.follow or not inst.state.active:
         return cloud.cmd_logs(ctx, args)  # the local copy: kept after the machine is gone
+    from workbench.cli.detach import starter_pid, wait_for_starter
+
+    if starter_pid(lid) is not None:  # `launch --detach` is still starting it: attach once it has
+        wait_for_starter(lid, err)
     job = _job(ctx, rec, inst)
     result: dict[str, Any] = {}
 
