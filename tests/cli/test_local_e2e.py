@@ -28,6 +28,18 @@ def _launch_entry(status, launch_id):
     return next(x for x in status["launches"] if x["launch_id"] == launch_id)
 
 
+def test_the_examples_try_it_command_runs_it_and_follows_the_log(wb):
+    """local-smoke.yaml says "Try it with: workbench run …": that command launches and follows the log."""
+    text = (EXAMPLES / "local-smoke.yaml").read_text()
+    assert "workbench run resources/examples/local-smoke.yaml" in text
+    r = wb("run", str(EXAMPLES / "local-smoke.yaml"), "--yes", "--interval", "0.2", timeout=90)
+    assert r.rc == 0, r.err
+    assert "launch id: local-smoke-" in r.out and "epoch 5" in r.out
+    assert "exit code: 0" in r.err
+    [launch] = _status(wb)["launches"]
+    assert launch["status"] == "finished"
+
+
 def test_example_runs_end_to_end(wb):
     data = _launch(wb, EXAMPLES / "local-smoke.yaml")
     lid = data["launch"]["launch_id"]

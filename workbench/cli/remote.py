@@ -128,6 +128,30 @@ def cmd_start(ctx: CliContext, args: argparse.Namespace) -> int:
     return EXIT_OK if started else 130
 
 
+def cmd_run(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``launch``, then ``logs --follow`` of the new launch: the job's output until it ends, and its exit code."""
+    before = {r.launch_id for r in ctx.store.list_launches()}
+    args.detach = False
+    rc = cmd_launch(ctx, args)
+    new = [r for r in ctx.store.list_launches() if r.launch_id not in before]
+    if rc != EXIT_OK or not new:
+        return rc
+    args.launch_id, args.follow = new[0].launch_id, True
+    rc = cmd_logs(ctx, args)
+    code = recorded_exit_code(args.launch_id)
+    if code is None:  # a Local job: its exit code is on its instance
+        codes = [i.exit_code for i in ctx.store.list_instances(launch_id=args.launch_id) if i.exit_code is not None]
+        code = codes[0] if codes else None
+    if code is not None and _is_local(ctx, args.launch_id):
+        err(f"exit code: {code}")
+    return rc
+
+
+def _is_local(ctx: CliContext, launch_id: str) -> bool:
+    rec = ctx.store.find_launch(launch_id)
+    return rec is not None and rec.provider == "local"
+
+
 def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     """Remote launches: stream by offset (and apply on_finish when following); Local: ``cloud.cmd_logs``."""
     from workbench.cli import cloud
