@@ -133,3 +133,18 @@ def test_failed_job_reports_exit_code_and_keeps_logs(wb):
     assert logs.rc == 0 and "about to fail" in logs.out
     human = wb("status")
     assert "exit 7" in human.out and lid in human.out
+
+
+def test_download_of_a_local_launch_prints_where_its_files_are_and_that_folder_exists(wb, tmp_path):
+    from pathlib import Path
+
+    spec = wb.spec("writes", "echo model > model.txt")
+    data = _launch(wb, spec)
+    lid = data["launch"]["launch_id"]
+    wait_for(lambda: _launch_entry(_status(wb), lid)["status"] == "finished", timeout=30)
+    r = wb("download", lid)
+    assert r.rc == 0, r.err
+    folder = Path(r.out.strip().rsplit(" ", 1)[-1])
+    assert folder.is_dir() and (folder / "model.txt").read_text() == "model\n"
+    j = wb("download", lid, "--json")
+    assert j.rc == 0 and Path(j.json["to"]) == folder

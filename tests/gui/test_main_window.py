@@ -80,7 +80,7 @@ def test_window_lists_a_running_job_with_badge_and_guards(qtbot, accounts):
 
 def _fake_machine(accounts, name="cloud-job"):
     accounts.add_fake("cloud")
-    return execute(accounts, plan(accounts, parse_spec(f"name: {name}\nrun: x\nresources:\n  gpu: V100:1\n"),
+    return execute(accounts, choose_offer(accounts, parse_spec(f"name: {name}\nrun: x\nresources:\n  gpu: V100:1\n"),
                                   profile="cloud"))[0]
 
 
@@ -412,10 +412,20 @@ def test_a_finished_job_is_announced(qtbot, accounts):
     def finished():
         if not s.refreshing:
             s.refresh()
-        return any(t == "Job finished" for t, _, _ in seen)
+        return any(t == "Job failed" for t, _, _ in seen)
 
     qtbot.waitUntil(finished, timeout=15_000)
-    assert ("Job finished", "quick exited with code 3.", "warning") in seen
+    assert ("Job failed", "quick failed with exit code 3.", "warning") in seen
+    assert not any(t == "Job finished" for t, _, _ in seen)  # one notification, the right one
+    # the state reads what became of the job, in its own colour and icon
+    from workbench.ui.instances.instances_model import InstancesModel
+
+    model = InstancesModel()
+    model.set_snapshot(s.snapshot)
+    idx = model.index(0, 5)
+    assert idx.data() == "failed · exit 3"
+    assert idx.data(Qt.ItemDataRole.ForegroundRole).color().name() in ("#c62828", "#ff8a65")
+    assert not idx.data(Qt.ItemDataRole.DecorationRole).isNull()
     s.shutdown()
 
 

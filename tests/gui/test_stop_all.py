@@ -134,7 +134,7 @@ def test_a_profile_that_cannot_be_listed_is_named_without_crying_wolf(qtbot, fak
 
 def test_a_profile_with_our_launch_that_cannot_be_listed_may_still_bill(qtbot, fake_session, fake_accounts):
     fake_accounts.add_fake("lost")
-    inst = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lost"))[0]
+    inst = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lost"))[0]
     fake_accounts.credentials.delete("fakecloud", "lost")  # now it cannot be listed; the store knows the launch
     fake_accounts.forget("lost")
     notes: list[tuple[str, str, str]] = []
@@ -154,9 +154,9 @@ def test_a_profile_with_our_launch_that_cannot_be_listed_may_still_bill(qtbot, f
 
 def test_free_local_jobs_are_listed_apart_and_survive_stop_all(qtbot, fake_session, fake_accounts):
     acc = fake_accounts
-    job = execute(acc, plan(acc, SLEEPER, provider="local"))[0]
+    job = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
     acc.add_fake("cloud")
-    machine = execute(acc, plan(acc, GPU_JOB, profile="cloud"))[0]
+    machine = execute(acc, choose_offer(acc, GPU_JOB, profile="cloud"))[0]
     dlg = _open(qtbot, fake_session)
     assert [r[0] for r in _rows(dlg)] == [f"t ({machine.instance_id})"]  # the money
     assert _local_boxes(dlg) == [(f"x ({job.instance_id}), free", False)]
@@ -169,7 +169,7 @@ def test_free_local_jobs_are_listed_apart_and_survive_stop_all(qtbot, fake_sessi
 
 
 def test_only_free_local_jobs_means_nothing_is_billing(qtbot, session):
-    execute(session.accounts, plan(session.accounts, SLEEPER, provider="local"))
+    execute(session.accounts, choose_offer(session.accounts, SLEEPER, provider="local"))
     dlg = _open(qtbot, session)
     assert dlg.state == "confirm" and dlg.heading.text() == "Nothing is billing right now"
     assert not dlg.stop_button.isEnabled() and len(dlg.local_box.boxes) == 1

@@ -60,6 +60,7 @@ def _after_launch(home, sshd_server, tmp_path, lid, r) -> None:
     r = _wb(home, "download", lid, "out", "--to", str(dest), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["files"] == ["out/model.txt"]
+    assert os.path.isdir(json.loads(r.stdout)["to"])  # the path it prints exists
     assert (dest / "out" / "model.txt").read_text() == "weights"
 
     r = _wb(home, "logs", lid, "--follow")

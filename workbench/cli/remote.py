@@ -24,6 +24,7 @@ from workbench.core.domain.models import Instance
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
 from workbench.core.remote.jobs import is_remote
+from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.core.remote.sshconfig import config_path, include_line
 from workbench.cli.context import CliContext
 from workbench.cli.output import emit_json, err
@@ -208,12 +209,18 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
 def cmd_download(ctx: CliContext, args: argparse.Namespace) -> int:
     """Fetch PATH (relative to the job's working folder; default: the spec's outputs) into --to."""
     rec, inst = _launch_instance(ctx, args.launch_id)
-    if not is_remote(inst):
-        raise NotFoundError(f"launch {rec.launch_id} runs on this computer; its files are in "
-                            f"{paths.job_dir(rec.launch_id) / 'work'}")
+    if not is_remote(inst):  # nothing to fetch: say where its files are (a folder that exists)
+        return _already_here(ctx, rec.launch_id, outputs_folder(inst),
+                             f"launch {rec.launch_id} ran on this computer; its files are in")
     if not inst.state.active:
-        raise NotFoundError(f"the machine of {rec.launch_id} is {inst.state.value}: nothing to download from",
-                            hint=f"outputs downloaded before the teardown are in {paths.job_dir(rec.launch_id) / 'outputs'}")
+        kept = outputs_folder(inst)
+        if kept.is_dir() and any(kept.iterdir()):
+            return _already_here(ctx, rec.launch_id, kept, f"the machine of {rec.launch_id} is {inst.state.value}; "
+                                 f"the outputs downloaded before it ended are in")
+        raise NotFoundError(f"the machine of {rec.launch_id} is {inst.state.value}: nothing to download from, and "
+                            f"nothing was downloaded before it ended",
+                            hint="outputs are fetched when the job ends while the app or `workbench logs --follow` "
+                                 "watches it, or with `workbench download` while the machine runs")
     job = _job(ctx, rec, inst)
     wanted = tuple([args.path]) if args.path else job.spec.outputs
     if not wanted:
@@ -228,10 +235,23 @@ def cmd_download(ctx: CliContext, args: argparse.Namespace) -> int:
         results = job.download_outputs(conn, wanted, dest)
     files = [f for r in results for f in r.files]
     total = sum(r.bytes for r in results)
+    dest.mkdir(parents=True, exist_ok=True)  # the path printed exists, even when nothing matched
+    dest = dest.resolve()
     if ctx.json:
         emit_json({"launch_id": rec.launch_id, "to": str(dest), "files": files, "bytes": total})
     else:
         print(f"downloaded {len(files)} files ({total / 1e6:.1f} MB) into {dest}")
+    return EXIT_OK
+
+
+def _already_here(ctx: CliContext, launch_id: str, folder: Path, what: str) -> int:
+    """``download`` of a launch whose files are on this computer already: print where (it exists)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder = folder.resolve()
+    if ctx.json:
+        emit_json({"launch_id": launch_id, "to": str(folder), "files": [], "bytes": 0})
+    else:
+        print(f"{what} {folder}")
     return EXIT_OK
 
 

@@ -33,6 +33,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Collection, Iterable, Literal, Sequence
 
 from workbench.core.providers.accounts import Accounts
@@ -324,6 +325,28 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
         time.sleep(run.poll)
 
 
+def forget_machines(data_dir: Path, report: TeardownReport) -> None:
+    """Machines verified gone leave the app's ssh config and known_hosts, whichever teardown ended them.
+
+    (``down``, Stop all, Terminate, a guard or a job's own on_finish: all come through :func:`teardown`.)
+    A launch keeps its ``Host`` entries while anything of it remains.  Never raises: the bill matters more.
+    """
+    left = {getattr(x, "launch_id", None) for x in report.remaining}
+    gone = [i for i in report.terminated if i.launch_id not in left and i.host]
+    if not gone or not (data_dir / "ssh").is_dir():
+        return
+    try:
+        from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
+        from workbench.core.remote.sshconfig import update
+
+        update(data_dir, remove_launches=sorted({i.launch_id for i in gone}))
+        known = KnownHosts(known_hosts_path(data_dir))
+        for inst in gone:
+            known.forget(host_alias(inst.provider, inst.instance_id))
+    except Exception:  # noqa: BLE001 - a stale ssh entry is harmless next to a wrong bill
+        log.warning("could not remove ended machines from the ssh config", exc_info=True)
+
+
 def _teardown_gated(run: _Run, p: Profile, targets: list[Instance]) -> None:
     """``_teardown_profile`` inside the profile's gate: launches in flight there return first."""
     def waiting(ids: list[str]) -> None:
@@ -379,6 +402,7 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
             accounts.store.update_launch(launch_id, status="terminated")
     for name in {name for name, _ in report.errors}:
         report.launched[name] = launched_on(accounts.store, name)
+    forget_machines(accounts.store.path.parent, report)
     log.info("teardown: %d terminated, %d leftovers deleted, %d remaining, %d errors",
              len(report.terminated), len(report.deleted), len(report.remaining), len(report.errors))
     return report

@@ -397,6 +397,7 @@ class MainWindow(QMainWindow):
         header = s.bytes("instances/header")
         if header is not None and self.instances_view.table.horizontalHeader().restoreState(header):
             self.instances_view.columns_sized = True
+            self.instances_view.keep_state_column_fitting()  # a saved layout must not clip the job's outcome
         self.show_view(s.last_view)
 
     def save_layout(self) -> None:
