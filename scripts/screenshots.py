@@ -148,6 +148,25 @@ def one(lang: str, out: Path) -> int:
     wiz.reject()
     _pump(app, 0.3)
 
+    # Alibaba Cloud's offers in CNY: the bundled price snapshot (pricing=snapshot asks no server, so the
+    # profile's endpoint is a closed local port), for a V100 job limited to that cloud
+    acc.save_profile(Profile("aliyun-cn", "alibaba", "cn-shanghai", None, {
+        "regions": "cn-shanghai,cn-hangzhou", "pricing": "snapshot", "endpoint": "127.0.0.1:9", "protocol": "http"}))
+    creds.set("alibaba", "aliyun-cn", {"access_key_id": "LTAI5tScreenshot0000", "access_key_secret": "not-a-secret"})
+    ali_spec = Path(os.environ["WORKBENCH_HOME"]) / "v100-alibaba.yaml"
+    ali_spec.write_text("name: bert-v100\nrun: python train.py\nresources:\n  gpu: V100:1\nproviders: [alibaba]\n",
+                        encoding="utf-8")
+    wiz = win.launch_view.start_wizard(str(ali_spec))
+    wiz.resize(1000, 660)
+    _pump(app, 0.5)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    _pump(app, 0.8)
+    shot("wizard-alibaba-offer", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+    acc.delete_profile("aliyun-cn")  # the other screens show only what runs
+
     local = next(i for i in win.model.instances() if i.provider == "local")
     win.show_monitor(local)
     _pump(app, 7)

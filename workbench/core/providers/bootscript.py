@@ -41,7 +41,7 @@ from workbench.core import paths
 from workbench.core.domain.errors import ConfigError, PluginError, SpecError
 from workbench.core.domain.models import JobSpec
 
-CLOUDS = ("aws", "azure")
+CLOUDS = ("aws", "azure", "alibaba")
 SCRIPT_PATH = "/opt/workbench/guard/workbench_guard.py"
 CONFIG_PATH = "/etc/workbench/guard.json"
 UNIT_DIR = "/etc/systemd/system"

@@ -2343,6 +2343,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已停止（磁盘计费）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>stopped, no compute charge (disks still bill)</source>
+      <translation>已停机，不收计算费用（磁盘仍计费）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>stopping</source>
       <translation>停止中</translation>

@@ -51,6 +51,9 @@ def outcome_text(out: Outcome) -> str:
 def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason: str | None = None) -> str:
     """The state column: the job's outcome once it has one (with the machine's state while it bills)."""
     text = state_label(inst.state)
+    if inst.extra.get("economical_stop") and not inst.state.active:
+        # Alibaba's economical stop: the machine no longer bills compute, its disks do
+        text = tr("stopped, no compute charge (disks still bill)")
     if inst.extra.get("spot_interrupted") or inst.extra.get("evicted"):
         # the cloud took the spot machine back: its own state for the user, whatever the cloud calls it
         return tr("Spot interrupted") + f" ({text})"
