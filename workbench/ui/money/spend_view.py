@@ -24,6 +24,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
+from workbench.core.applog import first_time
 from workbench.core.money import budgets, currency
 from workbench.core.providers.accounts import Accounts
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
@@ -87,7 +88,8 @@ def build_report(accounts: Accounts, now: float | None = None, fetch_actual: boo
     since_day = _dt.date.fromtimestamp(month_start - 62 * 86400).isoformat()
     if fetch_actual:  # both cached: the providers are asked at most every few hours
         for name, exc in sync_actual_costs(accounts, since_day, now=now):
-            log.info("billed cost of %s not available: %s", name, exc)
+            if first_time(f"billed cost of {name}", str(exc)):  # said once, not on every refresh
+                log.info("billed cost of %s not available: %s", name, exc)
         for name, exc in sync_spot_history(accounts, now=now, max_age_s=3600.0):
             log.info("spot price history of %s not available: %s", name, exc)
     book = SpendBook.load(store)
