@@ -239,10 +239,9 @@ class MainWindow(QMainWindow):
             a.setChecked(self.settings.theme == code)
             a.triggered.connect(lambda _=False, c=code: self._set_theme(c))
             tgroup.addAction(a)
-        m = mb.addMenu(tr("&Help"))
-        m.addAction(self.log_action)
-        about = m.addAction(tr("&About"))
-        about.triggered.connect(self._about)
+        from workbench.ui.shell.help_menu import HelpMenu  # Getting started, shortcuts, report, About
+
+        self.help = HelpMenu(self, mb.addMenu(tr("&Help")))
 
     # -- views ------------------------------------------------------------------
     def show_view(self, key: str) -> None:
@@ -374,17 +373,6 @@ class MainWindow(QMainWindow):
         from workbench.ui.common import theme
         self.settings.theme = code
         theme.apply(code)
-
-    def _about(self) -> None:
-        from importlib import metadata
-
-        try:
-            version = metadata.version("cloud-gpu-workbench")
-        except metadata.PackageNotFoundError:
-            version = "dev"
-        QMessageBox.about(self, tr("About Cloud GPU Workbench"),
-                          tr("Cloud GPU Workbench {version}\nRent GPU machines, watch them train, "
-                             "stop the bill with one click.").format(version=version))
 
     def _restore_layout(self) -> None:
         s = self.settings
