@@ -33,6 +33,7 @@ from workbench.core.domain.errors import AuthError, ConfigError, WorkbenchError
 from workbench.core.domain.models import Identity, Profile
 from workbench.core.providers.registry import ProviderEntry
 from workbench.ui.accounts.credentials_form import describe_failure, describe_identity, run_for, set_status
+from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.accounts.profile_dialog import ProfileDialog
 from workbench.ui.accounts.profile_tasks import check_saved
 from workbench.ui.common.dialogs import show_error
@@ -252,7 +253,7 @@ class AccountsView(QWidget):
             hint = install_hint(entry.reason)
             if hint:
                 status += "  " + tr("Install it with: {command}").format(command=hint)
-        item = QTreeWidgetItem(self.tree, [entry.display_name, "", "", status])
+        item = QTreeWidgetItem(self.tree, [plugin_text(entry.display_name), "", "", status])
         item.setData(0, KIND_ROLE, ("provider", entry.id))
         item.setToolTip(3, status)
         if not entry.available:
