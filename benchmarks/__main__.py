@@ -15,6 +15,7 @@ Where each figure comes from:
 - cold start, event-loop stall: benchmarks/gui.py (fresh processes, offscreen Qt).
 - teardown at scale, `status --json` at scale: benchmarks/aws_scale.py (moto + 200 ms per call).
 - telemetry CPU and redraw time, memory with 24 h of history: benchmarks/monitor.py.
+- folder upload to S3 vs the transfer manager alone (issue 18): benchmarks/storage.py (moto in its own process).
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -237,9 +238,22 @@ def remote_rows() -> list[Row]:
     ]
 
 
+def storage_upload() -> Row:
+    """(issue 18) A 1 GB folder of 1,000 files to moto S3: ours vs boto3's transfer manager alone, interleaved."""
+    from benchmarks import storage
+
+    got = storage.measure()
+    ours, base = Stats(tuple(got["ours"])), Stats(tuple(got["baseline"]))
+    return _row(f"upload 1 GB in {storage.FILES} files to moto S3 vs boto3's transfer manager alone "
+                f"(interleaved, {storage.SAMPLES} each)", ours, base, _ms, "<= 1.2x",
+                verdict(ours.median / base.median, 1.2, "listing the prefix, cleaning unfinished uploads and "
+                        "recording each file for resuming come on top of the transfers"))
+
+
 TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "cold-start": cold_start, "teardown": teardown_scale, "stall": event_loop_stall,
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
+    "storage-upload": storage_upload,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,

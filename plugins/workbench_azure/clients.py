@@ -105,6 +105,8 @@ class AzureClients:
                 from azure.mgmt.compute import ComputeManagementClient as cls
             elif kind == "network":
                 from azure.mgmt.network import NetworkManagementClient as cls
+            elif kind == "storage":
+                from azure.mgmt.storage import StorageManagementClient as cls
             else:
                 from azure.mgmt.resource.resources import ResourceManagementClient as cls
             client = cls(cred, sub, **self._kwargs())
@@ -132,6 +134,10 @@ class AzureClients:
     @property
     def resources(self) -> Any:
         return self._client("resources")
+
+    @property
+    def storage(self) -> Any:
+        return self._client("storage")
 
     @property
     def subscriptions(self) -> Any:

@@ -62,6 +62,7 @@ API_VERSIONS = {
     "microsoft.authorization": {"2022-04-01"},
     "microsoft.devtestlab": {"2018-09-15"},
     "microsoft.costmanagement": {"2023-03-01"},
+    "microsoft.storage": {"2026-09-01"},
 }
 PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
 CNY_PER_USD = 7.2  # the Retail Prices API converts with its own rate; any fixed rate shows the mechanism

@@ -55,6 +55,8 @@ class AwsCall:
     params: dict[str, Any]
     access_key: str
     at: float
+    method: str = ""  # the HTTP method and path: what identifies a REST call (S3) that has no action name
+    path: str = ""
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.params.get(name, default)
@@ -117,7 +119,8 @@ def _parse(environ: dict[str, Any], body: bytes) -> AwsCall:
             form = urllib.parse.parse_qs(environ["QUERY_STRING"])
         params = {k: v[0] for k, v in form.items()}
         operation = params.get("Action", "")
-    return AwsCall(service, region, operation, params, access_key, time.time())
+    return AwsCall(service, region, operation, params, access_key, time.time(), environ.get("REQUEST_METHOD", ""),
+                   environ.get("PATH_INFO", ""))
 
 
 def error_response(call: AwsCall, code: str | None, message: str, status: int) -> tuple[int, str, bytes]:

@@ -39,6 +39,7 @@ from typing import Callable, Collection, Iterable, Literal, Sequence
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, Profile, Resource
+from workbench.core.lifecycle.endings import note_teardown  # ended on purpose: never relaunched
 from workbench.core.lifecycle.launch_gate import ProfileGate
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.billing_status import launched_on
@@ -370,6 +371,8 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
     run = _Run(accounts, ids, timeout, poll, clock, progress, frozenset(keep))
     report = run.report
     by_name = {p.name: p for p in accounts.profiles()}
+    note_teardown(accounts.store, ids if ids is not None else  # (the kept Local jobs are not ended)
+                  {i.launch_id for i in accounts.store.list_instances() if i.state.billable} - run.keep)
     pre = reconcile(accounts)
     for name, exc in pre.errors:
         run.error(by_name.get(name) or Profile(name, "?"), exc)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, STOPPED, Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money, on_this_computer
+from workbench.core.lifecycle.recovery import attempt_of
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, money, state_label
 from workbench.ui.common.icons import icon
@@ -63,6 +64,13 @@ def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason:
     if inst.state.billable and not on_this_computer(inst):
         return outcome_text(out) + " · " + tr("machine {state}").format(state=text)
     return outcome_text(out)
+
+
+def name_text(inst: Instance, launch: LaunchRecord | None) -> str:
+    """The machine's name, and "attempt N" when recovery relaunched its launch."""
+    name = inst.name or inst.instance_id
+    got = attempt_of(inst.launch_id, launch.spec if launch is not None else None)
+    return name if got is None else tr("{name} · attempt {n}").format(name=name, n=got[0])
 
 
 def guard_text(inst: Instance, launch: LaunchRecord | None, spent: float, now: float) -> str:
@@ -149,7 +157,7 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             up = self._uptime(inst)
             return (
-                inst.name or inst.instance_id,
+                name_text(inst, self._snap.launches.get(inst.launch_id)),
                 f"{inst.provider} / {inst.profile}",
                 inst.region,
                 inst.instance_type,
@@ -186,6 +194,11 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = [self._state_text(inst)] if col == COL_STATE else []
             tip += [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
+            launch = self._snap.launches.get(inst.launch_id)
+            got = attempt_of(inst.launch_id, launch.spec if launch is not None else None)
+            if got is not None:
+                tip.append(tr("attempt {n} of {root}: relaunched after an interruption (Spend lists every "
+                              "attempt)").format(n=got[0], root=got[1]))
             if costs_money(inst):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:
