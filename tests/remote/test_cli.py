@@ -154,3 +154,29 @@ def test_launch_json_reaches_a_pipe_at_once(tmp_path):
         proc.kill()
         proc.wait(30)
         _wb(home, "down", "--all", "--yes")
+
+
+def test_down_takes_the_machine_out_of_the_ssh_config_and_known_hosts(sshd_server, tmp_path):
+    """Not only a job's own on_finish: `down` (the same teardown as Stop all and the guards) cleans up."""
+    home = tmp_path / "home"
+    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
+    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
+            "--set", f"user={sshd_server.user}")
+    assert r.returncode == 0, r.stderr
+    spec = tmp_path / "kept.yaml"
+    spec.write_text(f"name: kept\nrun: sleep 300\nworkdir: {tmp_path}\non_finish: keep\nresources:\n  gpu: V100:1\n")
+    r = _wb(home, "launch", str(spec), "--provider", "sshcloud", "--yes", "--json")
+    assert r.returncode == 0, r.stderr
+    lid = json.loads(r.stdout)["launch"]["launch_id"]
+    iid = json.loads(r.stdout)["instances"][0]["instance_id"]
+    try:
+        config, known = home / "data" / "ssh" / "config", home / "data" / "ssh" / "known_hosts"
+        assert f"Host {lid}" in config.read_text() and f"{iid}.sshcloud.workbench" in known.read_text()
+        r = _wb(home, "down", lid, "--yes", "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["clean"], r.stderr
+        assert f"Host {lid}" not in config.read_text()
+        assert f"{iid}.sshcloud.workbench" not in known.read_text()
+    finally:
+        from workbench_sshcloud.provider import kill_job_processes
+
+        kill_job_processes(lid)

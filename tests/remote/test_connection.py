@@ -137,7 +137,9 @@ def test_ssh_config_include_and_user_ssh_use_the_app_key(remote, tmp_path):
 def test_every_teardown_removes_the_machine_from_the_ssh_config_and_known_hosts(remote, tmp_path):
     """Not only a job's own on_finish: `down` (and Stop all, a guard: the same core teardown) cleans up too."""
     from workbench.core.lifecycle.teardown import teardown
+    from workbench.core.remote import ssh_cleanup
 
+    ssh_cleanup.install()  # what the CLI and the GUI do when they open their accounts
     spec = make_spec(tmp_path, "sleep 600", on_finish="keep")
     inst = launch(remote.accounts, spec)
     other = launch(remote.accounts, make_spec(tmp_path / "b", "sleep 600", on_finish="keep", name="other-job"))

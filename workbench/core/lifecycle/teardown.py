@@ -326,26 +326,28 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
         time.sleep(run.poll)
 
 
-def forget_machines(data_dir: Path, report: TeardownReport) -> None:
-    """Machines verified gone leave the app's ssh config and known_hosts, whichever teardown ended them.
+#: called with (data folder, report) after every teardown (see :func:`on_machines_ended`)
+_ended_listeners: list[Callable[[Path, TeardownReport], None]] = []
 
-    (``down``, Stop all, Terminate, a guard or a job's own on_finish: all come through :func:`teardown`.)
-    A launch keeps its ``Host`` entries while anything of it remains.  Never raises: the bill matters more.
+
+def on_machines_ended(listener: Callable[[Path, TeardownReport], None]) -> None:
+    """Call ``listener(data_dir, report)`` after every teardown, whichever path ran it (idempotent).
+
+    How what lives above this package hears of ended machines without this package knowing it:
+    :mod:`workbench.core.remote.ssh_cleanup` takes them out of the app's ssh config and known_hosts
+    (installed by the CLI and the GUI when they open their accounts).  A listener that raises is
+    logged: the bill matters more.
     """
-    left = {getattr(x, "launch_id", None) for x in report.remaining}
-    gone = [i for i in report.terminated if i.launch_id not in left and i.host]
-    if not gone or not (data_dir / "ssh").is_dir():
-        return
-    try:
-        from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
-        from workbench.core.remote.sshconfig import update
+    if listener not in _ended_listeners:
+        _ended_listeners.append(listener)
 
-        update(data_dir, remove_launches=sorted({i.launch_id for i in gone}))
-        known = KnownHosts(known_hosts_path(data_dir))
-        for inst in gone:
-            known.forget(host_alias(inst.provider, inst.instance_id))
-    except Exception:  # noqa: BLE001 - a stale ssh entry is harmless next to a wrong bill
-        log.warning("could not remove ended machines from the ssh config", exc_info=True)
+
+def _tell_listeners(data_dir: Path, report: TeardownReport) -> None:
+    for listener in list(_ended_listeners):
+        try:
+            listener(data_dir, report)
+        except Exception:  # noqa: BLE001
+            log.warning("a teardown listener failed", exc_info=True)
 
 
 def _teardown_gated(run: _Run, p: Profile, targets: list[Instance]) -> None:
@@ -405,7 +407,7 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
             accounts.store.update_launch(launch_id, status="terminated")
     for name in {name for name, _ in report.errors}:
         report.launched[name] = launched_on(accounts.store, name)
-    forget_machines(accounts.store.path.parent, report)
+    _tell_listeners(accounts.store.path.parent, report)
     log.info("teardown: %d terminated, %d leftovers deleted, %d remaining, %d errors",
              len(report.terminated), len(report.deleted), len(report.remaining), len(report.errors))
     return report

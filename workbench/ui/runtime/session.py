@@ -129,6 +129,10 @@ class Session(QObject):
         self.remote: "RemoteJobs | None" = None
         self.remote_event.connect(self._on_remote_event)
         self._announced_exits: set[str] = set()  # launches whose end was announced (once each)
+        if accounts is not None:
+            from workbench.core.remote import ssh_cleanup
+
+            ssh_cleanup.install()  # every teardown of the app (Stop all, Terminate, guards) cleans ssh up
         # app-side guards (budget, runtime, idle, finished) after each refresh
         self.guards = GuardHook(self)
         # recovery: relaunch interrupted launches whose spec asks for it, after each refresh

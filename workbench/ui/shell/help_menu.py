@@ -18,30 +18,33 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QMenu, QMessageBox, QPlainTextEdit, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from workbench import __version__
 from workbench.core import applog
 from workbench.ui.common.dialogs import log_file_url
 from workbench.ui.i18n import tr
-
-if TYPE_CHECKING:
-    from workbench.ui.shell.main_window import MainWindow
 
 #: distributions whose versions a report names (missing ones are said to be missing)
 REPORTED = ("cloud-gpu-workbench", "PySide6-Essentials", "PySide6", "boto3", "azure-mgmt-compute", "azure-identity",
             "alibabacloud-ecs20140526", "keyring", "paramiko", "pyqtgraph", "numpy")
 
 
+def app_version() -> str:
+    try:
+        return metadata.version("cloud-gpu-workbench")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "dev"
+
+
 def versions() -> list[tuple[str, str]]:
     """(what, version) for the app, Python, the OS and the libraries that matter in a report."""
     from PySide6 import QtCore
 
-    rows = [(tr("Cloud GPU Workbench"), __version__), ("Python", platform.python_version()),
+    rows = [(tr("Cloud GPU Workbench"), app_version()), ("Python", platform.python_version()),
             (tr("System"), platform.platform()), ("Qt", QtCore.qVersion())]
     for dist in REPORTED[1:]:
         try:
@@ -149,7 +152,7 @@ class ShortcutsDialog(QDialog):
 class HelpMenu:
     """Fills the window's Help menu; keeps the dialogs it opened (tests and screenshots find them)."""
 
-    def __init__(self, win: "MainWindow", menu: QMenu) -> None:
+    def __init__(self, win: Any, menu: QMenu) -> None:  # win: the main window
         self.win = win
         self.report: TextDialog | None = None
         self.getting_started_action = menu.addAction(tr("&Getting started"))

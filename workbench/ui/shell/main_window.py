@@ -30,7 +30,8 @@ from workbench.ui.instances.instances_view import InstancesView
 from workbench.ui.accounts.mfa import MfaPrompter
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.settings import UiSettings
-from workbench.ui.shell.quit_guard import badge_text, quit_after_teardown, quit_dialog
+from workbench.ui.shell.badge import badge_text
+from workbench.ui.shell.quit_guard import quit_after_teardown, quit_dialog
 from workbench.ui.shell.tray import Tray
 
 if TYPE_CHECKING:

@@ -1,7 +1,5 @@
-"""What the window says about money, and quitting while something may bill.
+"""Quitting while something may bill.
 
-* :func:`badge_text`: the toolbar's burn badge (red while money bills, amber when a profile that
-  may bill cannot be checked, green otherwise; a free job on this computer is "running here").
 * :func:`quit_dialog`: Keep running / Tear everything down / Cancel, naming what bills.
 * :func:`quit_after_teardown`: Stop all billing in quit mode; the app quits once the result was
   seen (at once when everything is verified gone, else when the user closes the result).
@@ -11,7 +9,7 @@ Main thread only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox
@@ -19,32 +17,10 @@ from PySide6.QtWidgets import QMessageBox
 from workbench.core.money.spend import burn_rate
 from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import tr
-from workbench.ui.runtime.session import Snapshot
-
-if TYPE_CHECKING:
-    from workbench.ui.shell.main_window import MainWindow
 
 
-def badge_text(snap: Snapshot) -> tuple[str, str]:
-    """The burn badge's text and colour: red while money is billing, amber when a profile that may
-    bill cannot be checked, else green; a free job on this computer is "running here", not billing."""
-    paying = snap.paying
-    if paying:
-        text = tr("{count} billing · {rate}/h · {today} today").format(
-            count=len(paying), rate=money(burn_rate(paying)), today=money(snap.spend_today))
-    else:
-        text = tr("Nothing billing · {today} today").format(today=money(snap.spend_today))
-    here = [i for i in snap.running_here if i not in paying]
-    if here:
-        text += " · " + tr("{count} running here").format(count=len(here))
-    if snap.may_bill:
-        text += " · " + tr("cannot check {count}").format(count=len(snap.may_bill))
-    return text, ("#c62828" if paying else "#ef6c00" if snap.may_bill else "#2e7d32")
-
-
-
-def quit_dialog(win: "MainWindow") -> QMessageBox:
-    """Keep running / Tear everything down / Cancel, naming what bills and the guards that hold."""
+def quit_dialog(win: Any) -> QMessageBox:
+    """(``win``: the main window.) Keep running / Tear everything down / Cancel, naming what bills and the guards that hold."""
     snap = win.session.snapshot
     paying = snap.paying
     text = tr("{count} machine(s) are still billing {rate}/h.").format(count=len(paying),
@@ -70,7 +46,7 @@ def quit_dialog(win: "MainWindow") -> QMessageBox:
     return box
 
 
-def quit_after_teardown(win: "MainWindow") -> None:
+def quit_after_teardown(win: Any) -> None:
     """Stop all billing, then quit: at once when clean, else when the user closes the result."""
     dlg = win.stop_all()
     if dlg is None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.runtime.session import Snapshot
+from workbench.ui.shell.badge import badge_text
 
 _LEVELS = {"info": QSystemTrayIcon.MessageIcon.Information, "warning": QSystemTrayIcon.MessageIcon.Warning,
            "error": QSystemTrayIcon.MessageIcon.Critical}
@@ -46,8 +47,6 @@ class Tray(QSystemTrayIcon):
 
     def update_snapshot(self, snap: Snapshot) -> None:
         """The tooltip counts money: free jobs on this computer are running, not billing."""
-        from workbench.ui.shell.quit_guard import badge_text
-
         self.setToolTip(tr("Cloud GPU Workbench — {state}").format(state=badge_text(snap)[0]))
 
     def notify(self, title: str, message: str, level: str) -> None:
