@@ -4,9 +4,29 @@
   <context>
     <name>Workbench</name>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> GPUs</source>
+      <translation> 块 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> hours</source>
+      <translation> 小时</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source> min</source>
       <translation> 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per kWh</source>
+      <translation> /千瓦时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per year</source>
+      <translation> /年</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -62,6 +82,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Command:</source>
       <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Compare</source>
+      <translation>比较(&amp;C)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/open_folder.py" />
@@ -184,6 +209,11 @@
       <translation>打开作业规格(&amp;O)…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>&amp;Plan</source>
+      <translation>计算(&amp;P)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider</source>
       <translation>云服务商(&amp;P)</translation>
@@ -279,6 +309,11 @@
       <translation>测试凭据(&amp;T)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Update prices</source>
+      <translation>更新价格(&amp;U)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>&amp;Upload a folder…</source>
       <translation>上传文件夹(&amp;U)…</translation>
@@ -309,7 +344,7 @@
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>1 USD = </source>
       <translation>1 美元 = </translation>
     </message>
@@ -324,6 +359,21 @@
       <translation>1 个匹配的报价，{usable} 个可选。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 month</source>
+      <translation>1 个月</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 week</source>
+      <translation>1 周</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 year</source>
+      <translation>1 年</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>1. Try it for free: Launch (Ctrl+N) → Quick example runs a short job on this computer. Watch it in Instances, Logs (Ctrl+L) and Monitor (Ctrl+M).</source>
       <translation>1. 免费试用：启动（Ctrl+N）→ 快速示例会在这台计算机上运行一个短作业。在实例、日志（Ctrl+L）和监控（Ctrl+M）中查看它。</translation>
@@ -332,6 +382,11 @@
       <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>2. Compare GPU prices: the offers list every cloud's prices with their source and date, even before you have an account.</source>
       <translation>2. 比较 GPU 价格：报价列表列出各云的价格及其来源和日期，即使您还没有账号。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>3 months</source>
+      <translation>3 个月</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
@@ -352,6 +407,11 @@
       <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>5. Stop the bill: the red Stop all billing button (Ctrl+Shift+K) ends every machine and says "0 billable resources remain" only after checking with each provider.</source>
       <translation>5. 停止计费：红色的“停止所有计费”按钮（Ctrl+Shift+K）会终止每台机器，并且只有在与每个云服务商核实后才会显示“0 个计费资源剩余”。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>6 months</source>
+      <translation>6 个月</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -427,6 +487,16 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Add a bucket</source>
       <translation>添加存储桶</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add a {provider} account to launch {type} in {region}</source>
+      <translation>添加 {provider} 账户以在 {region} 启动 {type}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add an account to launch here</source>
+      <translation>添加账户以在此启动</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -549,6 +619,11 @@
       <translation>消耗速率（{currency}/小时）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Buy: a reference price ({source}, {date}); tick “My own quote” to enter yours.</source>
+      <translation>购买：参考价格（{source}，{date}）；勾选“我自己的报价”可输入您的报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>C&amp;lear</source>
       <translation>清除(&amp;L)</translation>
@@ -667,6 +742,16 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Command:</source>
       <translation>命令：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Compare GPUs</source>
+      <translation>比较 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Comparing prices…</source>
+      <translation>正在比较价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -797,6 +882,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Duration</source>
       <translation>时长</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Duration…</source>
+      <translation>时长…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -949,6 +1039,11 @@
       <translation>GPU {index} · {model}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>GPU:</source>
+      <translation>GPU：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
@@ -967,6 +1062,11 @@
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>GPUs per machine, at least:</source>
+      <translation>每台机器的 GPU 数，至少：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
@@ -1349,6 +1449,11 @@
       <translation>每月预算</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>My own quote for buying:</source>
+      <translation>我自己的购买报价：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>N&amp;ame:</source>
       <translation>名称(&amp;A)：</translation>
@@ -1435,8 +1540,18 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
-      <source>No offer matches this job. Go back and ask for less (GPU model, count, memory), or add an account.</source>
-      <translation>没有与此作业匹配的报价。请返回并降低要求（GPU 型号、数量、显存），或添加账号。</translation>
+      <source>No offer matches this job: {reason}</source>
+      <translation>没有符合此作业的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>No offer matches: {reason}</source>
+      <translation>没有符合条件的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>No offer of {gpu} is known.</source>
+      <translation>没有已知的 {gpu} 报价。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1509,7 +1624,7 @@
       <translation>未发现计费中的资源，但并非所有配置文件都能列出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/quit_guard.py" />
+      <location filename="../../../workbench/ui/shell/badge.py" />
       <source>Nothing billing · {today} today</source>
       <translation>无计费 · 今日 {today}</translation>
     </message>
@@ -1609,6 +1724,11 @@
       <translation>显存峰值</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Per hour (all)</source>
+      <translation>每小时（全部）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Per-GPU utilization</source>
       <translation>各 GPU 利用率</translation>
@@ -1619,6 +1739,11 @@
       <translation>选择一个实例以查看对其运行的建议。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Plan a job's cost</source>
+      <translation>规划作业成本</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Price per hour</source>
       <translation>每小时价格</translation>
@@ -1627,6 +1752,41 @@
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Price source</source>
       <translation>价格来源</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <source>Prices</source>
+      <translation>价格</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices could not be compared: {error}</source>
+      <translation>无法比较价格：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from</source>
+      <translation>价格日期</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices from {date} (older than {days} days): press Update prices for the current public prices.</source>
+      <translation>价格来自 {date}（超过 {days} 天）：点击“更新价格”获取当前的公开价格。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from {date}: update them under Compare GPUs.</source>
+      <translation>价格来自 {date}：请在“比较 GPU”中更新。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices were not updated: {error}</source>
+      <translation>价格未更新：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Pricing {gpus}× {gpu} for {hours} h…</source>
+      <translation>正在计算 {gpus}× {gpu} 使用 {hours} 小时的价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1682,6 +1842,16 @@
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Read as {kind}: {mapped} fields mapped, {ignored} ignored (no effect here), {refused} refused (cannot run here yet).</source>
       <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Read the clouds' public price lists (no account needed) into your price cache</source>
+      <translation>读取各云的公开价目表（无需账户）到您的价格缓存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Reading the public price lists (this can take minutes)…</source>
+      <translation>正在读取公开价目表（可能需要几分钟）…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -1797,6 +1967,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Review and launch</source>
       <translation>检查并启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Rows in {currencies}: set “Show in” and your rate to compare them in one currency.</source>
+      <translation>各行的货币为 {currencies}：设置“显示为”和您的汇率，以同一货币比较。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -1924,6 +2099,11 @@
       <translation>显示云端 GPU 工作台</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Show in:</source>
+      <translation>显示为：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show or hide what was typed</source>
       <translation>显示或隐藏已输入的内容</translation>
@@ -1932,6 +2112,11 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Some accounts could not be asked; their clouds are priced from the catalog:</source>
+      <translation>部分账户无法查询；其云的价格来自价格目录：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1997,6 +2182,11 @@
       <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Spot machine taken back</source>
       <translation>竞价机器被收回</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Spot prices</source>
+      <translation>竞价实例价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2174,6 +2364,11 @@
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>The fewest GPUs one machine must have</source>
+      <translation>一台机器至少需要的 GPU 数量</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>The job is running.</source>
       <translation>作业正在运行。</translation>
@@ -2289,6 +2484,11 @@
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Their disks are kept (and still bill a little); the job is interrupted. Terminate deletes everything instead.</source>
       <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>These prices come from the price catalog: no account of yours can launch them yet. Add an account in Accounts for one of these clouds.</source>
+      <translation>这些价格来自价格目录：您还没有可以启动它们的账户。请在“账户”中为其中一个云添加账户。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
@@ -2521,6 +2721,11 @@
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>add an account to launch</source>
+      <translation>添加账户后可启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>also when the job fails</source>
       <translation>作业失败时也重新启动</translation>
@@ -2534,6 +2739,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>as priced</source>
+      <translation>按原币种</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -2576,6 +2786,11 @@
       <translation>内置；始终可用</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>bundled snapshot</source>
+      <translation>内置价格快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>buy</source>
       <translation>购买</translation>
@@ -2586,7 +2801,7 @@
       <translation>无法检查(未设置汇率)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/quit_guard.py" />
+      <location filename="../../../workbench/ui/shell/badge.py" />
       <source>cannot check {count}</source>
       <translation>无法检查 {count} 个</translation>
     </message>
@@ -2594,6 +2809,11 @@
       <location filename="../../../workbench/ui/common/format.py" />
       <source>cannot check {profile}: {reason}</source>
       <translation>无法检查 {profile}：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>converted from {currency} at your rate</source>
+      <translation>按您的汇率从 {currency} 换算</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -2801,6 +3021,11 @@
       <translation>无配额或容量</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>no rate set</source>
+      <translation>未设置汇率</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>no runtime limit</source>
       <translation>无运行时长上限</translation>
@@ -2856,6 +3081,11 @@
       <translation>每天({currency})</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>price cache</source>
+      <translation>价格缓存</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>reconnecting: {m}</source>
       <translation>正在重新连接:{m}</translation>
@@ -2894,6 +3124,16 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>running</source>
       <translation>运行中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 1 year</source>
+      <translation>节省计划 1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 3 years</source>
+      <translation>节省计划 3 年</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -3051,6 +3291,11 @@
       <translation>在其中启动的订阅；测试会列出此身份可使用的订阅（留空：它能看到的唯一订阅）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>total for the job ({currency})</source>
+      <translation>作业总成本（{currency}）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unavailable: no plugin provides it</source>
       <translation>不可用：没有插件提供它</translation>
@@ -3111,6 +3356,11 @@
       <translation>等待中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>your own hardware</source>
+      <translation>您自己的硬件</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{cost} if it runs the full {time} ({price}/h × {hours} h)</source>
       <translation>若运行满 {time}，费用为 {cost}（{price}/小时 × {hours} 小时）</translation>
@@ -3126,7 +3376,7 @@
       <translation>{count} 个计费中 · {rate}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/quit_guard.py" />
+      <location filename="../../../workbench/ui/shell/badge.py" />
       <source>{count} billing · {rate}/h · {today} today</source>
       <translation>{count} 个计费中 · {rate}/小时 · 今日 {today}</translation>
     </message>
@@ -3151,12 +3401,22 @@
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers from {clouds}; cheapest {price}/h: {provider} {type} in {region}.</source>
+      <translation>来自 {clouds} 的 {count} 个报价；最便宜 {price}/小时：{provider} {type}（{region}）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers.</source>
+      <translation>{count} 个报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
       <translation>{count} 条建议 · 价格来自内置价目快照</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/quit_guard.py" />
+      <location filename="../../../workbench/ui/shell/badge.py" />
       <source>{count} running here</source>
       <translation>{count} 个在本机运行</translation>
     </message>
@@ -3184,6 +3444,11 @@
       <location filename="../../../workbench/ui/common/format.py" />
       <source>{d} d {h} h</source>
       <translation>{d} 天 {h} 小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>{gpus}× {gpu} for {hours} h: cheapest is {option} at {total} ({where}).</source>
+      <translation>{gpus}× {gpu} 使用 {hours} 小时：最便宜的是{option}，{total}（{where}）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -3343,6 +3608,11 @@ What to do: {hint}</source>
       <translation>{profile} 需要您的 MFA 设备当前显示的六位验证码。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{provider} (no account)</source>
+      <translation>{provider}（无账户）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{provider} / {profile}, region {region}</source>
       <translation>{provider} / {profile}，区域 {region}</translation>
@@ -3351,6 +3621,16 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{provider} / {profile}, {region}</source>
       <translation>{provider} / {profile}，{region}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: not updated ({error})</source>
+      <translation>{provider}：未更新（{error}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: {rows} prices as of {date}</source>
+      <translation>{provider}：{rows} 个价格，截至 {date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />

@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from workbench.core.providers.browse import NEEDS_ACCOUNT_NOTE
 from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.price_snapshot import BUNDLED_LABEL, CACHED_LABEL
 from workbench.ui.common.format import money
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -24,6 +26,16 @@ COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("G
            N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"))
 COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY = 7, 8, 10
 _RIGHT = (3, 4, 5, 6, 7, 8)
+
+
+#: fixed words of the core (price catalog) shown in the UI language
+CORE_TEXT = {NEEDS_ACCOUNT_NOTE: N_("add an account to launch"), BUNDLED_LABEL: N_("bundled snapshot"),
+             CACHED_LABEL: N_("price cache")}
+
+
+def core_text(text: str | None) -> str | None:
+    """``text`` translated when it is one of the core's fixed phrases, else as it is (a provider's words)."""
+    return tr(CORE_TEXT[text]) if text in CORE_TEXT else text
 
 
 def warning_color() -> QColor:
@@ -44,11 +56,17 @@ class OffersModel(RowTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[RankedOffer] = []
+        self._cells: list[tuple[str, ...]] = []  # the display texts, made once per row (views ask often)
         self.spot = False
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
+        self._warn = QBrush(warning_color())
+        self._dim = QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        self._bold = QFont()
+        self._bold.setBold(True)
         self.spot = spot
         self.endResetModel()
 
@@ -80,9 +98,9 @@ class OffersModel(RowTableModel):
         if col == COL_AVAILABILITY:
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
-            return "⚠ " + (o.availability_note or tr("no quota or capacity"))
+            return "⚠ " + (core_text(o.availability_note) or tr("no quota or capacity"))
         return (
-            f"{o.provider} / {r.profile}",
+            f"{o.provider} / {r.profile}" if r.profile else tr("{provider} (no account)").format(provider=o.provider),
             o.region,
             o.instance_type,
             f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("none (CPU)"),
@@ -91,7 +109,7 @@ class OffersModel(RowTableModel):
             _gb(o.memory_gb),
             money(o.prices.on_demand, cur, 3),
             money(o.prices.spot, cur, 3),
-            f"{o.prices.source} · {o.prices.as_of}" if o.prices.as_of else o.prices.source,
+            f"{core_text(o.prices.source)} · {o.prices.as_of}" if o.prices.as_of else core_text(o.prices.source),
         )[col]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -102,15 +120,11 @@ class OffersModel(RowTableModel):
         if role == OFFER_ROLE:
             return r
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(r, col)
+            return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.ForegroundRole and not r.offer.available:
-            if col == COL_AVAILABILITY:
-                return QBrush(warning_color())
-            return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            return self._warn if col == COL_AVAILABILITY else self._dim
         if role == Qt.ItemDataRole.FontRole and col == (COL_SPOT if self.spot else COL_ON_DEMAND):
-            f = QFont()
-            f.setBold(True)
-            return f
+            return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(
