@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from reltools import arm_billable, arm_groups, aws_remains, needs_secret_service
+from reltools import arm_billable, arm_groups, aws_remains, needs_secret_service, unique
 
 VM_PUT = r"/providers/microsoft.compute/virtualmachines/[^/]+$"
 NOTHING = {"instances": [], "volumes": [], "addresses": [], "groups": [], "keys": []}
@@ -33,8 +33,9 @@ def _hold(cloud: str, wbhome, moto, arm, account):
     if cloud == "aws":
         wbhome.add_aws(moto, "moto", "read_timeout=150")
         return moto.faults.hold("RunInstances", timeout_s=150), "aws.moto"
-    wbhome.add_azure(arm, account, "arm", True, "read_timeout=150")
-    return arm.hold(VM_PUT, method="PUT", sub=account.subscription, timeout_s=150), "azure.arm"
+    name = unique("arm")  # keyring entries are shared by the parallel test workers: a name of its own
+    wbhome.add_azure(arm, account, name, True, "read_timeout=150")
+    return arm.hold(VM_PUT, method="PUT", sub=account.subscription, timeout_s=150), f"azure.{name}"
 
 
 @needs_secret_service
