@@ -129,6 +129,14 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             names = ", ".join(result.catalog_providers)
             err(f"note: {names} priced from the price catalog (no account of yours answered for them): "
                 "compare freely; add an account to launch (`workbench profiles add PROVIDER NAME`)")
+        currencies = sorted({r.offer.prices.currency for r in ranked if r.price is not None})
+        if len(currencies) > 1:
+            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, user_rate
+
+            rate = user_rate(ctx.accounts)
+            err(f"note: prices keep their own currency ({', '.join(currencies)}); ordered at "
+                + (f"your rate of {rate:g} CNY per USD" if rate else
+                   f"{REFERENCE_CNY_PER_USD:g} CNY per USD (set yours: `workbench currency USD --rate RATE`)"))
         warning = stale_warning([r.offer.prices.as_of for r in ranked])
         if warning:
             err(warning)
