@@ -189,7 +189,8 @@ class LocalProvider(Provider, SupportsTelemetry):
 
     def _instance(self, rec: JobRecord, just_started: bool = False) -> Instance:
         """Derive the instance's state from the process table and the wrapper's exit file."""
-        extra: dict[str, object] = {"pid": rec.pid, "pgid": rec.pgid, "log": rec.log}
+        extra: dict[str, object] = {"pid": rec.pid, "pgid": rec.pgid, "log": rec.log,
+                                    "workdir": str(self._store.work_dir(rec.launch_id))}  # where its files are
         state, exit_code = InstanceState.RUNNING, None
         if not just_started and not procs.is_running(rec.pid, rec.create_time):
             state = InstanceState.TERMINATED

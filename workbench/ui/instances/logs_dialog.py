@@ -3,23 +3,32 @@
 For a cloud machine the log file is filled by the remote job's stream (by byte
 offset, see ``workbench.core.remote.logs``); the dialog also shows the remote
 job's state and exit code, and "Download results" fetches the spec's outputs
-(on a worker, through the same SSH path as ``workbench download``).
+(on a worker, through the same SSH path as ``workbench download``).  Above the log,
+the job's outcome ("finished · exit 0", "failed · exit 2", "stopped by you"); below
+it, where the outputs are, with Open and Copy (the path is shown where no file
+manager can open it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QTextCursor
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QTextCursor
 from shiboken6 import isValid
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from workbench.core import paths
 from workbench.core.domain.models import Instance
+from workbench.core.remote.outputs_folder import outputs_folder
+from workbench.ui.common.open_folder import open_folder
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.session import Session
+
+if TYPE_CHECKING:
+    from workbench.core.lifecycle.outcome import Outcome
 
 MAX_BLOCKS = 20_000  # lines kept in the view; the file keeps everything
 
@@ -40,9 +49,21 @@ def _remote_status(launch_id: str) -> str:
     return text
 
 
-def _poll(path: Path, pos: int, launch_id: str, remote: bool) -> tuple[bytes, int, str]:
+def _outcome(store, inst: Instance) -> "Outcome | None":
+    """The job's outcome as the store knows it now (worker thread)."""
+    from workbench.core.lifecycle.outcome import guard_endings, job_outcome
+
+    fresh = store.get_instance(inst.provider, inst.profile, inst.instance_id) or inst
+    launch = store.find_launch(inst.launch_id)
+    guard = guard_endings(store.guard_events(inst.launch_id)).get(inst.launch_id)
+    return job_outcome(fresh, launch.status if launch else None, guard)
+
+
+def _poll(path: Path, pos: int, launch_id: str, remote: bool, store=None,
+          inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
     data, pos = _read_from(path, pos)
-    return data, pos, _remote_status(launch_id) if remote else ""
+    outcome = _outcome(store, inst) if store is not None and inst is not None else None
+    return data, pos, _remote_status(launch_id) if remote else "", outcome
 
 
 def download_outputs(accounts, inst: Instance) -> str:
@@ -97,7 +118,8 @@ class LogsDialog(QDialog):
         self.where = QLabel(str(self.path))
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         open_btn = QPushButton(tr("Open &folder"))
-        open_btn.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path.parent))))
+        open_btn.setObjectName("log-open-folder")
+        open_btn.clicked.connect(lambda: open_folder(self.path.parent, self))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         row = QHBoxLayout()
@@ -114,7 +136,28 @@ class LogsDialog(QDialog):
         self.download_btn.clicked.connect(self.download)
         self.download_btn.setVisible(self.remote)
         row.insertWidget(2, self.download_btn)
+        self.outcome = QLabel()
+        self.outcome.setObjectName("log-outcome")
+        font = self.outcome.font()
+        font.setBold(True)
+        self.outcome.setFont(font)
+        self.outputs = outputs_folder(inst)
+        self.outputs_label = QLabel(tr("Outputs: {path}").format(path=self.outputs))
+        self.outputs_label.setObjectName("log-outputs")
+        self.outputs_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outputs_label.setWordWrap(True)
+        outputs_open = QPushButton(tr("Open &outputs"))
+        outputs_open.setObjectName("log-open-outputs")
+        outputs_open.clicked.connect(lambda: open_folder(self.outputs, self))
+        outputs_copy = QPushButton(tr("Copy &path"))
+        outputs_copy.setObjectName("log-copy-outputs")
+        outputs_copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(str(self.outputs)))
+        outputs_row = QHBoxLayout()
+        outputs_row.addWidget(self.outputs_label, 1)
+        outputs_row.addWidget(outputs_open)
+        outputs_row.addWidget(outputs_copy)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.outcome)
         if self.remote and not self.path.exists():
             lay.addWidget(QLabel(tr("Logs from cloud machines stream here once the job runs there.")))
         lay.addWidget(self.status)
@@ -126,6 +169,7 @@ class LogsDialog(QDialog):
         if remote_event is not None:
             remote_event.connect(self._on_remote_event)
         lay.addWidget(self.text, 1)
+        lay.addLayout(outputs_row)
         lay.addLayout(row)
         lay.addWidget(buttons)
         self.timer = QTimer(self, interval=1000, timeout=self.poll)
@@ -136,7 +180,8 @@ class LogsDialog(QDialog):
         if self._reading:
             return
         self._reading = True
-        self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote).then(self._append) \
+        self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote,
+                         getattr(self.session.accounts, "store", None), self.instance).then(self._append) \
             .finally_(self._done)
 
     def _done(self) -> None:
@@ -168,8 +213,19 @@ class LogsDialog(QDialog):
             .fail(lambda exc: self.status.setText(tr("Download failed: {message}").format(message=exc))) \
             .finally_(lambda: self.download_btn.setEnabled(True))
 
-    def _append(self, result: tuple[bytes, int, str]) -> None:
-        data, self._pos, status = result
+    def _show_outcome(self, out: "Outcome | None") -> None:
+        if out is None:
+            self.outcome.setText(tr("The job is running.") if self.instance.state.active else "")
+            self.outcome.setStyleSheet("")
+            return
+        from workbench.ui.instances.instances_model import OUTCOME_LOOK, outcome_text
+
+        self.outcome.setText(outcome_text(out))
+        self.outcome.setStyleSheet(f"color: {OUTCOME_LOOK[out.kind][0]};")
+
+    def _append(self, result: tuple[bytes, int, str, "Outcome | None"]) -> None:
+        data, self._pos, status, out = result
+        self._show_outcome(out)
         if status and self.download_btn.isEnabled() and status != self.status.text():  # not over a download
             self.status.setText(status)
         if not data:
