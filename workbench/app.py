@@ -11,7 +11,6 @@ import os
 import sys
 from typing import Sequence
 
-from workbench.core import applog, paths
 from workbench.core.domain.errors import WorkbenchError
 
 log = logging.getLogger("workbench.app")
@@ -44,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = make_application(argv)
     try:
+        from workbench.core import applog, paths
+
         applog.setup(paths.log_dir())
         from workbench.core.providers.accounts import Accounts
         from workbench.core.store.database import Store

@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
 from workbench.core.store.money import GuardRecord
+from workbench.core.lifecycle.attempts import attempt_of  # noqa: F401 - re-exported (views, the CLI)
 
 log = logging.getLogger("workbench.recovery")
 
@@ -364,21 +364,6 @@ class RecoveryEngine:
                 fh.write(f"[workbench] {stamp} {line}\n")
         except (OSError, WorkbenchError) as exc:
             log.info("could not write to the log of %s: %s", launch_id, exc)
-
-
-def attempt_of(launch_id: str, spec: Mapping[str, Any] | None) -> tuple[int, str] | None:
-    """(attempt number, first launch id) of a relaunched attempt, from its stored spec; None for a first launch.
-
-    Light (no store): views label their rows with it.
-    """
-    try:
-        n = int(((spec or {}).get("env") or {}).get("WORKBENCH_ATTEMPT") or 0)
-    except (TypeError, ValueError):
-        return None
-    if n < 2:
-        return None
-    m = re.match(r"^(.*)-a\d+-[0-9a-f]{4}$", launch_id)
-    return n, (m.group(1) if m else launch_id)
 
 
 def _price(choice: RankedOffer) -> str:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from workbench.core.lifecycle.teardown import TeardownReport, on_machines_ended
-from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
-from workbench.core.remote.sshconfig import update
+from workbench.core.lifecycle.teardown import on_machines_ended
+
+if TYPE_CHECKING:
+    from workbench.core.lifecycle.teardown import TeardownReport
 
 log = logging.getLogger("workbench.remote.ssh")
 
@@ -27,6 +29,9 @@ def forget_machines(data_dir: Path, report: TeardownReport) -> None:
     gone = [i for i in report.terminated if i.launch_id not in left and i.host]
     if not gone or not (data_dir / "ssh").is_dir():
         return
+    from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path  # only when there is work
+    from workbench.core.remote.sshconfig import update
+
     update(data_dir, remove_launches=sorted({i.launch_id for i in gone}))
     known = KnownHosts(known_hosts_path(data_dir))
     for inst in gone:

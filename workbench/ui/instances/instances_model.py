@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, STOPPED, Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money, on_this_computer
-from workbench.core.lifecycle.recovery import attempt_of
+from workbench.core.lifecycle.attempts import attempt_of
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, money, state_label
 from workbench.ui.common.icons import icon

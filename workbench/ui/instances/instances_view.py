@@ -12,21 +12,25 @@ import functools
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMenu, QMessageBox, QTableView, QVBoxLayout, QWidget)
+                               QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.money.spend import burn_rate
-from workbench.core.lifecycle.teardown import TeardownReport, teardown
-from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.ui.common.dialogs import show_error
-from workbench.ui.common.open_folder import open_folder
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.instances.instances_model import COL_STATE, INSTANCE_ROLE, InstancesFilter, InstancesModel
 from workbench.ui.instances.remote_access import open_terminal, ssh_command
 from workbench.ui.runtime.session import Session, Snapshot
+
+if TYPE_CHECKING:  # loaded when first used (after the first paint: the window paints sooner)
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.lifecycle.teardown import TeardownReport
 
 
 @functools.lru_cache(maxsize=None)
@@ -158,6 +162,8 @@ class InstancesView(QWidget):
             return
         if not self.table.selectionModel().isRowSelected(index.row(), QModelIndex()):
             self.table.selectRow(index.row())
+        from PySide6.QtWidgets import QMenu
+
         menu = QMenu(self)
         for a in self.row_actions[:-1]:
             menu.addAction(a)
@@ -183,6 +189,9 @@ class InstancesView(QWidget):
         """The selected launch's outputs folder (a cloud job's: once downloaded); the path where none opens it."""
         if (inst := self.current()) is None:
             return None
+        from workbench.core.remote.outputs_folder import outputs_folder
+        from workbench.ui.common.open_folder import open_folder
+
         return open_folder(outputs_folder(inst), self)
 
     def _logs(self) -> None:
@@ -214,6 +223,8 @@ class InstancesView(QWidget):
 
     def stop_selected(self) -> QMessageBox | None:
         """Ask, then stop (Azure: deallocate) the selected machines: compute stops billing, disks stay."""
+        from PySide6.QtWidgets import QMessageBox
+
         targets = self._stoppable(self.selected())
         if not targets or self.session.accounts is None:
             return None
@@ -257,6 +268,8 @@ class InstancesView(QWidget):
     # -- terminate --------------------------------------------------------------
     def terminate_selected(self) -> QMessageBox | None:
         """Ask, naming the machines and the $/h they stop; then tear their launches down."""
+        from PySide6.QtWidgets import QMessageBox
+
         targets = [i for i in self.selected() if i.state.billable]
         if not targets or self.session.accounts is None:
             return None
@@ -279,6 +292,8 @@ class InstancesView(QWidget):
     def _terminate(self, launch_ids: list[str]) -> None:
         self.terminate_action.setEnabled(False)
         self.session.notify.emit(tr("Terminating"), ", ".join(launch_ids), "info")
+        from workbench.core.lifecycle.teardown import teardown
+
         (self.session.run(teardown, self.session.accounts, launch_ids, lane="teardown")
          .then(self._terminated).fail(lambda e: show_error(self, e))
          .finally_(lambda: (self._update_actions(), self.session.refresh())))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayo
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.applog import first_time
-from workbench.core.lifecycle.recovery import attempt_of
+from workbench.core.lifecycle.attempts import attempt_of
 from workbench.core.money import budgets, currency
 from workbench.core.providers.accounts import Accounts
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history

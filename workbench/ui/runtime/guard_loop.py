@@ -19,13 +19,14 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
-from PySide6.QtWidgets import QMessageBox, QPushButton
 
-from workbench.core.lifecycle.guards import BUDGET, FINISHED, IDLE, MAX_RUNTIME, MONTHLY_BUDGET, GuardEngine, GuardEvent
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.tasks import Task
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine and the prompt's QMessageBox load with the first snapshot, after the first paint
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.lifecycle.guards import GuardEngine, GuardEvent
     from workbench.core.providers.accounts import Accounts
     from workbench.core.remote.jobs import RemoteJobs
 
@@ -45,6 +46,8 @@ class GuardHost(Protocol):
 
 def event_title(ev: GuardEvent) -> str:
     """A short notification title for a guard event, in the UI language."""
+    from workbench.core.lifecycle.guards import BUDGET, FINISHED, IDLE, MAX_RUNTIME, MONTHLY_BUDGET
+
     if ev.action == "still_billing":
         return tr("Still billing")
     if ev.action == "verified":
@@ -79,6 +82,8 @@ class GuardHook(QObject):
 
     def _engine(self) -> GuardEngine:
         if self.engine is None:
+            from workbench.core.lifecycle.guards import GuardEngine
+
             self.engine = GuardEngine(self.session.accounts, clock=lambda: self.clock(),
                                       finish_grace_s=self.finish_grace_s)
         self.engine.finish_grace_s = self.finish_grace_s
@@ -97,6 +102,8 @@ class GuardHook(QObject):
         self._busy = False
 
     def _show(self, events: list[GuardEvent]) -> None:
+        from workbench.core.lifecycle.guards import FINISHED
+
         for ev in events:
             self.session.notify.emit(event_title(ev), ev.message, ev.level)
             self.event.emit(ev)
@@ -109,6 +116,8 @@ class GuardHook(QObject):
 
     def _prompt(self, ev: GuardEvent) -> None:
         """A non-modal question: keep the finished job's machine, or let the guard end it."""
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(QMessageBox.Icon.Question, tr("Job finished"), ev.message)
         box.setObjectName(f"guard-prompt-{ev.launch_id}")
         when = time.strftime("%H:%M", time.localtime(ev.deadline)) if ev.deadline else ""

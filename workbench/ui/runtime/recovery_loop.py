@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
-from workbench.core.lifecycle.recovery import RecoveryEngine, RecoveryEvent
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.tasks import Task
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine (job specs, storage, catalog) loads with the first snapshot, after the first paint
+    from workbench.core.lifecycle.recovery import RecoveryEngine, RecoveryEvent
     from workbench.core.providers.accounts import Accounts
 
 LANE = "recovery"
@@ -64,6 +64,8 @@ class RecoveryHook(QObject):
         if launches is not None and not any((r.spec or {}).get("recovery") for r in launches.values()):
             return None  # nothing in the store asks for recovery: no work, no lane
         if self.engine is None:
+            from workbench.core.lifecycle.recovery import RecoveryEngine
+
             self.engine = RecoveryEngine(self.session.accounts, clock=lambda: self.clock())
         self._busy = True
         return (self.session.run(self.engine.poll, lane=LANE).then(self._show)

@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
-from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.kinds import is_remote
 from workbench.core.lifecycle.outcome import guard_endings
 from workbench.core.money.billing_status import launched_on, paying, running_here
@@ -84,6 +83,8 @@ class Snapshot:
 
 def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
     """Reconcile with the providers and read the store (runs on a worker thread)."""
+    from workbench.core.lifecycle.reconcile import reconcile  # the first refresh loads it, off the UI thread
+
     result = reconcile(accounts, profiles)
     store = accounts.store
     now = time.time()
@@ -129,10 +130,9 @@ class Session(QObject):
         self.remote: "RemoteJobs | None" = None
         self.remote_event.connect(self._on_remote_event)
         self._announced_exits: set[str] = set()  # launches whose end was announced (once each)
-        if accounts is not None:
-            from workbench.core.remote import ssh_cleanup
-
-            ssh_cleanup.install()  # every teardown of the app (Stop all, Terminate, guards) cleans ssh up
+        # every teardown of the app (Stop all, Terminate, guards) cleans ssh up: installed before the
+        # first task (every teardown runs as one), not before the first paint
+        self._ssh_cleanup = accounts is None
         # app-side guards (budget, runtime, idle, finished) after each refresh
         self.guards = GuardHook(self)
         # recovery: relaunch interrupted launches whose spec asks for it, after each refresh
@@ -160,6 +160,7 @@ class Session(QObject):
             return None
         self.refreshing = True
         self.refresh_started.emit()
+        self._install_ssh_cleanup()
         return (self.runner.run(self._snapshot_fn, self.accounts)
                 .then(self._refreshed).fail(self._refresh_error).finally_(self._refresh_done))
 
@@ -244,7 +245,15 @@ class Session(QObject):
     # -- helpers for views --------------------------------------------------
     def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
         """Run ``fn`` off the UI thread (see TaskRunner.run)."""
+        self._install_ssh_cleanup()
         return self.runner.run(fn, *args, lane=lane, **kwargs)
+
+    def _install_ssh_cleanup(self) -> None:
+        if not self._ssh_cleanup:
+            self._ssh_cleanup = True
+            from workbench.core.remote import ssh_cleanup
+
+            ssh_cleanup.install()
 
     def shutdown(self) -> None:
         self.timer.stop()

@@ -15,9 +15,9 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDesktopServices, QIcon, QKeySequence
-from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QHBoxLayout, QSizePolicy, QStackedWidget, QSystemTrayIcon, QToolBar, QWidget)
 
 from workbench.core.providers.accounts import Accounts
@@ -31,15 +31,17 @@ from workbench.ui.accounts.mfa import MfaPrompter
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.settings import UiSettings
 from workbench.ui.shell.badge import badge_text
-from workbench.ui.shell.quit_guard import quit_after_teardown, quit_dialog
 from workbench.ui.shell.tray import Tray
 
 if TYPE_CHECKING:
+    from workbench.ui.shell.help_menu import HelpMenu
     from workbench.ui.accounts.accounts_view import AccountsView
     from workbench.ui.launch.launch_view import LaunchView
     from workbench.ui.instances.logs_dialog import LogsDialog
     from workbench.ui.monitor.monitor_view import MonitorView
     from workbench.ui.money.spend_view import SpendView
+    from PySide6.QtWidgets import QMessageBox
+
     from workbench.ui.instances.stop_all import StopAllDialog
 
 log = logging.getLogger("workbench.ui")
@@ -77,6 +79,28 @@ def preload_views() -> threading.Thread:
     thread = threading.Thread(target=work, name="preload-views", daemon=True)
     thread.start()
     return thread
+
+
+def _open_log_file() -> None:
+    from PySide6.QtGui import QDesktopServices
+
+    QDesktopServices.openUrl(log_file_url())
+
+
+class _FirstPaint(QObject):
+    """Calls ``then`` (on the next event-loop turn) once ``window`` has painted for the first time."""
+
+    def __init__(self, window: QWidget, then) -> None:
+        super().__init__(window)
+        self.then = then
+        window.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt)
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self.then)
+            self.deleteLater()
+        return False
 
 
 class MainWindow(QMainWindow):
@@ -167,8 +191,7 @@ class MainWindow(QMainWindow):
         self.quit_action = self._action(tr("&Quit"), "quit", "Ctrl+Q", self.quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.refresh_action.setShortcuts([QKeySequence("F5"), QKeySequence("Ctrl+R")])
-        self.log_action = self._action(tr("Open &log file"), "logs", "Ctrl+Shift+L",
-                                       lambda: QDesktopServices.openUrl(log_file_url()))
+        self.log_action = self._action(tr("Open &log file"), "logs", "Ctrl+Shift+L", _open_log_file)
         self.view_actions: list[QAction] = []
         for n, (key, label, icon_name) in enumerate(VIEWS, start=1):
             a = self._action(tr(label), icon_name, f"Ctrl+{n}", lambda _=False, k=key: self.show_view(k))
@@ -241,9 +264,17 @@ class MainWindow(QMainWindow):
             a.setChecked(self.settings.theme == code)
             a.triggered.connect(lambda _=False, c=code: self._set_theme(c))
             tgroup.addAction(a)
-        from workbench.ui.shell.help_menu import HelpMenu  # Getting started, shortcuts, report, About
+        self.help_qmenu = mb.addMenu(tr("&Help"))  # filled after the first paint (or on first use of .help)
+        self._help: "HelpMenu | None" = None
 
-        self.help = HelpMenu(self, mb.addMenu(tr("&Help")))
+    @property
+    def help(self) -> "HelpMenu":
+        """The Help menu's entries (Getting started, shortcuts, report, About), made on first need."""
+        if self._help is None:
+            from workbench.ui.shell.help_menu import HelpMenu
+
+            self._help = HelpMenu(self, self.help_qmenu)
+        return self._help
 
     # -- views ------------------------------------------------------------------
     def show_view(self, key: str) -> None:
@@ -263,7 +294,13 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not getattr(self, "_warmed", False):
             self._warmed = True
-            QTimer.singleShot(0, preload_views)
+            self._first_paint = _FirstPaint(self, self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """What the first window does not need, once it is on screen: the Help menu, the views' modules."""
+        self._first_paint = None
+        self.help  # noqa: B018 - builds it: its shortcuts (F1 …) work from now on
+        preload_views()
 
     def view(self, key: str) -> QWidget:
         """The view ``key``, built on first use in place of its placeholder."""
@@ -408,8 +445,10 @@ class MainWindow(QMainWindow):
     def quit(self) -> None:
         self.close()
 
-    def quit_dialog(self) -> QMessageBox:
+    def quit_dialog(self) -> "QMessageBox":
         """Keep running / Tear everything down / Cancel, naming what bills and the guards that hold."""
+        from workbench.ui.shell.quit_guard import quit_dialog
+
         return quit_dialog(self)
 
     def _quit_now(self) -> None:
@@ -417,6 +456,8 @@ class MainWindow(QMainWindow):
         self.close()
 
     def _quit_after_teardown(self) -> None:
+        from workbench.ui.shell.quit_guard import quit_after_teardown
+
         quit_after_teardown(self)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
