@@ -13,7 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from workbench.core import applog, paths
+from workbench.core import paths
 from workbench.core.domain.errors import (AuthError, CapacityError, QuotaError, TransientError, WorkbenchError)
 from workbench.ui.i18n import tr
 
@@ -37,6 +37,8 @@ def error_title(exc: BaseException) -> str:
 
 def error_parts(exc: BaseException) -> tuple[str, str, str]:
     """(message, hint, details) for any exception; secrets are scrubbed from the details."""
+    from workbench.core import applog  # with logging.handlers: not needed before the first paint
+
     if isinstance(exc, WorkbenchError):
         details = f"{type(exc).__name__} ({exc.kind})"
         cause = exc.__cause__
@@ -53,6 +55,8 @@ def error_parts(exc: BaseException) -> tuple[str, str, str]:
 
 
 def log_file_url() -> QUrl:
+    from workbench.core import applog
+
     return QUrl.fromLocalFile(str(paths.log_dir() / applog.LOG_FILE))
 
 

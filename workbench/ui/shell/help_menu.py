@@ -12,11 +12,9 @@ Main thread only (the doctor runs on the session's TaskRunner).
 
 from __future__ import annotations
 
-import getpass
-import platform
-import subprocess
+# importlib.metadata, platform, getpass, subprocess and applog are imported where a report or About
+# needs them: the window builds this menu before its first paint
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,6 @@ from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequen
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QMenu, QMessageBox, QPlainTextEdit, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from workbench.core import applog
 from workbench.ui.common.dialogs import log_file_url
 from workbench.ui.i18n import tr
 
@@ -34,6 +31,8 @@ REPORTED = ("cloud-gpu-workbench", "PySide6-Essentials", "PySide6", "boto3", "az
 
 
 def app_version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("cloud-gpu-workbench")
     except metadata.PackageNotFoundError:  # a source tree that was never installed
@@ -42,6 +41,9 @@ def app_version() -> str:
 
 def versions() -> list[tuple[str, str]]:
     """(what, version) for the app, Python, the OS and the libraries that matter in a report."""
+    import platform
+    from importlib import metadata
+
     from PySide6 import QtCore
 
     rows = [(tr("Cloud GPU Workbench"), app_version()), ("Python", platform.python_version()),
@@ -56,6 +58,10 @@ def versions() -> list[tuple[str, str]]:
 
 def scrub(text: str) -> str:
     """Secrets the app knows (applog), the home folder and the user name out of a text meant for others."""
+    import getpass
+
+    from workbench.core import applog
+
     text = applog.scrub(text).replace(str(Path.home()), "~")
     try:
         user = getpass.getuser()
@@ -70,6 +76,8 @@ def _self_argv(*args: str) -> list[str]:
 
 def problem_report() -> str:
     """The text of a problem report (worker thread: the doctor takes seconds)."""
+    import subprocess
+
     lines = [f"{what}: {version}" for what, version in versions()]
     try:
         proc = subprocess.run(_self_argv("doctor"), capture_output=True, text=True, timeout=120,

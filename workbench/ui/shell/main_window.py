@@ -34,7 +34,6 @@ from workbench.ui.shell.badge import badge_text
 from workbench.ui.shell.tray import Tray
 
 if TYPE_CHECKING:
-    from workbench.ui.shell.help_menu import HelpMenu
     from workbench.ui.accounts.accounts_view import AccountsView
     from workbench.ui.launch.launch_view import LaunchView
     from workbench.ui.instances.logs_dialog import LogsDialog
@@ -264,17 +263,9 @@ class MainWindow(QMainWindow):
             a.setChecked(self.settings.theme == code)
             a.triggered.connect(lambda _=False, c=code: self._set_theme(c))
             tgroup.addAction(a)
-        self.help_qmenu = mb.addMenu(tr("&Help"))  # filled after the first paint (or on first use of .help)
-        self._help: "HelpMenu | None" = None
+        from workbench.ui.shell.help_menu import HelpMenu  # Getting started, shortcuts, report, About
 
-    @property
-    def help(self) -> "HelpMenu":
-        """The Help menu's entries (Getting started, shortcuts, report, About), made on first need."""
-        if self._help is None:
-            from workbench.ui.shell.help_menu import HelpMenu
-
-            self._help = HelpMenu(self, self.help_qmenu)
-        return self._help
+        self.help = HelpMenu(self, mb.addMenu(tr("&Help")))
 
     # -- views ------------------------------------------------------------------
     def show_view(self, key: str) -> None:
@@ -297,9 +288,8 @@ class MainWindow(QMainWindow):
             self._first_paint = _FirstPaint(self, self._after_first_paint)
 
     def _after_first_paint(self) -> None:
-        """What the first window does not need, once it is on screen: the Help menu, the views' modules."""
+        """What the first window does not need, once it is on screen: the other views' modules."""
         self._first_paint = None
-        self.help  # noqa: B018 - builds it: its shortcuts (F1 …) work from now on
         preload_views()
 
     def view(self, key: str) -> QWidget:
