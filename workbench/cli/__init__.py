@@ -205,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = None
     try:
         ctx = CliContext(json_output=as_json, verbose=getattr(args, "verbose", False))
-        return _dispatch(command, ctx, args)
+        code = _dispatch(command, ctx, args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at interpreter exit
+        return code
     except WorkbenchError as exc:
         log.info("%s failed: %s", command, exc.message)
         if as_json:
@@ -215,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return 130
+    except BrokenPipeError:  # `workbench ... | head`: the reader left; say nothing more, like other Unix tools
+        return _reader_left()
     except ModuleNotFoundError as exc:  # a half-installed SDK: say what to install, not "internal error"
         from workbench.core.providers.registry import missing_module_error
 
@@ -233,6 +237,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if ctx is not None:
             ctx.close()
+
+
+def _reader_left() -> int:
+    """stdout's reader closed the pipe: point stdout at /dev/null so the exit flush cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # what a shell reports for a process ended by SIGPIPE
 
 
 #: command → (module of workbench.cli, function): only the module a command needs is imported
