@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from workbench.core import paths
-from workbench.core.providers.catalog import OfferQuery, collect
+from workbench.core.providers.catalog import OfferQuery, collect, interconnect, interconnect_note
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.jobspec import load_spec
@@ -68,22 +68,36 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
         raise ConfigError("--max-price must be greater than 0")
     if args.provider:
         ctx.accounts.resolve(args.provider, None)
+    nodes = getattr(args, "nodes", 1) or 1
+    if not 1 <= nodes <= 64:
+        raise ConfigError(f"--nodes must be 1 to 64, not {nodes}")
     q = OfferQuery(gpu_model=model, gpu_count=count, provider=args.provider, region=args.region,
                    spot=args.spot, max_price=args.max_price)
     ranked, errors = collect(ctx.accounts, q)
+
+    def note(r: Any) -> str:
+        slow = interconnect_note(r.offer) if nodes > 1 else None
+        return "; ".join(x for x in (r.offer.availability_note, slow) if x)
+
     if ctx.json:
         emit_json({
             "offers": [{"profile": r.profile, "price_per_hour": r.price, "spot": args.spot,
+                        "nodes": nodes, "price_per_hour_all_nodes": None if r.price is None else r.price * nodes,
+                        "interconnect": interconnect(r.offer), "interconnect_note": interconnect_note(r.offer),
                         **r.offer.to_json()} for r in ranked],
             "errors": _errors_json(errors),
         })
     else:
-        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "$/H", "SOURCE", "NOTE"],
+        price_head = "$/H" if nodes == 1 else f"$/H (×{nodes})"
+        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK", price_head,
+               "SOURCE", "NOTE"],
               [(r.offer.provider, r.profile, r.offer.region, r.offer.instance_type,
                 f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
                 f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
-                f"{r.offer.memory_gb:.0f} GB", money(r.price, r.offer.prices.currency),
-                f"{r.offer.prices.source} ({r.offer.prices.as_of})", r.offer.availability_note or "")
+                f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer),
+                money(r.price, r.offer.prices.currency) if nodes == 1 else
+                f"{money(r.price, r.offer.prices.currency)} ({money(None if r.price is None else r.price * nodes, r.offer.prices.currency)})",
+                f"{r.offer.prices.source} ({r.offer.prices.as_of})", note(r))
                for r in ranked])
         if not ranked:
             err("no offers match")
@@ -101,9 +115,12 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         out = sys.stderr if ctx.json else sys.stdout
         gpu = f"{o.gpu_count}× {o.gpu_model}" if o.gpu_count else "no GPU"
         runtime = spec.guards.max_runtime_minutes
+        nodes = (f"{lp.num_nodes} machines: " if lp.num_nodes > 1 else "")
+        total = (f" per machine, {money(lp.price_per_hour_total, cur)}/h for all {lp.num_nodes}"
+                 if lp.num_nodes > 1 else "")
         out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
-                  f"{o.region} {o.instance_type} ({gpu})\n"
-                  f"  price {money(lp.price_per_hour, cur)}/h ({o.prices.source}, {o.prices.as_of})"
+                  f"{o.region} {nodes}{o.instance_type} ({gpu})\n"
+                  f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, {o.prices.as_of})"
                   f"{' spot' if spec.resources.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n")
         out.flush()
@@ -272,6 +289,11 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     lid = paths.check_launch_id(args.launch_id)
     if ctx.store.find_launch(lid) is None:
         raise NotFoundError(f"unknown launch id {lid!r}", hint="`workbench status` lists the launches")
+    from workbench.cli import node_logs
+
+    ranks = node_logs.chosen_ranks(args, node_logs.launch_nodes(ctx.store, lid))
+    if ranks is not None:
+        return _node_logs(ctx, args, lid, ranks)
     log_file = paths.job_log(lid)
     pos = 0
     out = sys.stdout.buffer
@@ -294,5 +316,26 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
         if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
             if log_file.exists() and log_file.stat().st_size > pos:
                 continue  # drain what the job wrote just before it ended
+            return EXIT_OK
+        time.sleep(args.interval)
+
+
+def _node_logs(ctx: CliContext, args: argparse.Namespace, lid: str, ranks: list[int]) -> int:
+    """Some or all nodes of a multi-node launch (prefixed by rank when several), following like cmd_logs."""
+    from workbench.cli.node_logs import NodeLogTail
+
+    tail = NodeLogTail(lid, ranks, prefix=len(ranks) > 1)
+    out = sys.stdout.buffer
+    if not args.follow:
+        if not tail.dump(out):
+            err(f"no output yet ({paths.node_log(lid, ranks[0]).parent})")
+        return EXIT_OK
+    while True:
+        if tail.pump(out):
+            continue
+        lp = ctx.store.get_launch(lid)
+        reconcile(ctx.accounts, [ctx.accounts.profile(lp.profile)])
+        if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
+            tail.pump(out, final=True)
             return EXIT_OK
         time.sleep(args.interval)

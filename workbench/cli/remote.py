@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core import paths
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance
@@ -66,10 +67,15 @@ def _launch_instance(ctx: CliContext, lid: str) -> tuple[Any, Instance]:
         reconcile(ctx.accounts, [ctx.accounts.profile(rec.profile)])
     except WorkbenchError:
         pass  # the stored instance may still be enough
-    insts = sorted(ctx.store.list_instances(launch_id=lid), key=lambda i: i.instance_id)
+    insts = _nodes(ctx, lid)
     if not insts:
         raise NotFoundError(f"launch {lid} has no machine")
     return rec, insts[0]
+
+
+def _nodes(ctx: CliContext, lid: str) -> list[Instance]:
+    """The launch's machines, head (node rank 0) first."""
+    return sorted(ctx.store.list_instances(launch_id=lid), key=lambda i: (node_rank_of(i.extra), i.instance_id))
 
 
 def _job(ctx: CliContext, rec: Any, inst: Instance) -> RemoteJob:
@@ -88,8 +94,16 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     if rc != EXIT_OK or not new:
         return rc
     rec = new[0]
-    insts = sorted(ctx.store.list_instances(launch_id=rec.launch_id), key=lambda i: i.instance_id)
+    insts = _nodes(ctx, rec.launch_id)
     if not insts or not is_remote(insts[0]):
+        return rc
+    if len(insts) > 1:
+        from workbench.core.remote.cluster import ClusterJob
+
+        if not ClusterJob(ctx.accounts, insts, spec_from_dict(rec.spec), on_event=_Printer()).launch():
+            return 130
+        err(f"the job runs on {len(insts)} machines; ssh: add `{include_line(ctx.store.path.parent)}` to "
+            f"~/.ssh/config, then `ssh {rec.launch_id}` (the head) or `ssh {rec.launch_id}-node1` …")
         return rc
     job = _job(ctx, rec, insts[0])
     if not job.launch():
@@ -110,6 +124,9 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     rec, inst = _launch_instance(ctx, lid)
     if not args.follow or not inst.state.active:
         return cloud.cmd_logs(ctx, args)  # the local copy: kept after the machine is gone
+    nodes = _nodes(ctx, lid)
+    if len(nodes) > 1 or args.node is not None:
+        return _follow_nodes(ctx, args, rec, nodes)
     job = _job(ctx, rec, inst)
     result: dict[str, Any] = {}
 
@@ -143,6 +160,41 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     if "error" in result:
         raise result["error"]
     code = result.get("code", recorded_exit_code(lid))
+    if code is not None:
+        err(f"exit code: {code}")
+    return EXIT_OK
+
+
+def _follow_nodes(ctx: CliContext, args: argparse.Namespace, rec: Any, nodes: list[Instance]) -> int:
+    """Follow every node of a multi-node launch (printing the chosen ones), then its on_finish."""
+    from workbench.cli.node_logs import NodeLogTail, chosen_ranks
+    from workbench.core.remote.cluster import ClusterJob
+
+    ranks = chosen_ranks(args, len(nodes)) or [0]
+    job = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer())
+    result: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            result["code"] = job.follow_and_finish()
+        except WorkbenchError as exc:
+            result["error"] = exc
+
+    t = threading.Thread(target=body, name="follow-nodes", daemon=True)
+    t.start()
+    tail, out = NodeLogTail(rec.launch_id, ranks, prefix=len(ranks) > 1), sys.stdout.buffer
+    try:
+        while t.is_alive():
+            tail.pump(out)
+            t.join(0.2)
+        tail.pump(out, final=True)
+    except KeyboardInterrupt:
+        job.stop()
+        err("stopped following; the job goes on on its machines")
+        return 130
+    if "error" in result:
+        raise result["error"]
+    code = result.get("code", recorded_exit_code(rec.launch_id))
     if code is not None:
         err(f"exit code: {code}")
     return EXIT_OK
