@@ -443,6 +443,11 @@ class ClusterJob:
             errs = "; ".join(e.message for _, e in report.errors)
             self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(), kind="error")
 
+    def keep_machine(self, years: int = 10) -> None:
+        """"Keep running" after the job ended: every node's own on_finish stands down (other guards stay)."""
+        self._each(lambda job: job.keep_machine(years))
+        self._emit("kept", f"the {len(self.jobs)} machines keep running at your request")
+
     def follow_and_finish(self) -> int | None:
         code = self.exit_code if read_state(self.launch_id).get("phase") == "finished" else None
         if code is None:
