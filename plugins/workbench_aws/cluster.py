@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from workbench.core.domain.models import LaunchRequest
 
 TAG_NODE_RANK = "workbench:node-rank"
+TAG_INTERCONNECT = "workbench:interconnect"  # "efa" on nodes launched with an EFA interface
 KIND_PLACEMENT_GROUP = "placement-group"
 
 

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 from workbench.core.domain.models import Instance, InstanceState, Resource
 from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 
-from .cluster import KIND_PLACEMENT_GROUP, TAG_NODE_RANK
+from .cluster import KIND_PLACEMENT_GROUP, TAG_INTERCONNECT, TAG_NODE_RANK
 
 TAG_PRICE, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:price", "workbench:market", "workbench:gpu", "workbench:ssh-user", "workbench:disk-gb")
@@ -104,6 +104,8 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
     rank = tags.get(TAG_NODE_RANK, "")
     if rank.isdigit():
         extra["node_rank"] = int(rank)
+    if tags.get(TAG_INTERCONNECT):
+        extra["interconnect"] = tags[TAG_INTERCONNECT]
     if reason:
         extra["state_reason"] = reason
     if spot and reason in SPOT_INTERRUPTION_CODES:

@@ -322,6 +322,8 @@ class Launcher:
             extra_tags[inventory.TAG_PRICE] = f"{price:.6g}"
         if offer.gpu_model:
             extra_tags[inventory.TAG_GPU] = f"{offer.gpu_model}:{offer.gpu_count}"
+        if placement is not None and offer.rdma:
+            extra_tags[cluster.TAG_INTERCONNECT] = "efa"
         params: dict[str, Any] = {
             "ImageId": image.image_id, "InstanceType": itype, "MinCount": req.count, "MaxCount": req.count,
             "KeyName": key_name,

@@ -74,6 +74,7 @@ def test_three_efa_nodes_in_one_placement_group_with_ranks(moto, make_provider, 
     listed = sorted((i for i in provider.instances() if i.launch_id == "ddp-aaa111"),
                     key=lambda i: i.extra["node_rank"])
     assert [i.instance_id for i in listed] == [i.instance_id for i in nodes]
+    assert {i.extra.get("interconnect") for i in listed} == {"efa"}  # the job gets the EFA settings for NCCL
     assert provider.leftovers() == []  # the group, key and placement group belong to live nodes
 
     provider.terminate(listed)
