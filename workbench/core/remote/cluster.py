@@ -29,6 +29,7 @@ called on those threads.  ``stop()`` (any thread) makes every loop return.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import posixpath
@@ -73,7 +74,10 @@ class NodeJob(RemoteJob):
     """One node of a :class:`ClusterJob`: a RemoteJob that reports to the cluster (see the module doc)."""
 
     def __init__(self, cluster: "ClusterJob", instance: Instance, rank: int) -> None:
-        super().__init__(cluster.accounts, instance, cluster.spec, cluster.opts, on_event=None)
+        # a worker never ends its own machine for a finished job: the head's end ends the launch (on the
+        # machines, the head's guard asks every peer's; in the app, the launch's teardown)
+        spec = cluster.spec if rank == 0 else dataclasses.replace(cluster.spec, on_finish=OnFinish.KEEP)
+        super().__init__(cluster.accounts, instance, spec, cluster.opts, on_event=None)
         self.cluster = cluster
         self.rank = rank
         self.local_log = paths.node_log(self.launch_id, rank)
