@@ -139,6 +139,25 @@ def target_rows() -> list[Row]:
                     _ms(st["status_s"]), _ms(st["describe_s"]), r, "<= 3x",
                     _verdict(r <= 3, "a fresh process: Python, boto3/botocore import and one Session + EC2 "
                              "client per region thread (service model parse) come before the 200 ms calls")))
+    # 7. multi-node (issue 17)
+    from benchmarks import multinode
+
+    ln = multinode.launch_figures()
+    one, many = ln["one"], ln["many"]
+    rows.append(Row(f"AWS launch of {ln['nodes']} nodes vs 1 (p4d, placement group, EFA, ranks), 200 ms/call, "
+                    f"min/median/max of {ln['samples']} interleaved",
+                    f"{_ms(many['min'])}/{_ms(many['median'])}/{_ms(many['max'])}",
+                    f"{_ms(one['min'])}/{_ms(one['median'])}/{_ms(one['max'])}", ln["ratio"], "<= 1.5x",
+                    _verdict(ln["ratio"] <= 1.5, "the extra calls (placement group, the nodes' rule, tags) are "
+                             "sequential steps of the launch")))
+    fo = multinode.setup_figures()
+    one, many, bar = fo["one"], fo["many"], fo["barrier_many"]
+    rows.append(Row(f"setup on {fo['nodes']} sshd nodes vs 1 (upload, scripts, setup), min/median/max of "
+                    f"{fo['samples']} interleaved", f"{_ms(many['min'])}/{_ms(many['median'])}/{_ms(many['max'])}",
+                    f"{_ms(one['min'])}/{_ms(one['median'])}/{_ms(one['max'])}", fo["ratio"], "<= 1.5x",
+                    _verdict(fo["ratio"] <= 1.5, "the nodes' SSH sessions share this machine's 2 cores (paramiko "
+                             "in the app, sshd and the jobs)")
+                    + f"; then the barrier: {_ms(bar['median'])} median (two inter-node SSH round trips)"))
     return rows
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from wbcli import wait_for
+
+#: real processes, SSH and moto on a shared 2-core machine: slow under load
+pytestmark = pytest.mark.timeout(180)
 
 RUN = 'echo "hello from $WORKBENCH_NODE_RANK of $WORKBENCH_NUM_NODES"; echo "second line $WORKBENCH_NODE_RANK"'
 

@@ -6,6 +6,8 @@ with num_nodes 3 through the core API.
 
 from __future__ import annotations
 
+import pytest
+
 import dataclasses
 import json
 import os
@@ -14,6 +16,9 @@ import sys
 import time
 
 from workbench_testing import ROOT
+
+#: real processes, SSH and moto on a shared 2-core machine: slow under load
+pytestmark = pytest.mark.timeout(400)
 
 EXAMPLE = ROOT / "resources" / "examples" / "ddp-local-2nodes.yaml"
 

@@ -4,6 +4,8 @@ and the launch's inter-node key running an mpi4py allreduce."""
 
 from __future__ import annotations
 
+import pytest
+
 import dataclasses
 import socket
 import textwrap
@@ -16,6 +18,9 @@ from workbench.core.domain.jobspec import load_spec, parse_spec
 from workbench.core.domain.models import GpuRequest, Resources
 from workbench.core.remote.cluster import ClusterJob
 from workbench.core.remote.job import JobOptions
+
+#: real processes, SSH and moto on a shared 2-core machine: slow under load
+pytestmark = pytest.mark.timeout(400)
 
 EXAMPLE = ROOT / "resources" / "examples" / "ddp-local-2nodes.yaml"
 CLEAN = {"instances": [], "groups": [], "keys": [], "placement": []}

@@ -59,7 +59,7 @@ def test_the_head_ends_every_node_when_the_job_finished(machine: Machine):
     machine.run(T0 + 300)
     assert machine.shutdowns == ["-h now"]
     (call,) = _ssh_calls(machine)
-    assert call.startswith("10.0.0.5 sudo -n ") and call.endswith(f"--end-bill terminate --only-here")
+    assert call.startswith("10.0.0.5 sudo -n ") and call.endswith("--end-bill terminate --only-here")
     assert "asked node 1 (10.0.0.5) to end its bill: ok" in machine.console
 
 

@@ -9,6 +9,8 @@ in moto afterwards.
 
 from __future__ import annotations
 
+import pytest
+
 import socket
 import textwrap
 import threading
@@ -21,6 +23,9 @@ from workbench.core import paths
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.remote.cluster import ClusterJob
 from workbench.core.remote.job import read_state
+
+#: real processes, SSH and moto on a shared 2-core machine: slow under load
+pytestmark = pytest.mark.timeout(300)
 
 REDUCE = textwrap.dedent("""\
     import os, socket, time
@@ -141,3 +146,18 @@ def test_a_node_killed_mid_run_fails_the_launch_and_leaves_nothing_in_moto(tmp_p
             assert (mc.remote_dir(rank) / "jobs" / lid / "exit_code").read_text().strip() == "143"
         assert mc.aws_state() == {"instances": [], "groups": [], "keys": [], "placement": []}
         assert any(e.kind == "error" and "node 2 was lost" in e.message for e in events.items)
+
+
+def test_a_failed_setup_on_a_worker_starts_run_nowhere(tmp_path, monkeypatch):
+    setup = '[ "$WORKBENCH_NODE_RANK" = 1 ] && { echo "no data here"; exit 4; }; echo prepared\n'
+    spec = _spec(tmp_path, "echo RUN-STARTED\n", setup=setup)
+    with MotoCluster.create(tmp_path, monkeypatch) as mc:
+        nodes = mc.launch(spec)
+        code = ClusterJob(mc.accounts, nodes, spec, quick_options(), on_event=Events()).run()
+        lid = nodes[0].launch_id
+        logs = [paths.node_log(lid, r).read_text() for r in (0, 1)]
+        assert code == 4, logs
+        assert "node 1 failed (exit 4)" in mc.accounts.store.get_launch(lid).error
+        assert "node 0: node 1 failed before run; run is not started anywhere" in logs[0]
+        assert "RUN-STARTED" not in logs[0] + logs[1]
+        assert mc.aws_state() == {"instances": [], "groups": [], "keys": [], "placement": []}

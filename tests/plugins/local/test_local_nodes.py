@@ -21,6 +21,9 @@ from workbench.core.domain.models import InstanceState, JobSpec, Resources, GpuR
 
 from .helpers import LocalSetup, group_alive, wait_for
 
+#: real processes, SSH and moto on a shared 2-core machine: slow under load
+pytestmark = pytest.mark.timeout(120)
+
 PY = sys.executable
 
 

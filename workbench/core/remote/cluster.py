@@ -53,6 +53,8 @@ log = logging.getLogger("workbench.remote.cluster")
 
 #: how long workers may run on after the head finished before they are stopped
 PEER_GRACE_S = 30.0
+#: after the head failed, how long to wait for a worker's failure that caused it (the real cause to report)
+HEAD_FAILURE_WAIT_S = 3.0
 #: phases in the order a launch goes through them: the launch shows its least advanced node's
 PHASE_ORDER = ("connecting", "booting", "driver", "uploading", "starting", "setup", "barrier", "running",
                "reconnecting", "finished")
@@ -335,6 +337,7 @@ class ClusterJob:
         running = set(range(len(self.jobs)))
         head_code: int | None = None
         head_done_at: float | None = None
+        head_failed_at: float | None = None  # the head failed: a worker's failure may be the cause, so wait a moment
         failure: tuple[int, int, str] | None = None
         while running:
             try:
@@ -342,7 +345,11 @@ class ClusterJob:
             except queue.Empty:
                 if self.stopped:
                     return None
-                if head_done_at is not None and time.monotonic() - head_done_at >= self.peer_grace_s:
+                now = time.monotonic()
+                if failure is None and head_failed_at is not None and now - head_failed_at >= HEAD_FAILURE_WAIT_S:
+                    failure = (0, head_code or 1, f"the head node failed (exit {head_code})")
+                    self._stop_nodes(sorted(running), failure[2])
+                elif failure is None and head_done_at is not None and now - head_done_at >= self.peer_grace_s:
                     self._stop_nodes(sorted(running), f"the head node finished {self.peer_grace_s:g} s ago")
                 continue
             running.discard(rank)
@@ -355,20 +362,21 @@ class ClusterJob:
                 if rank == 0 and failure is None and not stopped_by_us:
                     head_code, head_done_at = code, time.monotonic()
                     if code != 0:
-                        failure = (0, code, f"the head node failed (exit {code})")
-                        self._stop_nodes(sorted(running), failure[2])
-                elif code != 0 and failure is None and head_code is None and not stopped_by_us:
+                        head_failed_at = head_done_at
+                elif code != 0 and failure is None and not stopped_by_us and (head_code is None or head_failed_at):
                     failure = (rank, code, f"node {rank} failed (exit {code})")
                     self._stop_nodes(sorted(running), failure[2])
                 elif code != 0 and not stopped_by_us:
                     self._emit("running", f"node {rank} ended with exit code {code} after the head", kind="warning")
             else:
                 message = exc.message if isinstance(exc, WorkbenchError) else "lost"
-                if failure is None and head_code is None:
+                if failure is None and (head_code is None or head_failed_at):
                     failure = (rank, 1, f"node {rank} was lost: {message}")
                     self._stop_nodes(sorted(running), failure[2])
                 elif not stopped_by_us:
                     self._emit("running", f"node {rank}: {message}", kind="warning")
+        if failure is None and head_failed_at is not None:
+            failure = (0, head_code or 1, f"the head node failed (exit {head_code})")
         final = head_code if failure is None or failure[0] == 0 else failure[1]
         return self._record_exit(int(final if final is not None else 1), failure[2] if failure else None)
 

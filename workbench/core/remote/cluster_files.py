@@ -14,7 +14,8 @@ In ``<job folder>/cluster/`` of every node (written over SFTP before the job sta
     peers rank                  the addresses in rank order, this node's rank (the instance-side
                                 guard reads them to act on the whole launch)
     barrier.sh                  run by supervise.sh after ``setup``: ``run`` starts only once every
-                                node finished ``setup`` (see :data:`BARRIER_SH`)
+                                node finished ``setup`` (see :data:`BARRIER_SH`); a failed setup
+                                anywhere means ``run`` starts nowhere
     stop.sh                     the app stops a node's job with it when another node failed or was lost
 
 ``WORKBENCH_AUTHORIZED_KEYS`` and ``WORKBENCH_SSH_DIR`` in the node's environment move the
@@ -31,51 +32,61 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from workbench.core.domain.cluster import hostfile_text
+from workbench.core.domain.errors import WorkbenchError
 from workbench.core.remote.connection import Connection
 
 CLUSTER_DIR = "cluster"
 
-#: The barrier, on each node after a successful setup.  The head asks every other node (over the
-#: launch's own SSH) whether its setup finished (``setup.ok``) or failed (``exit_code``); once all are
-#: ready it opens the barrier (``barrier.open``), on a failure it closes it (``barrier.failed``).  The
-#: other nodes ask the head.  An unreachable node counts as "not yet": the app, which follows every
-#: node, fails the launch when a node is lost (and writes ``abort``, which ends the wait at once).
+#: The barrier, run by supervise.sh right after ``setup`` (with setup's exit code).  Every node tells
+#: the head over the launch's own SSH that its setup finished (``ready.<rank>`` in the head's job
+#: folder) or failed (``failed.<rank>``); the head waits for all of them, then tells every node to go
+#: (``barrier.open``) or not (``barrier.failed``), all at once.  Each wait is on a local file, so the
+#: barrier costs two SSH round trips, not a polling period.  ``abort`` (written by the app when a node
+#: was lost) ends any wait at once.
 BARRIER_SH = r"""#!/bin/sh
 C="$(cd "$(dirname "$0")" && pwd)"; J="$(dirname "$C")"
-RANK=@RANK@; N=@N@; PEERS="@PEERS@"
-CHECK=@CHECK@
-OPEN=@OPEN@
-: > "$J/setup.ok"
-ask() { ssh -F "$C/ssh_config" -o ConnectTimeout=10 "$1" "$2" < /dev/null 2> "$C/barrier.err"; }
-echo "[workbench] node $RANK: setup done; waiting for all $N nodes"
-delay=1
-while :; do
-  [ -f "$J/abort" ] && { echo "[workbench] node $RANK: stopped by the app before run"; exit 1; }
-  if [ "$RANK" = 0 ]; then
-    ready=1; failed=""; r=0
-    for addr in $PEERS; do
-      if [ "$r" != 0 ]; then
-        case "$(ask "$addr" "$CHECK")" in
-          ok) ;;
-          failed) failed="$r"; break ;;
-          *) ready=0 ;;
-        esac
-      fi
-      r=$((r + 1))
-    done
-    if [ -n "$failed" ]; then
-      : > "$J/barrier.failed"
-      echo "[workbench] node 0: node $failed failed before run; run is not started anywhere"; exit 1
+RANK=@RANK@; N=@N@; PEERS="@PEERS@"; HEAD="${PEERS%% *}"; SETUP="${1:-0}"
+AT=@AT@
+push() {  # push NAME into ADDR's job folder (a few tries: a node may still be starting its sshd)
+  i=0
+  while [ "$i" -lt 30 ]; do
+    ssh -F "$C/ssh_config" -o ConnectTimeout=10 "$1" "$AT; : > \"\$J/$2\"" < /dev/null 2>> "$C/barrier.err" && return 0
+    [ -f "$J/abort" ] && return 1
+    sleep 1; i=$((i + 1))
+  done
+  echo "[workbench] node $RANK: could not reach $1 to tell it $2"; return 1
+}
+everyone() {  # push NAME to every other node, side by side
+  r=0
+  for addr in $PEERS; do [ "$r" != "$RANK" ] && push "$addr" "$1" & r=$((r + 1)); done
+  wait
+}
+if [ "$RANK" != 0 ]; then
+  if [ "$SETUP" != 0 ]; then push "$HEAD" "failed.$RANK"; exit "$SETUP"; fi
+  echo "[workbench] node $RANK: setup done; waiting for all $N nodes"
+  push "$HEAD" "ready.$RANK" &
+  while :; do
+    [ -f "$J/barrier.open" ] && break
+    [ -f "$J/barrier.failed" ] && { echo "[workbench] node $RANK: another node failed before run; run is not started"; exit 1; }
+    [ -f "$J/abort" ] && { echo "[workbench] node $RANK: stopped by the app before run"; exit 1; }
+    sleep 0.1
+  done
+  wait
+else
+  if [ "$SETUP" != 0 ]; then : > "$J/barrier.failed"; everyone barrier.failed; exit "$SETUP"; fi
+  : > "$J/ready.0"
+  echo "[workbench] node 0: setup done; waiting for all $N nodes"
+  while :; do
+    failed=$(cd "$J" && ls failed.* 2>/dev/null | head -n 1)
+    if [ -n "$failed" ] || [ -f "$J/abort" ]; then
+      : > "$J/barrier.failed"; everyone barrier.failed
+      echo "[workbench] node 0: node ${failed#failed.} failed before run; run is not started anywhere"; exit 1
     fi
-    [ "$ready" = 1 ] && { : > "$J/barrier.open"; break; }
-  else
-    case "$(ask "${PEERS%% *}" "$OPEN")" in
-      open) break ;;
-      failed) echo "[workbench] node $RANK: another node failed before run; run is not started"; exit 1 ;;
-    esac
-  fi
-  sleep "$delay"; [ "$delay" -lt 4 ] && delay=$((delay * 2))
-done
+    [ "$(cd "$J" && ls ready.* 2>/dev/null | wc -l)" -ge "$N" ] && break
+    sleep 0.1
+  done
+  : > "$J/barrier.open"; everyone barrier.open
+fi
 echo "[workbench] node $RANK: all $N nodes finished setup; starting run"
 """
 
@@ -173,14 +184,10 @@ def known_hosts_text(nodes: Sequence[NodeAddress]) -> str:
 
 
 def barrier_text(launch_id: str, rank: int, nodes: Sequence[NodeAddress]) -> str:
-    base = f'J="${{WORKBENCH_REMOTE_DIR:-$HOME/.workbench}}/jobs/{launch_id}"'
-    check = (base + '; if [ -f "$J/setup.ok" ]; then echo ok; elif [ -f "$J/exit_code" ] || '
-                    '[ -f "$J/barrier.failed" ]; then echo failed; else echo waiting; fi')
-    opened = (base + '; if [ -f "$J/barrier.open" ]; then echo open; elif [ -f "$J/barrier.failed" ] || '
-                     '[ -f "$J/exit_code" ]; then echo failed; else echo waiting; fi')
+    # the job folder as the *other* node's shell sees it (its own WORKBENCH_REMOTE_DIR or home)
+    at = f'J="${{WORKBENCH_REMOTE_DIR:-$HOME/.workbench}}/jobs/{launch_id}"'
     return (BARRIER_SH.replace("@RANK@", str(rank)).replace("@N@", str(len(nodes)))
-            .replace("@PEERS@", " ".join(n.address for n in nodes))
-            .replace("@CHECK@", shlex.quote(check)).replace("@OPEN@", shlex.quote(opened)))
+            .replace("@PEERS@", " ".join(n.address for n in nodes)).replace("@AT@", shlex.quote(at)))
 
 
 def stop_text(unit: str, supervisor: str) -> str:
@@ -220,15 +227,26 @@ INTERCONNECT_ENV: Mapping[str, Mapping[str, str]] = {
 
 
 def install(conn: Connection, job_dir: str, files: Mapping[str, str]) -> None:
-    """Write ``files`` into ``<job_dir>/cluster/`` (the key 0600), then authorize the key and include the config."""
-    sftp = conn.sftp()
-    cdir = f"{job_dir}/{CLUSTER_DIR}"
-    try:
-        sftp.mkdir(cdir, 0o700)
-    except OSError:
-        pass  # exists (an earlier attempt)
-    for name, text in files.items():
-        path = f"{cdir}/{name}"
-        sftp.putfo(io.BytesIO(text.encode("utf-8")), path, confirm=False)
-        sftp.chmod(path, 0o600 if name == "id_ed25519" else (0o755 if name.endswith(".sh") else 0o644))
-    conn.check(AUTHORIZE_SH.replace("@C@", shlex.quote(cdir)), "authorizing the launch's key between the nodes")
+    """Write ``files`` into ``<job_dir>/cluster/`` (the key 0600), authorize the key, include the config.
+
+    One round trip: the files travel as a tar archive on the command's stdin.
+    """
+    import tarfile
+    import time
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, text in files.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), int(time.time())
+            info.mode = 0o600 if name == "id_ed25519" else (0o755 if name.endswith(".sh") else 0o644)
+            tar.addfile(info, io.BytesIO(data))
+    cdir = shlex.quote(f"{job_dir}/{CLUSTER_DIR}")
+    command = (f"set -e\nmkdir -p {cdir}\nchmod 700 {cdir}\ntar -xf - -C {cdir}\n"
+               + AUTHORIZE_SH.replace("@C@", cdir).replace("set -e\n", "", 1))
+    res = conn.run("sh -c " + shlex.quote(command), timeout=60, stdin=buf.getvalue())
+    if res.rc != 0:
+        detail = (res.err or res.out).strip().splitlines()
+        raise WorkbenchError(f"installing the launch's files on {conn.target.where} failed (exit {res.rc})"
+                             + (f": {detail[-1]}" if detail else ""))

@@ -61,9 +61,9 @@ if [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
   if [ "$code" -eq 0 ]; then touch "$J/setup.done"
   else echo "[workbench] setup failed with exit code $code; run was not started" >> "$J/output.log"; fi
 fi
-if [ "$code" -eq 0 ] && [ -f "$J/cluster/barrier.sh" ]; then
-  echo barrier > "$J/phase"  # a multi-node launch: run starts once every node finished setup
-  sh "$J/cluster/barrier.sh" >> "$J/output.log" 2>&1 < /dev/null; code=$?
+if [ -f "$J/cluster/barrier.sh" ]; then  # a multi-node launch: run starts once every node finished setup
+  [ "$code" -eq 0 ] && echo barrier > "$J/phase"
+  sh "$J/cluster/barrier.sh" "$code" >> "$J/output.log" 2>&1 < /dev/null; code=$?
 fi
 if [ "$code" -eq 0 ]; then
   echo run > "$J/phase"
