@@ -22,10 +22,11 @@ field                written by  read by
 ``choice``           OfferPage   ReviewPage, the launch
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
+``nodes``            OfferPage   ReviewPage, the launch (None: the spec's num_nodes)
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
-with every page's own part folded in (today the guards).  The launch
+with every page's own part folded in (the guards, the number of machines).  The launch
 (:class:`~workbench.ui.launch.launch_run.LaunchRun`) is given the whole draft
 value when the review page's Launch action is triggered, so a field that the
 launch needs reaches it without new plumbing.
@@ -71,12 +72,16 @@ class LaunchDraft:
     alternatives: int = 0
     #: the limits set on the guards page; None until that page was passed (then the spec's own apply)
     guards: Guards | None = None
+    #: how many machines of the chosen offer (the offer page's "Machines"); None: the spec's num_nodes
+    nodes: int | None = None
 
     def launch_spec(self) -> JobSpec:
-        """The job to launch: ``spec`` with the pages' own parts (guards) folded in."""
+        """The job to launch: ``spec`` with the pages' own parts (guards, machines) folded in."""
         spec = self.spec
         if self.guards is not None and self.guards != spec.guards:
             spec = dataclasses.replace(spec, guards=self.guards)
+        if self.nodes is not None and self.nodes != spec.num_nodes:
+            spec = dataclasses.replace(spec, num_nodes=self.nodes)
         return spec
 
     @property

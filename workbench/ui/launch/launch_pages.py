@@ -25,10 +25,11 @@ from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft
-from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
+from workbench.ui.launch.offers_model import COL_NETWORK, COL_SPOT, COL_TOTAL, OFFER_ROLE, OffersModel
 from workbench.ui.runtime.session import Session
 
 MAX_RUNTIME_LIMIT_MIN = 30 * 24 * 60
+MAX_NODES = 64
 
 
 class OfferPage(QWizardPage):
@@ -55,6 +56,9 @@ class OfferPage(QWizardPage):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        for n, col in enumerate((COL_TOTAL, COL_NETWORK)):  # beside the prices they are about
+            header.moveSection(header.visualIndex(col), COL_SPOT + 1 + n)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.completeChanged.emit())
         self.table.doubleClicked.connect(self._double_clicked)
         self.progress = QProgressBar(objectName="offers-progress", minimum=0, maximum=0, textVisible=False)
@@ -63,8 +67,21 @@ class OfferPage(QWizardPage):
         self.refresh_button.clicked.connect(self.fetch)
         self.errors = InlineMessage("warning", "offer-errors")
         self.empty = InlineMessage("error", "offers-empty")
+        # how many machines of the offer: a multi-node job (resources are per machine)
+        self.nodes = QSpinBox(objectName="launch-nodes", minimum=1, maximum=MAX_NODES)
+        self.nodes.setToolTip(tr("Several machines run one job together (torchrun, DeepSpeed, MPI); each gets the "
+                                 "resources of one offer, and they are placed close together on a fast network."))
+        nodes_label = QLabel(tr("&Machines:"))
+        nodes_label.setBuddy(self.nodes)
+        self.nodes_note = QLabel(objectName="launch-nodes-note")
+        self.nodes.valueChanged.connect(self._nodes_changed)
+        self._nodes_from: int | None = None  # the spec's num_nodes the spin box was filled from
 
         top = QHBoxLayout()
+        top.addWidget(nodes_label)
+        top.addWidget(self.nodes)
+        top.addWidget(self.nodes_note)
+        top.addSpacing(12)
         top.addWidget(self.status, 1)
         top.addWidget(self.progress)
         top.addWidget(self.refresh_button)
@@ -80,6 +97,11 @@ class OfferPage(QWizardPage):
         self.progress.setVisible(False)
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
+        spec_nodes = self.draft.value.spec.num_nodes
+        if spec_nodes != self._nodes_from:  # a (new) spec: its num_nodes; the same one: keep the user's choice
+            self._nodes_from = spec_nodes
+            self.nodes.setValue(spec_nodes)
+        self._nodes_changed(self.nodes.value())
         q = OfferQuery.from_spec(self.draft.value.spec)
         if q != self.query or (not self.loading and self.model.rowCount() == 0):
             self.query = q
@@ -144,6 +166,12 @@ class OfferPage(QWizardPage):
         self.empty.show_text(tr("Offers could not be fetched: {error}").format(error=message))
         self.offers_loaded.emit()
 
+    def _nodes_changed(self, n: int) -> None:
+        self.model.set_nodes(n)
+        self.table.setColumnHidden(COL_TOTAL, n <= 1)
+        self.nodes_note.setText(tr("per machine: prices below are for one; the total is for all {n}").format(n=n)
+                                if n > 1 else "")
+
     def select_row(self, row: int) -> None:
         index = self.model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
@@ -169,7 +197,7 @@ class OfferPage(QWizardPage):
         if choice is None:
             return False
         offers = tuple(self.model.offers())
-        self.draft.update(offers=offers, choice=choice,
+        self.draft.update(offers=offers, choice=choice, nodes=self.nodes.value(),
                           alternatives=sum(1 for r in offers if r.offer.available) - 1)
         return True
 

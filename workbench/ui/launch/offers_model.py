@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
-from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
 from workbench.ui.common.format import money
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -21,9 +21,11 @@ from workbench.ui.i18n import N_, tr
 OFFER_ROLE = Qt.ItemDataRole.UserRole + 1
 
 COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("GPU memory"), N_("vCPUs"),
-           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"))
-COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY = 7, 8, 10
-_RIGHT = (3, 4, 5, 6, 7, 8)
+           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"),
+           N_("All machines $/h"), N_("Network"))
+#: the last two were added for multi-node jobs; the offer page shows them right after the prices
+COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11, 12
+_RIGHT = (3, 4, 5, 6, 7, 8, 11)
 
 
 def warning_color() -> QColor:
@@ -37,7 +39,8 @@ def _gb(value: float) -> str:
 
 
 class OffersModel(RowTableModel):
-    """Ranked offers; ``spot`` says which price the job pays (that column is shown bold)."""
+    """Ranked offers; ``spot`` says which price the job pays (that column is shown bold); ``nodes`` how many
+    machines the job takes (the total column, and a note where the network is slow for several)."""
 
     columns = COLUMNS
 
@@ -45,6 +48,13 @@ class OffersModel(RowTableModel):
         super().__init__(parent)
         self._rows: list[RankedOffer] = []
         self.spot = False
+        self.nodes = 1
+
+    def set_nodes(self, nodes: int) -> None:
+        if nodes != self.nodes:
+            self.nodes = max(1, nodes)
+            if self._rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
@@ -81,6 +91,14 @@ class OffersModel(RowTableModel):
             if o.available:
                 return tr("available")
             return "⚠ " + (o.availability_note or tr("no quota or capacity"))
+        if col == COL_TOTAL:
+            return money(None if r.price is None else r.price * self.nodes, cur, 3) + (
+                f" (×{self.nodes})" if self.nodes > 1 else "")
+        if col == COL_NETWORK:
+            text = interconnect(o).replace("speed unknown", tr("speed unknown"))
+            if self.nodes > 1 and interconnect_note(o):
+                return "⚠ " + tr("{network}: no fast interconnect").format(network=text)
+            return text
         return (
             f"{o.provider} / {r.profile}",
             o.region,
@@ -107,7 +125,11 @@ class OffersModel(RowTableModel):
             if col == COL_AVAILABILITY:
                 return QBrush(warning_color())
             return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-        if role == Qt.ItemDataRole.FontRole and col == (COL_SPOT if self.spot else COL_ON_DEMAND):
+        if role == Qt.ItemDataRole.ForegroundRole and col == COL_NETWORK and self.nodes > 1 \
+                and interconnect_note(r.offer):
+            return QBrush(warning_color())
+        if role == Qt.ItemDataRole.FontRole and (col == (COL_SPOT if self.spot else COL_ON_DEMAND)
+                                                 or (col == COL_TOTAL and self.nodes > 1)):
             f = QFont()
             f.setBold(True)
             return f
@@ -115,6 +137,14 @@ class OffersModel(RowTableModel):
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(
                     note=r.offer.availability_note or tr("no quota or capacity"))
+            if col == COL_NETWORK and self.nodes > 1 and interconnect_note(r.offer):
+                return tr("{n} machines talk over this network: without RDMA (InfiniBand, EFA) or 100 Gbps, "
+                          "multi-node training waits on it").format(n=self.nodes)
+            if self.nodes > 1:
+                return tr("This job pays {price} per hour per machine, {total} for all {n} ({term})").format(
+                    price=money(r.price, r.offer.prices.currency, 3), n=self.nodes,
+                    total=money(None if r.price is None else r.price * self.nodes, r.offer.prices.currency, 3),
+                    term=tr("spot") if self.spot else tr("on-demand"))
             return tr("This job pays {price} per hour ({term})").format(
                 price=money(r.price, r.offer.prices.currency, 3),
                 term=tr("spot") if self.spot else tr("on-demand"))
