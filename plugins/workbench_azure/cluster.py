@@ -22,7 +22,7 @@ Threading: runs on the launcher's thread; the launch's cancel flag is checked be
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from workbench.core.domain.errors import CapacityError, NotFoundError, PluginError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest
@@ -31,8 +31,8 @@ from .inventory import TAG_INTERCONNECT, TAG_NODE_RANK, TAG_VM, VM_NAME, build_i
 from .self_delete import add_shutdown_schedule, grant_guard_role
 from .skus import SizeInfo, text
 
-if TYPE_CHECKING:
-    from .launch import Launcher
+#: the plugin's launch.Launcher (not imported here: launch imports this module)
+Launcher = Any
 
 log = logging.getLogger("workbench.azure.cluster")
 PPG = "wb-ppg"
@@ -54,7 +54,7 @@ def nodes_rule() -> dict[str, Any]:
         "destinationPortRange": "*", "description": "the launch's nodes talk to each other"}}
 
 
-def attempt(launcher: "Launcher", req: LaunchRequest, group: str, region: str, zone: str | None, size: SizeInfo,
+def attempt(launcher: Launcher, req: LaunchRequest, group: str, region: str, zone: str | None, size: SizeInfo,
             deadline: float, step: Callable[[str, Callable[[], Any]], Any], group_tags: dict[str, str],
             nsg_id: str, subnet_id: str, sub: str, at_host: bool) -> list[Instance]:
     """Create the N nodes of ``req`` in ``group`` (network and NSG exist already); see the module doc."""
@@ -136,7 +136,7 @@ def attempt(launcher: "Launcher", req: LaunchRequest, group: str, region: str, z
     return out
 
 
-def _create_vms(launcher: "Launcher", req: LaunchRequest, group: str, region: str, zone: str | None,
+def _create_vms(launcher: Launcher, req: LaunchRequest, group: str, region: str, zone: str | None,
                 size: SizeInfo, group_tags: dict[str, str], extra_tags: dict[str, str], nics: list[Any], ppg_id: str,
                 sub: str, at_host: bool) -> list[tuple[int, dict[str, str], Any]]:
     """Start every node's VM creation (none is awaited here); (rank, names, poller) each."""
@@ -158,7 +158,7 @@ def _create_vms(launcher: "Launcher", req: LaunchRequest, group: str, region: st
     return pollers
 
 
-def delete_vms(launcher: "Launcher", group: str, count: int) -> None:
+def delete_vms(launcher: Launcher, group: str, count: int) -> None:
     """Delete a failed attempt's VMs (their NICs and IPs go with them: deleteOption Delete)."""
     c = launcher.clients
     pollers = []
@@ -178,7 +178,7 @@ def delete_vms(launcher: "Launcher", group: str, count: int) -> None:
                 raise err from None
 
 
-def existing(launcher: "Launcher", group: str, group_tags: dict[str, str], req: LaunchRequest) -> list[Instance] | None:
+def existing(launcher: Launcher, group: str, group_tags: dict[str, str], req: LaunchRequest) -> list[Instance] | None:
     """The nodes of a launch that already has all of them (a repeated launch call), else None."""
     c = launcher.clients
     try:

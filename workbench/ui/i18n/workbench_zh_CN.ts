@@ -4,1499 +4,1559 @@
   <context>
     <name>Workbench</name>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source> min</source>
       <translation> 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>$/h</source>
       <translation>$/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>%v of %m done</source>
       <translation>已完成 %v / %m</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;About</source>
       <translation>关于(&amp;A)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Add profile…</source>
       <translation>添加配置文件(&amp;A)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Advanced</source>
       <translation>高级(&amp;A)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Appearance</source>
       <translation>外观(&amp;A)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Billable only</source>
       <translation>仅显示计费中(&amp;B)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>&amp;Cancel</source>
       <translation>取消(&amp;C)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>&amp;Close</source>
       <translation>关闭(&amp;C)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Command:</source>
       <translation>命令(&amp;C)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Copy SSH command</source>
       <translation>复制 SSH 命令(&amp;C)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Disk:</source>
       <translation>磁盘(&amp;D)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>&amp;Download results</source>
       <translation>下载结果(&amp;D)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Edit…</source>
       <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>&amp;Export CSV…</source>
       <translation>导出 CSV(&amp;E)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;File</source>
       <translation>文件(&amp;F)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>&amp;Follow</source>
       <translation>跟随(&amp;F)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;GPU model:</source>
       <translation>GPU 型号(&amp;G)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Help</source>
       <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>&amp;Instance:</source>
       <translation>实例(&amp;I)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>&amp;Keep running</source>
       <translation>保持运行(&amp;K)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Keep running and quit</source>
       <translation>保持运行并退出(&amp;K)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Language (after restart)</source>
       <translation>语言(&amp;L)（重启后生效）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>&amp;Launch</source>
       <translation>启动(&amp;L)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>&amp;Let it end</source>
       <translation>让它结束(&amp;L)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Logs</source>
       <translation>日志(&amp;L)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Machines</source>
       <translation>机器(&amp;M)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>&amp;Machines:</source>
+      <translation>机器数(&amp;M)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Min. GPU memory:</source>
       <translation>最小显存(&amp;M)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Monitor</source>
       <translation>监控(&amp;M)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Name:</source>
       <translation>名称(&amp;N)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>&amp;New launch…</source>
       <translation>新建启动任务(&amp;N)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <source>&amp;Node:</source>
+      <translation>节点(&amp;N)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Open job spec…</source>
       <translation>打开作业规格(&amp;O)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Provider:</source>
       <translation>云服务商(&amp;P)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>&amp;Quick example: run a short job on this computer</source>
       <translation>快速示例(&amp;Q)：在这台计算机上运行一个短作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Quit</source>
       <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>&amp;Recent launches</source>
       <translation>最近的启动任务(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Refresh</source>
       <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>&amp;Refresh offers</source>
       <translation>刷新报价(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Region:</source>
       <translation>区域(&amp;R)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Remove</source>
       <translation>移除(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>&amp;Retry</source>
       <translation>重试(&amp;R)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Save</source>
       <translation>保存(&amp;S)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Settings</source>
       <translation>设置(&amp;S)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Stop (deallocate)…</source>
       <translation>停止（解除分配）(&amp;S)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>&amp;Stop all billing</source>
       <translation>停止所有计费(&amp;S)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>&amp;Tear down what remains</source>
       <translation>终止剩余资源(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Tear everything down</source>
       <translation>全部终止(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Test</source>
       <translation>测试(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>&amp;Test credentials</source>
       <translation>测试凭据(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;View</source>
       <translation>视图(&amp;V)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>(CPU)</source>
+      <translation>（CPU）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>(spot)</source>
       <translation>（竞价）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>0 billable resources remain</source>
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>1 USD = </source>
       <translation>1 美元 = </translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>1 hour</source>
       <translation>1 小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>5 min</source>
       <translation>5 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).</source>
       <translation>GPU 作业至少需要 1 个 GPU（若要仅使用 CPU 的机器，请选择“无”）。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>A few seconds, no cloud account, no bill: see how a launch works.</source>
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>A profile name uses only letters, digits, '.', '_' and '-', starts with a letter or digit, and has at most 63 characters.</source>
       <translation>配置文件名称只能使用字母、数字、'.'、'_' 和 '-'，必须以字母或数字开头，最多 63 个字符。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>A profile named {name} already exists.</source>
       <translation>名为 {name} 的配置文件已存在。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>About Cloud GPU Workbench</source>
       <translation>关于云端 GPU 工作台</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Accounts</source>
       <translation>账号</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Add profile</source>
       <translation>添加配置文件</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Address: {host}</source>
       <translation>地址：{host}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>All</source>
       <translation>全部</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>All machines $/h</source>
+      <translation>全部机器 $/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>All nodes (overview)</source>
+      <translation>全部节点（总览）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>All nodes, by rank</source>
+      <translation>全部节点（按序号）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Any GPU</source>
       <translation>任意 GPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Ask every provider what is running</source>
       <translation>向所有云服务商查询正在运行的资源</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Asking every provider what is billing…</source>
       <translation>正在向所有云服务商查询计费中的资源…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Asking your accounts for offers…</source>
       <translation>正在向您的账号查询报价…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Asking {provider} for a machine</source>
       <translation>正在向 {provider} 申请机器</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Availability</source>
       <translation>可用性</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Billed</source>
       <translation>已计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Billed cost reported by {source}; it lags by hours</source>
       <translation>由 {source} 报告的已计费金额;会延迟数小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Billed: what the provider reports (lags by hours).</source>
       <translation>已计费:云服务商报告的金额(延迟数小时)。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Billing now at {rate}</source>
       <translation>当前计费 {rate}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Billing stopped</source>
       <translation>计费已停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Budget</source>
       <translation>预算</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Budget for all spend this month ({currency}); 0 removes it. Warnings at 50, 80 and 100 %; at 100 % every launch that bills is torn down.</source>
       <translation>本月全部花费的预算({currency});填 0 表示删除。在 50%、80% 和 100% 时提醒;达到 100% 时所有仍在计费的启动都会被销毁。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Budget used</source>
       <translation>预算已用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Budget {amount}</source>
       <translation>预算 {amount}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Burn rate ({currency}/h)</source>
       <translation>消耗速率（{currency}/小时）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>C&amp;lear</source>
       <translation>清除(&amp;L)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>CPU</source>
       <translation>CPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>CPU utilization (%)</source>
       <translation>CPU 利用率（%）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>CSV files (*.csv)</source>
       <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Cancel launch</source>
       <translation>取消启动</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Cancelled: tearing the launch down…</source>
       <translation>已取消：正在终止启动任务…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Cancelling: waiting for {provider} to answer, then tearing the launch down…</source>
       <translation>正在取消：等待 {provider} 响应，然后终止启动任务…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Cannot be chosen: {note}</source>
       <translation>无法选择：{note}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Checking that nothing was left behind…</source>
       <translation>正在检查是否有残留资源…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Choose an instance…</source>
       <translation>选择一个实例…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Close</source>
       <translation>关闭</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Closing this window does not stop the teardown; you will be notified when it is finished.</source>
       <translation>关闭此窗口不会中止终止操作；完成后会通知您。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Cloud GPU Workbench</source>
       <translation>云端 GPU 工作台</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Cloud GPU Workbench {version}
 Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>云端 GPU 工作台 {version}
 租用 GPU 机器，观察训练过程，一键停止计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/tray.py" />
+      <location filename="../../../workbench/ui/shell/tray.py" />
       <source>Cloud GPU Workbench — {count} billable · {rate}/h</source>
       <translation>云端 GPU 工作台 — {count} 个计费中 · {rate}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Command:</source>
       <translation>命令：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Continue in &amp;background</source>
       <translation>转入后台继续(&amp;B)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Copied</source>
       <translation>已复制</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Copy SSH command</source>
       <translation>复制 SSH 命令</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Could not check {profile}: {error}</source>
       <translation>无法检查 {profile}：{error}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Could not find out what is billing.</source>
       <translation>无法确定哪些资源正在计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Could not list {profile}: {message} (things there may still be billing!)</source>
       <translation>无法列出 {profile}：{message}（其中的资源可能仍在计费！）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Could not verify everything; something may still be billing:</source>
       <translation>无法全部核实；可能仍有资源在计费：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Created</source>
       <translation>创建时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Credentials</source>
       <translation>凭据</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Credentials work: {display} ({principal}) in account {account}</source>
       <translation>凭据有效：账号 {account} 中的 {display}（{principal}）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Credentials work: {principal} in account {account}</source>
       <translation>凭据有效：账号 {account} 中的 {principal}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Currency:</source>
       <translation>货币:</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Dark</source>
       <translation>深色</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Describe the job in a short form.</source>
       <translation>用简短表单描述作业。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Difference</source>
       <translation>差额</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Disk:</source>
       <translation>磁盘：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Download failed: {message}</source>
       <translation>下载失败:{message}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Downloaded {n} files into {folder}</source>
       <translation>已下载 {n} 个文件到 {folder}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Downloading the outputs…</source>
       <translation>正在下载输出…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Endpoint URL:</source>
       <translation>端点 URL：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Enter a name for the profile.</source>
       <translation>请输入配置文件名称。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Enter {field}.</source>
       <translation>请输入{field}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Estimates: price × billable seconds from each provider's price list.</source>
       <translation>估算方式：各云服务商价目表中的价格 × 计费秒数。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Estimates: price × billable seconds under each provider's billing rules; figures in {note}.</source>
       <translation>估算:按各云服务商的计费规则,价格 × 计费秒数;金额单位:{note}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Every matching offer is blocked by quota or capacity: request a quota increase, or go back and ask for another machine.</source>
       <translation>所有匹配的报价都受配额或容量限制：请申请提高配额，或返回选择其他机器。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Export spend</source>
       <translation>导出花费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Exported</source>
       <translation>已导出</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Filter by name, provider, region, type, state…</source>
       <translation>按名称、云服务商、区域、类型、状态筛选…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Follow the system</source>
       <translation>跟随系统</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Forget the opened spec and start from a blank form</source>
       <translation>丢弃已打开的规格，从空白表单开始</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GB</source>
       <translation>GB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>GPU coun&amp;t:</source>
       <translation>GPU 数量(&amp;T)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>GPU driver not ready: {m}</source>
       <translation>GPU 驱动尚未就绪:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>GPU memory</source>
       <translation>显存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GPU memory used</source>
       <translation>已用 GPU 显存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>GPU use</source>
+      <translation>GPU 使用率</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GPU utilization (%)</source>
       <translation>GPU 利用率（%）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GPU {index} · {model}</source>
       <translation>GPU {index} · {model}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Give the command that runs the job.</source>
       <translation>请填写运行作业的命令。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Give the job a name.</source>
       <translation>请为作业命名。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Guard</source>
       <translation>守护</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Guard problem</source>
       <translation>守护出现问题</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Guards</source>
       <translation>保护规则</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Guards:</source>
       <translation>保护规则：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>If you keep them running, the guards installed on each machine still stop it at its max runtime or when its GPUs sit idle. Local jobs on this computer keep running too.</source>
       <translation>如果保持它们运行，每台机器上安装的保护规则仍会在达到最长运行时间或 GPU 空闲时将其停止。这台计算机上的本地作业也会继续运行。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Install it with: {command}</source>
       <translation>安装命令：{command}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Instances</source>
       <translation>实例</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>It will be ended at {time}. Keep it running to look at it; the maximum runtime, idle and budget guards still apply.</source>
       <translation>它将在 {time} 被结束。如需查看,可保持运行;最长运行时间、空闲和预算守护仍然有效。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job</source>
       <translation>作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Job finished</source>
       <translation>作业已完成</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job spec:</source>
       <translation>作业规格：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job specs (*.yaml *.yml);;All files (*)</source>
       <translation>作业规格 (*.yaml *.yml);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Job:</source>
       <translation>作业：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Keeps running</source>
       <translation>保持运行</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Keyring: checking…</source>
       <translation>密钥环：正在检查…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Last reading</source>
+      <translation>最近读数</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Launch</source>
       <translation>启动</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Launch a job</source>
       <translation>启动作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Launch a job described in a YAML file.</source>
       <translation>启动由 YAML 文件描述的作业。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Launch a job from a YAML spec</source>
       <translation>从 YAML 规格启动作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Launch failed</source>
       <translation>启动失败</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Launch progress</source>
       <translation>启动进度</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Launch ready</source>
       <translation>启动完成</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Launch {id}</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Letters, digits, '.', '_' and '-'; machines launched with this profile are tracked under this name, so it cannot be changed later.</source>
       <translation>可使用字母、数字、'.'、'_' 和 '-'；用此配置文件启动的机器以该名称跟踪，因此以后无法更改。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Light</source>
       <translation>浅色</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Limits that end the bill even if you forget the job. They are enforced on the machine itself, so they work while this app is closed.</source>
       <translation>即使您忘了作业，这些限制也会终止计费。它们在机器本身上执行，因此即使关闭本应用也依然有效。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Logs from cloud machines stream here once the job runs there.</source>
       <translation>作业在云端机器上运行后，其日志会实时显示在这里。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Logs — {name}</source>
       <translation>日志 — {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Look in the Instances view, or run Stop all billing to be sure.</source>
       <translation>请查看“实例”视图，或运行“停止所有计费”以确保无误。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>MB</source>
       <translation>MB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/mfa.py" />
+      <location filename="../../../workbench/ui/accounts/mfa.py" />
       <source>MFA code for {profile}</source>
       <translation>{profile} 的 MFA 验证码</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>MIG {index} · {profile}</source>
       <translation>MIG {index} · {profile}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Machine</source>
       <translation>机器</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Machine ready</source>
       <translation>机器已就绪</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Machine stopped</source>
       <translation>机器已停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Machine:</source>
       <translation>机器：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Machines</source>
       <translation>机器数</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Machines are still billing</source>
       <translation>机器仍在计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Machines are terminated and their disks, addresses and other leftovers deleted. This cannot be undone.</source>
       <translation>机器将被终止，其磁盘、地址及其他残留资源将被删除。此操作无法撤销。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Main toolbar</source>
       <translation>主工具栏</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Matching offers from all your accounts, cheapest first. Offers marked ⚠ cannot be chosen on this account.</source>
       <translation>来自您所有账号的匹配报价，按价格从低到高排列。标有 ⚠ 的报价在此账号上无法选择。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Maximum runtime reached</source>
       <translation>已达到最长运行时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Memory</source>
+      <translation>内存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used</source>
       <translation>已用内存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used by the job (RSS)</source>
       <translation>作业占用的内存（RSS）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Monitor</source>
       <translation>监控</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Monthly &amp;budget…</source>
       <translation>每月预算(&amp;B)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Monthly budget</source>
       <translation>每月预算</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>N&amp;ame:</source>
       <translation>名称(&amp;A)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Name</source>
       <translation>名称</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>Network</source>
+      <translation>网络</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>New launch</source>
       <translation>新建启动任务</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No SSH for this machine (it runs on this computer or has no address yet)</source>
       <translation>此机器不支持 SSH（它在这台计算机上运行，或尚无地址）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No budget and no runtime limit: nothing caps the cost.</source>
       <translation>未设预算，也无运行时长上限：费用没有任何封顶。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No budget: the cost is capped only by the maximum runtime.</source>
       <translation>未设预算：费用仅受最长运行时间限制。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>No capacity</source>
       <translation>容量不足</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No idle shutdown: a stuck job keeps the GPUs billing while doing nothing.</source>
       <translation>无空闲关机：卡住的作业会让 GPU 在空转时继续计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>No instance selected. Pick one above, or choose Monitor on a row of the Instances view.</source>
       <translation>未选择实例。请在上方选择一个，或在“实例”视图的某一行上选择“监控”。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No machines yet. Start one from Launch (Ctrl+N) — the quick example runs a short job on this computer for free.</source>
       <translation>还没有机器。可在“启动”（Ctrl+N）中启动一台——快速示例会在这台计算机上免费运行一个短作业。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No offer matches this job. Go back and ask for less (GPU model, count, memory), or add an account.</source>
       <translation>没有与此作业匹配的报价。请返回并降低要求（GPU 型号、数量、显存），或添加账号。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>No offer of {model} to compare.</source>
       <translation>没有可比较的 {model} 报价。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>No output yet.</source>
       <translation>暂无输出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>No provider is available; install a provider plugin first.</source>
       <translation>没有可用的云服务商；请先安装云服务商插件。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>No runtime limit is set: go back to Guards to set one.</source>
       <translation>未设置运行时长上限：请返回“保护规则”进行设置。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No runtime limit: the machine keeps billing until the job ends, another guard stops it, or you stop it.</source>
       <translation>无运行时长上限：机器会一直计费，直到作业结束、其他保护规则将其停止，或您手动停止。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>No spend recorded yet.</source>
       <translation>暂无花费记录。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Node</source>
+      <translation>节点</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>None (CPU only)</source>
       <translation>无（仅 CPU）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Not capped: {price} per hour until the job ends or you stop it.</source>
       <translation>不封顶：每小时 {price}，直到作业结束或您将其停止。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Note</source>
       <translation>说明</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Nothing billing was found, but not every profile could be listed.</source>
       <translation>未发现计费中的资源，但并非所有配置文件都能列出。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Nothing is billing right now</source>
       <translation>当前没有任何计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Now {rate}/h · today {today} · this month {month}</source>
       <translation>当前 {rate}/小时 · 今日 {today} · 本月 {month}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Offers could not be fetched: {error}</source>
       <translation>无法获取报价：{error}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>On-demand $/h</source>
       <translation>按需 $/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Only for private or test endpoints (https://…).</source>
       <translation>仅用于私有或测试端点（https://…）。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Open &amp;folder</source>
       <translation>打开文件夹(&amp;F)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Open &amp;log file</source>
       <translation>打开日志文件(&amp;L)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Open &amp;terminal</source>
       <translation>打开终端(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Open in &amp;console</source>
       <translation>在控制台中打开(&amp;C)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Open job spec</source>
       <translation>打开作业规格</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Open log file</source>
       <translation>打开日志文件</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Option</source>
       <translation>方式</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Price source</source>
       <translation>价格来源</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Pricing:</source>
       <translation>计费方式：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Profile {name} of {provider}</source>
       <translation>{provider} 的配置文件 {name}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Projected (max runtime)</source>
       <translation>预计（按最长运行时间）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Projected cost</source>
       <translation>预计费用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Projected cost:</source>
       <translation>预计费用：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Provider</source>
       <translation>云服务商</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Provider / profile</source>
       <translation>云服务商 / 配置文件</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Quota exceeded</source>
       <translation>超出配额</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Re&amp;move…</source>
       <translation>移除(&amp;M)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Reading the stored values from the keyring…</source>
       <translation>正在从密钥环读取已保存的值…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Recording the launch</source>
       <translation>正在记录启动任务</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Refresh failed: {error}</source>
       <translation>刷新失败：{error}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Refreshing…</source>
       <translation>正在刷新…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Region</source>
       <translation>区域</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Remote job problem</source>
       <translation>远程作业出现问题</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Remote job: {phase}</source>
       <translation>远程作业:{phase}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Remove profile</source>
       <translation>移除配置文件</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Remove profile {name} ({provider})? No machines are running under it. Its credentials are deleted from the keyring.</source>
       <translation>要移除配置文件 {name}（{provider}）吗？该配置文件下没有正在运行的机器。其凭据将从密钥环中删除。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Remove profile {name} ({provider})? {count} machine(s) launched with it are still running at {rate}/h. Removing the profile does not stop them: they keep billing and can no longer be managed here. Stop them first.</source>
       <translation>要移除配置文件 {name}（{provider}）吗？用它启动的 {count} 台机器仍在运行，费用为 {rate}/小时。移除配置文件不会停止这些机器：它们会继续计费，且无法再在此处管理。请先停止它们。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Removed profile {name}.</source>
       <translation>已移除配置文件 {name}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Removing profile {name}…</source>
       <translation>正在移除配置文件 {name}…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Review and launch</source>
       <translation>检查并启动</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Running</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Saved profile {name}.</source>
       <translation>已保存配置文件 {name}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Saved.</source>
       <translation>已保存。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Saving…</source>
       <translation>正在保存…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Secret fields are saved only in the system keyring, never in a file.</source>
       <translation>机密字段只保存在系统密钥环中，绝不写入文件。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Secrets are kept in the system keyring: {backend}</source>
       <translation>机密信息保存在系统密钥环中：{backend}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Settings line {line} is not key=value.</source>
       <translation>设置第 {line} 行不是 key=value 格式。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Settings:</source>
       <translation>设置：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>Several machines run one job together (torchrun, DeepSpeed, MPI); each gets the resources of one offer, and they are placed close together on a fast network.</source>
+      <translation>多台机器共同运行一个作业（torchrun、DeepSpeed、MPI）；每台机器获得一个报价的资源，并被放置在彼此靠近的高速网络上。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show</source>
       <translation>显示</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/tray.py" />
+      <location filename="../../../workbench/ui/shell/tray.py" />
       <source>Show Cloud GPU Workbench</source>
       <translation>显示云端 GPU 工作台</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show or hide what was typed</source>
       <translation>显示或隐藏已输入的内容</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Some accounts could not be asked; their offers are missing:</source>
       <translation>部分账号无法查询，缺少其报价：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Something went wrong</source>
       <translation>出现问题</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Spend</source>
       <translation>花费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Spend ({currency})</source>
       <translation>花费（{currency}）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Spend could not be computed: {error}</source>
       <translation>无法计算花费：{error}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Spend so far</source>
       <translation>已花费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Spent (estimate)</source>
       <translation>已花费(估算)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Spot $/h</source>
       <translation>竞价 $/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Spot interrupted</source>
       <translation>竞价实例被回收</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Start a job on this computer or a cloud GPU</source>
       <translation>在这台计算机或云端 GPU 上启动作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Started</source>
       <translation>开始时间</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>State</source>
       <translation>状态</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Status</source>
       <translation>状态</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Still billing</source>
       <translation>仍在计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Still there (may be billing):</source>
       <translation>仍然存在（可能在计费）：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Stop</source>
       <translation>停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Stop after a &amp;maximum runtime of</source>
       <translation>超过最长运行时间即停止(&amp;M)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Stop all billing</source>
       <translation>停止所有计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Stop all billing: result</source>
       <translation>停止所有计费：结果</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Stop when a bud&amp;get of</source>
       <translation>花费达到预算即停止(&amp;G)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Stop {count} billable thing(s), {rate}/h in total?</source>
       <translation>要停止 {count} 个计费资源（共 {rate}/小时）吗？</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Stop {count} machine(s), stopping {rate}/h of compute?</source>
       <translation>停止 {count} 台机器，停止每小时 {rate} 的计算费用？</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Stopped</source>
       <translation>已停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Stopping all billing…</source>
       <translation>正在停止所有计费…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>System default</source>
       <translation>系统默认</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Te&amp;rminate…</source>
       <translation>终止(&amp;R)…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Telemetry problem: {message}</source>
       <translation>遥测出现问题：{message}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Terminate</source>
       <translation>终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Terminate every machine and delete every leftover, then verify</source>
       <translation>终止所有机器并删除所有残留资源，然后核实</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Terminate {count} machine(s), stopping {rate}/h?</source>
       <translation>要终止 {count} 台机器，停止 {rate}/小时的计费吗？</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Terminated</source>
       <translation>已终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Terminating</source>
       <translation>正在终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Testing the credentials…</source>
       <translation>正在测试凭据…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Testing {name}…</source>
       <translation>正在测试 {name}…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>The comparison needs a GPU model and a maximum runtime.</source>
       <translation>比较需要 GPU 型号和最长运行时间。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>The credentials were refused</source>
       <translation>凭据被拒绝</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>The endpoint URL must start with https:// or http://.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The job spec has an error (see above): fix the file and open it again, or clear it.</source>
       <translation>作业规格有错误（见上文）：请修正文件后重新打开，或将其清除。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>The language changes when the app is restarted.</source>
       <translation>重启应用后语言设置才会生效。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>The launch failed.</source>
       <translation>启动失败。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>The launch was cancelled and torn down.</source>
       <translation>启动任务已取消并已终止。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The name may use letters, digits, '_', '.' and '-' (up to 63), starting with a letter or digit.</source>
       <translation>名称可使用字母、数字、'_'、'.' 和 '-'（最多 63 个字符），且须以字母或数字开头。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>The provider is not answering right now</source>
       <translation>云服务商目前无响应</translation>
     </message>
@@ -1506,781 +1566,856 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>状态数据库已损坏，已移至 {path}；正在从各云服务商重新查找机器。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>The system keyring cannot be used, so cloud credentials can be neither saved nor read.
 {reason}</source>
       <translation>无法使用系统密钥环，因此既不能保存也不能读取云凭据。
 {reason}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>The teardown could not run.</source>
       <translation>终止操作无法执行。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>The teardown could not run; something may still be billing.</source>
       <translation>终止操作无法执行；可能仍有资源在计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>The {provider} provider does not report GPU telemetry, so there is nothing to plot for {name}. Its spend is still tracked.</source>
       <translation>{provider} 提供商不报告 GPU 遥测数据，因此 {name} 没有可绘制的内容。其花费仍在记录中。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Their disks and addresses are deleted too. This cannot be undone.</source>
       <translation>它们的磁盘和地址也会被删除。此操作无法撤销。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Their disks are kept (and still bill a little); the job is interrupted. Terminate deletes everything instead.</source>
       <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Thing</source>
       <translation>资源</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>This is a bug; the log file has the details.</source>
       <translation>这是一个程序缺陷；详情请查看日志文件。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>This is what will be created and what it can cost. Nothing is created before you press Launch.</source>
       <translation>以下是将要创建的内容及可能产生的费用。在您按下“启动”之前不会创建任何资源。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>This job pays {price} per hour ({term})</source>
       <translation>此作业每小时费用 {price}（{term}）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>This job pays {price} per hour per machine, {total} for all {n} ({term})</source>
+      <translation>此作业每台机器每小时 {price}，{n} 台合计 {total}（{term}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>This provider needs no credentials.</source>
       <translation>此云服务商不需要凭据。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Time &amp;window:</source>
       <translation>时间范围(&amp;W)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Total</source>
       <translation>总计</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Type</source>
       <translation>类型</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Type a region, or run Test to list the provider's regions.</source>
       <translation>输入区域，或运行“测试”以列出该云服务商的区域。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Unexpected error</source>
       <translation>意外错误</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Unknown: this offer has no price for this term.</source>
       <translation>未知：此报价没有该计费方式的价格。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Up to date</source>
       <translation>已是最新</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Uploading {files} files, {size} MB…</source>
       <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Uptime</source>
       <translation>运行时长</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Use &amp;spot capacity (cheaper, may be interrupted)</source>
       <translation>使用竞价实例(&amp;S)（更便宜，可能被中断）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Utilization (%)</source>
       <translation>利用率（%）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Verified: nothing of it is billing any more.</source>
       <translation>已核实：相关资源均已停止计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Waiting for it to start</source>
       <translation>正在等待其启动</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Waiting for the first reading from {name}…</source>
       <translation>正在等待 {name} 的第一个读数…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Ways to pay for this job</source>
       <translation>这个任务的付费方式</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>What everything billing costs now, and what today cost so far</source>
       <translation>当前所有计费资源的费用，以及今天到目前为止的花费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/dialogs.py" />
+      <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>What to do:</source>
       <translation>解决方法：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>What to run: open a job spec (YAML) or fill in the form.</source>
       <translation>要运行什么：打开作业规格（YAML）或填写表单。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>When the job ends:</source>
       <translation>作业结束时：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Where:</source>
       <translation>位置：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>add 'outputs:' to the spec</source>
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>available</source>
       <translation>可用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>below </source>
       <translation>低于 </translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>billing</source>
       <translation>计费中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>budget {amount}</source>
       <translation>预算 {amount}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>budget {used} %</source>
       <translation>预算已用 {used} %</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>built in</source>
       <translation>内置</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>built in; always available</source>
       <translation>内置；始终可用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>buy</source>
       <translation>购买</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>cannot be checked (no exchange rate)</source>
       <translation>无法检查(未设置汇率)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/remote_access.py" />
+      <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>could not start {program}</source>
       <translation>无法启动 {program}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>date unknown</source>
       <translation>日期未知</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>deallocated</source>
       <translation>已解除分配</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>default endpoint of the provider</source>
       <translation>云服务商的默认端点</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>deleted, verifying…</source>
       <translation>已删除，正在核实…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>deleting…</source>
       <translation>正在删除…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>e.g. python3 train.py --epochs 10</source>
       <translation>例如 python3 train.py --epochs 10</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>e.g. train-resnet</source>
       <translation>例如 train-resnet</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>endpoint {url}</source>
       <translation>端点 {url}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>exit code {code}</source>
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>exit {code}</source>
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>finished</source>
       <translation>已完成</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>idle shutdown after {minutes} min below {util} % GPU use</source>
       <translation>GPU 使用率低于 {util} % 持续 {minutes} 分钟后关机</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>idle {minutes} min</source>
       <translation>空闲 {minutes} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/remote_access.py" />
+      <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>install one (for example xterm) or set the TERMINAL environment variable</source>
       <translation>请安装一个终端程序（例如 xterm），或设置 TERMINAL 环境变量</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>is spent (estimated)</source>
       <translation>（按估算花费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>keep the machine running (it bills until a guard or you stop it)</source>
       <translation>保持机器运行（持续计费，直到保护规则或您将其停止）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>launch {id}</source>
       <translation>启动任务 {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>launching</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>leftover {kind} {id}</source>
       <translation>残留 {kind} {id}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>monthly budget {amount}: {used}</source>
       <translation>每月预算 {amount}:{used}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no GPU</source>
       <translation>无 GPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no budget</source>
       <translation>无预算</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>no fast interconnect</source>
+      <translation>无高速互联</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no idle shutdown</source>
       <translation>无空闲关机</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>no quota or capacity</source>
       <translation>无配额或容量</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>no runtime limit</source>
       <translation>无运行时长上限</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/remote_access.py" />
+      <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>no terminal program found</source>
       <translation>未找到终端程序</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>node {rank}</source>
+      <translation>节点 {rank}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>node {rank} (head)</source>
+      <translation>节点 {rank}（主节点）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>node {rank} of the launch's {n} machines: Terminate and Stop act on all of them</source>
+      <translation>本次启动 {n} 台机器中的节点 {rank}：终止和停止会作用于全部机器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>none</source>
       <translation>无</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>none (CPU)</source>
       <translation>无（CPU）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_job_page.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>none yet</source>
+      <translation>暂无</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>none: the job is described by the form below</source>
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>on-demand</source>
       <translation>按需</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>one key=value per line, provider-specific</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>per day ({currency})</source>
       <translation>每天({currency})</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>per machine: prices below are for one; the total is for all {n}</source>
+      <translation>按台计价：下列价格为单台价格，合计为全部 {n} 台</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>reconnecting: {m}</source>
       <translation>正在重新连接:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>reserved 1 year</source>
       <translation>预留 1 年</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>reserved 3 years</source>
       <translation>预留 3 年</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>retrying in {seconds} s</source>
       <translation>{seconds} 秒后重试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>running</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>speed unknown</source>
+      <translation>速度未知</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>spot</source>
       <translation>竞价</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>spot (cheaper, may be interrupted)</source>
       <translation>竞价（更便宜，可能被中断）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>starting</source>
       <translation>启动中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>still booting: {m}</source>
       <translation>仍在启动:{m}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>stop the machine (its disks still bill)</source>
       <translation>停止机器（其磁盘仍计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>stopped (disks bill)</source>
       <translation>已停止（磁盘计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>stopping</source>
       <translation>停止中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>stops after {time}</source>
       <translation>{time}后停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_model.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>stops in {left}</source>
       <translation>{left}后停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>terminate the machine (billing stops)</source>
       <translation>终止机器（停止计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>terminated</source>
       <translation>已终止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>terminated, verifying…</source>
       <translation>已终止，正在核实…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>terminating</source>
       <translation>终止中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/logs_dialog.py" />
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unavailable: no plugin provides it</source>
       <translation>不可用：没有插件提供它</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unavailable: {reason}</source>
       <translation>不可用：{reason}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>unchanged (stored in the keyring)</source>
       <translation>未更改（已保存在密钥环中）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unknown</source>
       <translation>未知</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>unknown (may bill)</source>
       <translation>未知（可能计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unknown reason</source>
       <translation>原因未知</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/offers_model.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>vCPUs</source>
       <translation>vCPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>verified gone</source>
       <translation>已核实清除</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/remote_access.py" />
+      <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>wait until it is running, then try again</source>
       <translation>请等待其运行后再试</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>waiting</source>
       <translation>等待中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>{age} ago</source>
+      <translation>{age}前</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{cost} if it runs the full {time} ({n} machines × {price}/h × {hours} h)</source>
+      <translation>若运行满 {time}，费用为 {cost}（{n} 台 × {price}/小时 × {hours} 小时）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{cost} if it runs the full {time} ({price}/h × {hours} h)</source>
       <translation>若运行满 {time}，费用为 {cost}（{price}/小时 × {hours} 小时）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{count} billable resource(s) remain:</source>
       <translation>{count} 个计费资源剩余：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>{count} billable · {rate}/h</source>
       <translation>{count} 个计费中 · {rate}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>{count} billable · {rate}/h · {today} today</source>
       <translation>{count} 个计费中 · {rate}/小时 · 今日 {today}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{count} leftover(s) without a known price are not in the total.</source>
       <translation>{count} 个价格未知的残留资源未计入总额。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/main_window.py" />
+      <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>{count} machine(s) are still billing {rate}/h.</source>
       <translation>{count} 台机器仍在计费，{rate}/小时。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances_view.py" />
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>{count} machine(s) stopped; their disks are kept.</source>
       <translation>已停止 {count} 台机器；磁盘已保留。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_pages.py" />
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>{count} matching offers, {usable} can be chosen.</source>
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{count} running, {rate}/h</source>
       <translation>{count} 台运行中，{rate}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>{d} d {h} h</source>
       <translation>{d} 天 {h} 小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>{h} h {m:02d} min</source>
       <translation>{h} 小时 {m:02d} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>{label} (optional)</source>
       <translation>{label}（可选）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/guard_hook.py" />
+      <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>{launch} keeps running; end it with Terminate when you are done.</source>
       <translation>{launch} 保持运行;用完后请点击“终止”结束它。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/credentials_form.py" />
+      <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>{message}
 What to do: {hint}</source>
       <translation>{message}
 解决方法：{hint}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>{name} exited with code {code}.</source>
       <translation>{name} 已退出，退出码为 {code}。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/remote_access.py" />
+      <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>{name} has no address yet</source>
       <translation>{name} 尚无地址</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} is not running ({state}) and no readings were recorded while it ran.</source>
       <translation>{name} 未在运行（{state}），运行期间没有记录任何读数。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} is not running ({state}): showing its recorded history.</source>
       <translation>{name} 未在运行（{state}）：显示其已记录的历史。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{name} is running on {where}.</source>
       <translation>{name} 正在 {where} 上运行。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>{name} is running.</source>
       <translation>{name} 正在运行。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/session.py" />
+      <location filename="../../../workbench/ui/runtime/session.py" />
       <source>{name} is {state} and may still bill.</source>
       <translation>{name} 处于{state}状态，可能仍在计费。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{name} was created on {where} and is still starting.</source>
       <translation>{name} 已在 {where} 上创建，仍在启动中。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor.py" />
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>{name} · {n} machines · node 0</source>
+      <translation>{name} · {n} 台机器 · 节点 0</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} — {provider}/{profile} · {type} · {state}</source>
       <translation>{name} — {provider}/{profile} · {type} · {state}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{name}: plugin {target} from {dist} {version}</source>
       <translation>{name}：插件 {target}，来自 {dist} {version}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{name}: {reason}</source>
       <translation>{name}：{reason}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts_view.py" />
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{name}: {result}</source>
       <translation>{name}：{result}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{network}: no fast interconnect</source>
+      <translation>{network}：无高速互联</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{n} GB</source>
       <translation>{n} GB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>{n} MB</source>
       <translation>{n} MB</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{n} machines talk over this network: without RDMA (InfiniBand, EFA) or 100 Gbps, multi-node training waits on it</source>
+      <translation>{n} 台机器通过此网络通信：没有 RDMA（InfiniBand、EFA）或 100 Gbps，多节点训练会受网络拖累</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{n} machines, each {machine}; placed close together, {network}</source>
+      <translation>{n} 台机器，每台 {machine}；彼此靠近放置，{network}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>{n} min</source>
       <translation>{n} 分钟</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/format.py" />
+      <location filename="../../../workbench/ui/common/format.py" />
       <source>{n} s</source>
       <translation>{n} 秒</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{n}× {model} for {hours} h. Reserved terms are paid in full even when the job is shorter; spot may be interrupted. Compare with buying the hardware: workbench plan --buy-price …</source>
       <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/mfa.py" />
+      <location filename="../../../workbench/ui/accounts/mfa.py" />
       <source>{profile} needs the six-digit code your MFA device shows now.</source>
       <translation>{profile} 需要您的 MFA 设备当前显示的六位验证码。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{profile}: {message}</source>
       <translation>{profile}：{message}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{provider} / {profile}, region {region}</source>
       <translation>{provider} / {profile}，区域 {region}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{provider} / {profile}, {region}</source>
       <translation>{provider} / {profile}，{region}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>{p} % of the monthly budget</source>
       <translation>已用每月预算的 {p} %</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/spend_view.py" />
+      <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>{p} % of {amount}</source>
       <translation>{amount} 的 {p} %</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor_plots.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>{series} (of {total})</source>
       <translation>{series}（共 {total}）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, {date}</source>
+      <translation>{term}：每台每小时 {price}，{n} 台合计 {total} · 价格：{source}，{date}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{term}: {price} per hour · prices: {source}, {date}</source>
       <translation>{term}：每小时 {price} · 价格来源：{source}，{date}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/stop_all.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{thing} on {where}, {price}</source>
       <translation>{thing}，位于 {where}，{price}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_review.py" />
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM</source>
       <translation>{type}：{gpus}，{cpus} 个 vCPU，{ram} GB 内存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>• machine {id} ({type}, {region}), {state}, {price}/h</source>
       <translation>• 机器 {id}（{type}，{region}），{state}，{price}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>• {kind} {id} ({region})</source>
       <translation>• {kind} {id}（{region}）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch_wizard.py" />
+      <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>✓ Nothing was left behind: nothing of this launch is billing.</source>
       <translation>✓ 没有残留资源：此启动任务已无任何计费。</translation>
     </message>
