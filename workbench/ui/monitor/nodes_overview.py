@@ -46,6 +46,12 @@ def latest(sets: SeriesSet | None) -> tuple[str, float, float, float, float | No
     return "", math.nan, math.nan, math.nan, sets.last_ts
 
 
+def _size(mb: float) -> str:
+    if math.isnan(mb):
+        return "–"
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
 class NodeSelector(QComboBox):
     """All nodes, or one of them (see the module doc)."""
 
@@ -99,7 +105,7 @@ class NodesOverview(QTableWidget):
                 use_text = mem_text = "–"
             else:
                 use_text = (f"{use:.0f} %" if not math.isnan(use) else "–") + ("" if kind == "gpu" else " " + tr("(CPU)"))
-                mem_text = (f"{mem / 1024:.1f} / {total / 1024:.1f} GB" if total else f"{mem / 1024:.1f} GB")
+                mem_text = _size(mem) + (f" / {_size(total)}" if total else "")
             cells = (tr("node {rank} (head)").format(rank=rank) if rank == 0 else tr("node {rank}").format(rank=rank),
                      f"{inst.instance_type} · {inst.instance_id}", state_label(inst.state), use_text, mem_text,
                      tr("{age} ago").format(age=duration(max(0.0, now - ts))) if ts else tr("none yet"))
