@@ -86,6 +86,7 @@ $(VENV)/bin/python:
 # The stamps make a warm `make test` skip pip entirely.
 $(VENV)/.stamp-run: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
@@ -95,6 +96,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(VENV)/bin/python
 # The bundle carries every cloud plugin's SDK, so the build environment needs them all.
 $(VENV)/.stamp-installer: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[aws,azure,installer]'
+	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@ $(VENV)/.stamp-run
 
 clean:

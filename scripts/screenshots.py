@@ -73,7 +73,7 @@ def one(lang: str, out: Path) -> int:
 
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.domain.models import Profile
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
@@ -88,16 +88,16 @@ def one(lang: str, out: Path) -> int:
     busy = ("import time\nt = time.time()\nwhile time.time() - t < 900:\n    sum(range(200000))\n"
             "    time.sleep(0.02)\n")
     (Path(os.environ["WORKBENCH_HOME"]) / "train.py").write_text(busy)
-    execute(acc, plan(acc, parse_spec(
+    execute(acc, choose_offer(acc, parse_spec(
         f"name: bert-finetune\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
         "guards:\n  max_runtime: 30m\n  budget_usd: 5\n"), provider="local"))
     # a multi-node rehearsal on this computer: three nodes (process groups) of one job
-    execute(acc, plan(acc, parse_spec(
+    execute(acc, choose_offer(acc, parse_spec(
         f"name: ddp-rehearsal\nnum_nodes: 3\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
         "guards:\n  max_runtime: 30m\n"), provider="local"))
-    execute(acc, plan(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
+    execute(acc, choose_offer(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
                                       "guards:\n  max_runtime: 12h\n  budget_usd: 200\n"), provider="fakecloud"))
-    execute(acc, plan(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
+    execute(acc, choose_offer(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
                                       "  spot: true\nguards:\n  max_runtime: 4h\n"), provider="fakecloud"))
 
     win = MainWindow(acc, refresh_ms=3000)
@@ -136,6 +136,40 @@ def one(lang: str, out: Path) -> int:
     shot("wizard-4-review", wiz)
     wiz.reject()
     _pump(app, 0.3)
+
+    # a SkyPilot task opened as it is: how each field was read, then the secret it asks for
+    lora = ROOT / "tests" / "fixtures" / "importers" / "skypilot" / "llama-3_1-finetuning" / "lora.yaml"
+    wiz = win.launch_view.start_wizard(str(lora))
+    wiz.resize(1000, 780)
+    _pump(app, 0.5)
+    shot("wizard-import-skypilot", wiz)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    wiz.next()
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-import-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+
+    # Alibaba Cloud's offers in CNY: the bundled price snapshot (pricing=snapshot asks no server, so the
+    # profile's endpoint is a closed local port), for a V100 job limited to that cloud
+    acc.save_profile(Profile("aliyun-cn", "alibaba", "cn-shanghai", None, {
+        "regions": "cn-shanghai,cn-hangzhou", "pricing": "snapshot", "endpoint": "127.0.0.1:9", "protocol": "http"}))
+    creds.set("alibaba", "aliyun-cn", {"access_key_id": "LTAI5tScreenshot0000", "access_key_secret": "not-a-secret"})
+    ali_spec = Path(os.environ["WORKBENCH_HOME"]) / "v100-alibaba.yaml"
+    ali_spec.write_text("name: bert-v100\nrun: python train.py\nresources:\n  gpu: V100:1\nproviders: [alibaba]\n",
+                        encoding="utf-8")
+    wiz = win.launch_view.start_wizard(str(ali_spec))
+    wiz.resize(1000, 660)
+    _pump(app, 0.5)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    _pump(app, 0.8)
+    shot("wizard-alibaba-offer", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+    acc.delete_profile("aliyun-cn")  # the other screens show only what runs
 
     # a job on two machines: "Machines: 2", the price of both, the network beside the prices (the test
     # cloud's shapes: 4×V100 on a 10 Gbps network, 8×A100 with RDMA)
@@ -198,9 +232,40 @@ def one(lang: str, out: Path) -> int:
     _pump(app, 0.5)
     shot("stop-all-result", dlg)
     dlg.close()
+    _advice_shots(app, win, store, shot)
     win.session.shutdown()
     store.close()
     return 0
+
+
+def _advice_shots(app, win, store, shot) -> None:
+    """The Monitor's advice cards and the run report, on a synthetic finished run (see
+    tests/fixtures/advisor/synthetic): 8 V100s of which 6 idled, a spec that checkpoints."""
+    import time as _time
+
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "advisor" / "synthetic"))
+    import advisor_traces as traces
+    from workbench.ui.monitor.run_report import RunReportDialog
+
+    trace = traces.idle_six_of_eight(hours=2.0, period=10.0)
+    trace = traces.at(trace, _time.time() - trace.duration_s - 600)
+    (inst,) = traces.to_store(store, trace, "resnet-8xv100-7f3a", name="resnet-8xv100", spec={
+        "name": "resnet-8xv100", "run": "python train.py", "recovery": {"max_restarts": 3}})
+    inst = store.get_instance(inst.provider, inst.profile, inst.instance_id)
+    win.show_monitor(inst)
+    panel = win.monitor_view.advice
+    _wait(app, lambda: len(panel.cards) == 2)
+    _wait(app, lambda: win.monitor_view.plots.has_data())
+    panel.select("idle_gpus")
+    _pump(app, 1.5)
+    shot("monitor-advice")
+    dlg = RunReportDialog(win.session, inst.launch_id, win)
+    dlg.resize(900, 860)
+    dlg.show()
+    _wait(app, lambda: dlg.report is not None)
+    _pump(app, 0.8)
+    shot("run-report", dlg)
+    dlg.close()
 
 
 def main(argv: list[str]) -> int:

@@ -1,8 +1,9 @@
 """Amazon EC2 provider for the workbench (boto3, imported lazily).
 
-Modules: ``settings`` (profile settings), ``session`` (one boto3 Session per
-thread, clients with retries and timeouts, MFA), ``errors`` (AWS errors →
-workbench errors), ``snapshot`` (the bundled price/shape catalogue),
+Modules: ``settings`` (profile settings), ``clients`` (one boto3 Session per
+thread, clients with retries and timeouts, MFA), ``codes`` (reading a botocore
+error's code and status), ``errors`` (the AWS error table → workbench errors),
+``snapshot`` (names AWS's file of the core price snapshot),
 ``pricing`` (Price List API + spot history parsers), ``quotas`` (Service
 Quotas), ``offers``, ``userdata``, ``launch``, ``inventory`` (listing by
 tag), ``teardown``, ``billing`` (CloudWatch, Cost Explorer) and ``provider``

@@ -129,7 +129,7 @@ class Clients:
 
     # -- secrets ------------------------------------------------------------------
     def secret_values(self) -> list[str]:
-        """Values no message may contain (for :func:`errors.redact`)."""
+        """Values no message may contain (redacted from every error by :mod:`.errors`)."""
         temp = self._temp
         values = [self._secret_key, self._token, self._mfa_code]
         if temp is not None:
@@ -180,7 +180,7 @@ class Clients:
             answer = sts.get_session_token(SerialNumber=self.settings.mfa_serial, TokenCode=code,
                                            DurationSeconds=MFA_DURATION_S)
         except Exception as exc:  # noqa: BLE001 - mapped below
-            from .errors import error_code
+            from .codes import error_code
 
             if error_code(exc) in ("AccessDenied", "AccessDeniedException"):
                 raise MfaCodeNeeded(f"AWS refused the MFA code for profile {self.settings.profile_name!r}",

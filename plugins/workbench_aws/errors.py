@@ -3,26 +3,32 @@
 botocore has already retried throttling and 5xx (standard retry mode) before an
 error reaches this module, so what arrives here is final for this call.
 
+The code → error table is :data:`TABLE` (the shape every cloud plugin uses:
+:mod:`workbench.core.providers.sdk_errors`); botocore's own exception classes
+(no credentials, SSO, connection) are mapped before it.
+
 Secrets: messages are built from error *codes*, operation names and our own
 words; AWS's own message text is only quoted for codes whose messages carry no
-credential material, and every text is passed through :func:`redact` with the
-profile's secret values as a second line of defence.
+credential material, and every error is passed through the core's redaction
+with the profile's secret values as a second line of defence.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 from workbench.core.domain.errors import (AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError,
-                                   TransientError, WorkbenchError)
+                                          TransientError, WorkbenchError)
+from workbench.core.providers.redaction import redact
+from workbench.core.providers.sdk_errors import ErrorRule, ErrorTable, scrub
 
 from . import quotas
+from .codes import aws_message, error_code, http_status, is_not_found
+
+__all__ = ["POLICY_HINT", "TABLE", "error_code", "http_status", "iam_action", "is_not_found", "redact", "translate"]
 
 POLICY_HINT = "attach the policy in resources/policies/aws-iam-policy.json to this user or role"
-
-_NOT_FOUND = re.compile(r"(\.NotFound|NotFound|\.Malformed|NoSuchEntity|NotFoundException)$")
-_AUTH_CAUSES = {
+_WHY_AUTH = {
     "InvalidClientTokenId": "the access key id is not valid (InvalidClientTokenId)",
     "InvalidAccessKeyId": "the access key id is not valid (InvalidAccessKeyId)",
     "UnrecognizedClientException": "the access key id is not valid (UnrecognizedClientException)",
@@ -35,52 +41,37 @@ _AUTH_CAUSES = {
     "InvalidToken": "the session token is not valid (InvalidToken)",
     "OptInRequired": "the account is not subscribed to this service or region (OptInRequired)",
 }
-_DENIED = ("UnauthorizedOperation", "AccessDenied", "AccessDeniedException", "UnauthorizedAccess")
-_CAPACITY = ("InsufficientInstanceCapacity", "InsufficientCapacity", "InsufficientHostCapacity",
-             "InsufficientReservedInstanceCapacity", "Unsupported", "SpotMaxPriceTooLow")
-_QUOTA = ("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded", "ResourceLimitExceeded",
-          "VolumeLimitExceeded", "AddressLimitExceeded", "RulesPerSecurityGroupLimitExceeded",
-          "SecurityGroupLimitExceeded", "KeyPairLimitExceeded", "ServiceQuotaExceededException")
-_TRANSIENT = ("RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
-              "ServiceUnavailable", "Unavailable", "InternalError", "InternalFailure", "ServerInternal",
-              "RequestTimeout", "DependencyViolation", "IncorrectState", "IncorrectInstanceState")
 
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every (non-trivial) secret value replaced by ***."""
-    for value in secrets:
-        if value and len(value) >= 4:
-            text = text.replace(value, "***")
-    return text
-
-
-def error_code(exc: BaseException) -> str:
-    """The AWS error code of a botocore ClientError ('' for anything else)."""
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Code", "") or response.get("ResponseMetadata", {})
-                   .get("HTTPStatusCode", ""))
-    return ""
-
-
-def http_status(exc: BaseException) -> int:
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):
-        return int(response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
-    return 0
-
-
-def is_not_found(exc: BaseException) -> bool:
-    """True for "that thing does not exist" answers (which delete/terminate treat as success)."""
-    code = error_code(exc)
-    return bool(code) and bool(_NOT_FOUND.search(code))
-
-
-def _aws_message(exc: BaseException) -> str:
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Message", "") or "")
-    return ""
+#: Tried in order; fields: what, where (" in REGION" or ""), code, status, action (the IAM action),
+#: instance ("p3.2xlarge" or "this request"), message (AWS's text, redacted), why (the auth cause).
+TABLE = ErrorTable(
+    ErrorRule("auth", AuthError, "AWS rejected the credentials while {what}: {why}",
+              hint="store a valid key pair (or refresh the session token / SSO login) for this profile",
+              codes=tuple(_WHY_AUTH)),
+    ErrorRule("denied", AuthError, "not allowed to call {action} while {what}{where} ({code})",
+              hint="grant {action}: " + POLICY_HINT,
+              codes=("UnauthorizedOperation", "AccessDenied", "AccessDeniedException", "UnauthorizedAccess")),
+    ErrorRule("capacity", CapacityError, "AWS has no capacity for {instance}{where} right now ({code})",
+              hint="try another region or instance type, spot vs on-demand, or retry later",
+              codes=("InsufficientInstanceCapacity", "InsufficientCapacity", "InsufficientHostCapacity",
+                     "InsufficientReservedInstanceCapacity", "Unsupported", "SpotMaxPriceTooLow")),
+    ErrorRule("quota", QuotaError, "an AWS limit was reached while {what}{where} ({code}: {message})",
+              hint="request a quota increase in the Service Quotas console",
+              codes=("VcpuLimitExceeded", "InstanceLimitExceeded", "MaxSpotInstanceCountExceeded",
+                     "ResourceLimitExceeded", "VolumeLimitExceeded", "AddressLimitExceeded",
+                     "RulesPerSecurityGroupLimitExceeded", "SecurityGroupLimitExceeded", "KeyPairLimitExceeded",
+                     "ServiceQuotaExceededException")),
+    ErrorRule("spec", SpecError, "AWS refused the request while {what}{where}: {message_or_code} ({code})",
+              hint="check the instance type, image and disk size of the job",
+              prefixes=("InvalidParameter", "MissingParameter"),
+              codes=("InvalidAMIID.NotFound", "InvalidAMIID.Malformed", "InvalidInstanceType",
+                     "InvalidBlockDeviceMapping")),
+    ErrorRule("transient", TransientError, "AWS is busy or failing while {what}{where} ({code_or_status}), after retries",
+              hint="retry in a minute", statuses=(429,), min_status=500,
+              codes=("RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
+                     "ServiceUnavailable", "Unavailable", "InternalError", "InternalFailure", "ServerInternal",
+                     "RequestTimeout", "DependencyViolation", "IncorrectState", "IncorrectInstanceState")),
+)
 
 
 def iam_action(service: str, operation: str) -> str:
@@ -98,6 +89,11 @@ def translate(exc: BaseException, what: str, *, service: str = "ec2", operation:
     """
     if isinstance(exc, WorkbenchError):
         return exc
+    return scrub(_translate(exc, what, service, operation, region, instance_type, list(secrets)), secrets)
+
+
+def _translate(exc: BaseException, what: str, service: str, operation: str, region: str, instance_type: str,
+               secrets: list[str]) -> WorkbenchError:
     import botocore.exceptions as bx  # only ever called after boto3 was needed
 
     where = f" in {region}" if region else ""
@@ -117,36 +113,21 @@ def translate(exc: BaseException, what: str, *, service: str = "ec2", operation:
         return TransientError(f"AWS did not answer while {what}{where} ({type(exc).__name__})",
                               hint="check the network connection (or the profile's endpoint_url) and retry")
     if isinstance(exc, bx.ParamValidationError):
-        return PluginError(f"the AWS plugin sent an invalid request while {what}: "
-                           f"{redact(str(exc), secrets)}")
+        return PluginError(f"the AWS plugin sent an invalid request while {what}: {redact(str(exc), secrets)}")
     if not isinstance(exc, bx.ClientError):
         return PluginError(f"unexpected error while {what}{where}: {type(exc).__name__}")
     code = error_code(exc)
     status = http_status(exc)
-    message = redact(_aws_message(exc), secrets)
-    action = iam_action(service, operation) if operation else "the needed action"
-    if code in _AUTH_CAUSES:
-        return AuthError(f"AWS rejected the credentials while {what}: {_AUTH_CAUSES[code]}",
-                         hint="store a valid key pair (or refresh the session token / SSO login) for this profile")
-    if code in _DENIED:
-        return AuthError(f"not allowed to call {action} while {what}{where} ({code})",
-                         hint=f"grant {action}: {POLICY_HINT}")
-    if code in _CAPACITY:
-        return CapacityError(f"AWS has no capacity for {instance_type or 'this request'}{where} right now ({code})",
-                             hint="try another region or instance type, spot vs on-demand, or retry later")
-    if code in _QUOTA:
-        quota = quotas.quota_for(instance_type) if instance_type else None
-        if quota is not None:
-            return QuotaError(f"the account's quota '{quota.name}' does not allow {instance_type}{where} ({code})",
-                              hint=f"request an increase of '{quota.name}' (Service Quotas: ec2 {quota.code})"
-                                   f" to at least the machine's vCPUs")
-        return QuotaError(f"an AWS limit was reached while {what}{where} ({code}: {message})",
-                          hint="request a quota increase in the Service Quotas console")
-    if code.startswith("InvalidParameter") or code.startswith("MissingParameter") or code in (
-            "InvalidAMIID.NotFound", "InvalidAMIID.Malformed", "InvalidInstanceType", "InvalidBlockDeviceMapping"):
-        return SpecError(f"AWS refused the request while {what}{where}: {message or code} ({code})",
-                         hint="check the instance type, image and disk size of the job")
-    if code in _TRANSIENT or status >= 500 or status == 429:
-        return TransientError(f"AWS is busy or failing while {what}{where} ({code or status}), after retries",
-                              hint="retry in a minute")
-    return PluginError(f"AWS error while {what}{where}: {code}: {message}")
+    message = redact(aws_message(exc), secrets)
+    rule = TABLE.find(code, status, message)
+    if rule is None:
+        return PluginError(f"AWS error while {what}{where}: {code}: {message}")
+    if rule.name == "quota" and instance_type:
+        quota = quotas.quota_for(instance_type)
+        return QuotaError(f"the account's quota '{quota.name}' does not allow {instance_type}{where} ({code})",
+                          hint=f"request an increase of '{quota.name}' (Service Quotas: ec2 {quota.code})"
+                               f" to at least the machine's vCPUs")
+    return rule.build(what=what, where=where, code=code, status=status, message=message,
+                      message_or_code=message or code, code_or_status=code or status,
+                      action=iam_action(service, operation) if operation else "the needed action",
+                      instance=instance_type or "this request", why=_WHY_AUTH.get(code, ""))

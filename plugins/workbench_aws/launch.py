@@ -6,7 +6,7 @@ Steps in one region:
    return them; a retried or resumed launch never creates a second machine.
    (moto does not honour ClientToken, and AWS keeps a token for hours only, so
    the tag lookup is the guarantee; the ClientToken is set as well.)
-2. Key pair: the public half of the install's key (``core.sshkeys``), imported
+2. Key pair: the public half of the install's key (``core.providers.sshkeys``), imported
    once per launch (reused when an earlier attempt made it).
 3. Security group in the default VPC: SSH (22/tcp) only from ``ssh_cidr``
    (default: this computer's public address /32; 0.0.0.0/0 only with
@@ -31,21 +31,22 @@ wait for termination when run_instances succeeded and a later step failed).
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.domain.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
 from workbench.core.providers.contract import TAG_LAUNCH
+from workbench.core.providers.public_address import public_cidr
+from workbench.core.providers.sdk_errors import mapped
 from workbench.core.providers.sshkeys import ensure_keypair
 
 from . import cluster, inventory, teardown, userdata
-from .errors import error_code, translate
+from .codes import error_code
+from .errors import translate
 from .clients import Clients
 from .settings import AwsSettings
 
@@ -73,18 +74,6 @@ def ssh_user_for(image_name: str) -> str:
     return "ubuntu"
 
 
-def public_cidr(url: str, timeout: float = 3.0) -> str:
-    """This computer's public address as a single-address range (asked from ``url``)."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - https by default, http in tests
-            text = answer.read(64).decode("ascii", "replace").strip()
-        addr = ipaddress.ip_address(text)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot find this computer's public address to limit SSH ({type(exc).__name__})",
-                          hint="set the profile's ssh_cidr (e.g. 203.0.113.7/32)") from None
-    return f"{addr}/{addr.max_prefixlen}"
-
-
 class Launcher:
     """Launches for one profile (see the module doc); ``in_flight`` is shared with the leftovers listing."""
 
@@ -108,10 +97,8 @@ class Launcher:
                          secrets=self._clients.secret_values())
 
     def _call(self, what: str, operation: str, region: str, fn: Any, *, itype: str = "", **kwargs: Any) -> Any:
-        try:
+        with mapped(lambda exc: self._err(exc, what, operation, region, itype)):
             return fn(**kwargs)
-        except Exception as exc:  # noqa: BLE001
-            raise self._err(exc, what, operation, region, itype) from None
 
     # -- entry -----------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:

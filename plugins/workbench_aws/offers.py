@@ -170,7 +170,7 @@ class OfferBook:
         for row in snap.region(region):
             if row.instance_type not in shapes and self._family_wanted(row.instance_type):
                 shapes[row.instance_type] = Shape(row.instance_type, row.gpu_model, row.gpu_count, row.gpu_memory_gb,
-                                                  row.vcpus, row.memory_gb, row.network_gbps, row.efa, "snapshot")
+                                                  row.vcpus, row.memory_gb, row.network_gbps, row.rdma, "snapshot")
         types = sorted(shapes)
         list_prices: dict[str, pricing.ListPrice] = {}
         spot: dict[str, dict[str, float]] = {}

@@ -28,6 +28,7 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
@@ -36,9 +37,11 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
                                      SupportsStop, SupportsTelemetry)
+from workbench.core.providers.sdk_errors import mapped
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
-from .errors import error_code, translate
+from .codes import error_code
+from .errors import translate
 from .launch import Launcher
 from .offers import OfferBook
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
@@ -102,6 +105,11 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return translate(exc, what, service=service, operation=operation, region=region,
                          instance_type=instance_type, secrets=self._clients.secret_values())
 
+    def _aws(self, what: str, operation: str, region: str = "", service: str = "ec2",
+             instance_type: str = "") -> AbstractContextManager[None]:
+        """``with self._aws(what, operation, region):`` — an SDK error inside leaves as the translated one."""
+        return mapped(lambda exc: self._fail(exc, what, operation, region, service, instance_type))
+
     def _ec2(self, region: str) -> Any:
         return self._clients.client("ec2", region)
 
@@ -133,10 +141,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         if cached is not None and time.monotonic() - cached[0] < 3600:
             return cached[1]
         home = self.settings.regions[0]
-        try:
+        with self._aws("listing the account's regions", "DescribeRegions", home):
             answer = self._ec2(home).describe_regions(AllRegions=False)
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "listing the account's regions", "DescribeRegions", home) from None
         names = sorted(r["RegionName"] for r in answer.get("Regions") or [])
         self._regions = (time.monotonic(), names)
         return names
@@ -148,12 +154,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def check_credentials(self) -> Identity:
         region = self.settings.regions[0]
-        try:
+        with self._aws("checking the credentials", "GetCallerIdentity", region, "sts"):
             who = self._clients.client("sts", region).get_caller_identity()
-        except WorkbenchError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "checking the credentials", "GetCallerIdentity", region, "sts") from None
         arn = who.get("Arn", "")
         return Identity(account=who.get("Account", ""), principal=arn,
                         display=f"{arn} (account {who.get('Account', '')}, {self._clients.describe_source()})")
@@ -188,12 +190,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
     def _list_region(self, region: str) -> list[Instance]:
-        try:
+        with self._aws("listing instances", "DescribeInstances", region):
             raw = inventory.describe_instances(self._ec2(region), self.context.install_id)
-        except WorkbenchError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "listing instances", "DescribeInstances", region) from None
         snap = snapshot.load()
         out = []
         for r in raw:
@@ -209,13 +207,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
     def _leftovers_region(self, region: str, launch_ids: Iterable[str] | None = None) -> list[Resource]:
         with self._in_flight_lock:
             busy = set(self._in_flight)
-        try:
+        with self._aws("listing leftovers", "DescribeVolumes", region):
             return inventory.list_leftovers(self._ec2(region), region, self.id, self.profile.name,
                                             self.context.install_id, skip_launches=busy, launch_ids=launch_ids)
-        except WorkbenchError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "listing leftovers", "DescribeVolumes", region) from None
 
     def leftovers(self) -> list[Resource]:
         return [r for batch in self._fan_out(self.enabled_regions(), self._leftovers_region) for r in batch]
@@ -237,11 +231,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         ec2 = self._ec2(region)
         ids = sorted({i.instance_id for i in insts if i.state != InstanceState.TERMINATED})
         launches = sorted({i.launch_id for i in insts if i.launch_id})
-        try:
+        with self._aws("terminating instances", "TerminateInstances", region):
             teardown.terminate_ids(ec2, ids)
             still = teardown.wait_terminated(ec2, ids, self.settings.terminate_wait_s, self.settings.poll_s)
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "terminating instances", "TerminateInstances", region) from None
         log.info("terminated %d instance(s) in %s", len(ids) - len(still), region)
         if launches:
             self._sweep(region, launches)
@@ -287,10 +279,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             ids = [i.instance_id for i in groups[region] if i.state.active]
             if not ids:
                 return
-            try:
+            with self._aws("stopping instances", "StopInstances", region):
                 self._ec2(region).stop_instances(InstanceIds=ids)
-            except Exception as exc:  # noqa: BLE001
-                raise self._fail(exc, "stopping instances", "StopInstances", region) from None
 
         self._fan_out(sorted(groups), one)
 
@@ -307,11 +297,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             if now - self._cpu_asked.get(instance.instance_id, -CLOUDWATCH_EVERY_S) < CLOUDWATCH_EVERY_S:
                 return []
             self._cpu_asked[instance.instance_id] = now
-        try:
+        with self._aws("reading CloudWatch metrics", "GetMetricStatistics", instance.region, "monitoring"):
             found = billing.cpu_samples(self._clients.client("cloudwatch", instance.region), instance.instance_id)
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "reading CloudWatch metrics", "GetMetricStatistics", instance.region,
-                             "monitoring") from None
         seen = self._cpu_seen.get(instance.instance_id, 0.0)
         fresh = [s for s in found if s.ts > seen]
         if fresh:
@@ -320,12 +307,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
         """Billed cost per launch tag and UTC day from Cost Explorer (see ``billing_note`` on the tag)."""
-        try:
+        with self._aws("reading Cost Explorer", "GetCostAndUsage", billing.COST_EXPLORER_REGION, "ce"):
             rows = billing.cost_by_launch(self._clients.client("ce", billing.COST_EXPLORER_REGION),
                                           start_day, end_day)
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "reading Cost Explorer", "GetCostAndUsage", billing.COST_EXPLORER_REGION,
-                             "ce") from None
         now = time.time()
         return [ActualCost(provider=self.id, profile=self.profile.name, launch_id=launch, day=day, amount=amount,
                            currency=unit, source=billing.COST_EXPLORER_SOURCE, fetched_at=now)
@@ -333,11 +317,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def spot_price_history(self, instance: Instance, start: float, end: float) -> list[tuple[float, float]]:
         az = instance.extra.get("az") or None
-        try:
+        with self._aws("reading the spot price history", "DescribeSpotPriceHistory", instance.region):
             return pricing.spot_series(self._ec2(instance.region), instance.instance_type, az, start, end)
-        except Exception as exc:  # noqa: BLE001
-            raise self._fail(exc, "reading the spot price history", "DescribeSpotPriceHistory",
-                             instance.region) from None
 
     # -- console -------------------------------------------------------------------------------------
     def console_url(self, item: Instance | Resource) -> str | None:

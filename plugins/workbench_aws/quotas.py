@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .codes import error_code
+
 log = logging.getLogger("workbench.aws.quotas")
 
 
@@ -85,8 +87,6 @@ class QuotaReader:
             answer = self._client_for(region).get_service_quota(ServiceCode="ec2", QuotaCode=quota.code)
             value = float(answer["Quota"]["Value"])
         except Exception as exc:  # noqa: BLE001 - missing permission / not reachable: unknown, not an error
-            from .errors import error_code
-
             code = error_code(exc)
             log.info("quota %s in %s unreadable (%s)", quota.code, region, code or type(exc).__name__)
             with self._lock:

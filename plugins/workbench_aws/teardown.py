@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from workbench.core.domain.models import Resource
 
-from .errors import error_code, is_not_found
+from .codes import error_code, is_not_found
 from .cluster import KIND_PLACEMENT_GROUP, delete_group
 from .inventory import KIND_EIP, KIND_KEY, KIND_SG, KIND_VOLUME
 

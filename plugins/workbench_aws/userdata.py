@@ -14,55 +14,39 @@ The launch's instances are started with InstanceInitiatedShutdownBehavior
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 
 from workbench.core.domain.models import JobSpec
+from workbench.core.providers import bootscript as boot
 
 MAX_BYTES = 16 * 1024  # EC2's limit on user data (before base64)
 
 
 def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str) -> str:
-    """The shell script for one launch (plain text; boto3 base64-encodes it)."""
-    meta = json.dumps({
-        "launch_id": launch_id,
-        "owner": owner,
-        "provider": "aws",
-        "job": spec.name,
-        "ssh_user": ssh_user,
-        "max_runtime_minutes": spec.guards.max_runtime_minutes,
-        "idle_minutes": spec.guards.idle_minutes,
-    }, indent=1, sort_keys=True)
-    if "WORKBENCH_EOF" in meta:  # cannot happen with validated ids; keep the heredoc sound anyway
-        raise ValueError("metadata must not contain the heredoc marker")
+    """The shell script for one launch (plain text; boto3 base64-encodes it).
+
+    SpecError when the job's text would break the script, PluginError when it grows over 16 KiB.
+    """
+    meta = boot.launch_json(launch_id, owner, "aws", spec, ssh_user)
+    user = shlex.quote(ssh_user)
     script = f"""#!/bin/bash
 # cloud-gpu-workbench: prepare this machine for launch {launch_id}
 set -eu
 umask 022
-install -d -m 0755 /var/lib/workbench /opt/workbench
-install -d -m 0755 -o {shlex.quote(ssh_user)} /opt/workbench/jobs 2>/dev/null || install -d -m 0755 /opt/workbench/jobs
-cat > /var/lib/workbench/launch.json <<'WORKBENCH_EOF'
-{meta}
-WORKBENCH_EOF
-date -u +%Y-%m-%dT%H:%M:%SZ > /var/lib/workbench/started
-echo "workbench: launch {launch_id} started $(cat /var/lib/workbench/started)" > /dev/console 2>/dev/null || true
-cat > /var/lib/workbench/install-guard.sh <<'WORKBENCH_GUARD_EOF'
-{_guard(spec, launch_id)}WORKBENCH_GUARD_EOF
-sh /var/lib/workbench/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
+install -d -m 0755 {boot.STATE_DIR} {boot.RUNNER_DIR}
+install -d -m 0755 -o {user} {boot.JOBS_DIR} 2>/dev/null || install -d -m 0755 {boot.JOBS_DIR}
+{boot.heredoc(boot.LAUNCH_JSON, meta, "WORKBENCH_EOF")}
+{boot.STAMP_STARTED}
+echo "{boot.console_line(launch_id)} $(cat {boot.STARTED_PATH})" > /dev/console 2>/dev/null || true
+{boot.heredoc(f"{boot.STATE_DIR}/install-guard.sh", _guard(spec, launch_id), "WORKBENCH_GUARD_EOF", hint=None)}
+sh {boot.STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
 """
-    if len(script.encode()) > MAX_BYTES:
-        raise ValueError("user data exceeds 16 KiB")
-    return script
+    return boot.check_size(script, MAX_BYTES, "instance's user data")
 
 
 def _guard(spec: JobSpec, launch_id: str) -> str:
     """The sh fragment that installs the instance guard (a systemd timer; shutdown ends the bill)."""
-    from workbench.core.providers.bootscript import render_guard_shell
-
     minutes = spec.guards.max_runtime_minutes
     not_after = None if minutes is None else time.time() + minutes * 60
-    text = render_guard_shell(spec, launch_id, "aws", not_after=not_after)
-    if "WORKBENCH_GUARD_EOF" in text:
-        raise ValueError("guard text must not contain the heredoc marker")
-    return text
+    return boot.render_guard_shell(spec, launch_id, "aws", not_after=not_after)

@@ -23,36 +23,31 @@ from typing import Any
 
 import yaml
 
-from workbench.core.domain.errors import PluginError
 from workbench.core.domain.models import JobSpec
+from workbench.core.providers import bootscript as boot
 
 MAX_BYTES = 64 * 1024
 
 
 def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str, *, subscription_id: str,
            resource_group: str, arm_endpoint: str, arm_audience: str) -> str:
-    """The cloud-config text for one launch."""
-    meta = {"launch_id": launch_id, "owner": owner, "provider": "azure", "job": spec.name, "ssh_user": ssh_user,
-            "resource_group": resource_group, "max_runtime_minutes": spec.guards.max_runtime_minutes,
-            "idle_minutes": spec.guards.idle_minutes}
+    """The cloud-config text for one launch (PluginError when it grows over Azure's 64 KiB)."""
+    meta = boot.launch_metadata(launch_id, owner, "azure", spec, ssh_user, resource_group=resource_group)
     doc: dict[str, Any] = {
-        "write_files": [{"path": "/var/lib/workbench/launch.json", "permissions": "0644", "owner": "root:root",
+        "write_files": [{"path": boot.LAUNCH_JSON, "permissions": "0644", "owner": "root:root",
                          "content": json.dumps(meta, indent=1, sort_keys=True) + "\n"}],
         "runcmd": [
-            ["install", "-d", "-m", "0755", "/var/lib/workbench", "/opt/workbench", f"/var/lib/workbench/{launch_id}"],
-            ["install", "-d", "-m", "0755", "-o", ssh_user, "/opt/workbench/jobs"],
-            ["sh", "-c", "date -u +%Y-%m-%dT%H:%M:%SZ > /var/lib/workbench/started"],
-            ["sh", "-c", f"echo 'workbench: launch {launch_id} started' > /dev/console || true"],
+            ["install", "-d", "-m", "0755", boot.STATE_DIR, boot.RUNNER_DIR, f"{boot.STATE_DIR}/{launch_id}"],
+            ["install", "-d", "-m", "0755", "-o", ssh_user, boot.JOBS_DIR],
+            ["sh", "-c", boot.STAMP_STARTED],
+            ["sh", "-c", f"echo '{boot.console_line(launch_id)}' > /dev/console || true"],
         ],
     }
     guard = _guard(spec, launch_id, subscription_id, resource_group, arm_endpoint, arm_audience)
-    if guard:
-        doc["write_files"] += guard.get("write_files", [])
-        doc["runcmd"] += guard.get("runcmd", [])
+    doc["write_files"] += guard.get("write_files", [])
+    doc["runcmd"] += guard.get("runcmd", [])
     text = "#cloud-config\n" + yaml.safe_dump(doc, sort_keys=False, width=1_000_000)
-    if len(text.encode("utf-8")) > MAX_BYTES:
-        raise PluginError(f"the VM's custom data is {len(text.encode())} bytes, over Azure's {MAX_BYTES}-byte limit")
-    return text
+    return boot.check_size(text, MAX_BYTES, "VM's custom data")
 
 
 def encode(text: str) -> str:
@@ -61,14 +56,10 @@ def encode(text: str) -> str:
 
 
 def _guard(spec: JobSpec, launch_id: str, subscription_id: str, resource_group: str, arm_endpoint: str,
-           arm_audience: str) -> dict[str, Any] | None:
-    try:
-        from workbench.core.providers.bootscript import guard_cloud_config
-    except ImportError:  # an app without the guard module: the auto-shutdown schedule is the only line
-        return None
+           arm_audience: str) -> dict[str, Any]:
     not_after = None
     if spec.guards.max_runtime_minutes is not None:
         not_after = time.time() + spec.guards.max_runtime_minutes * 60
-    return guard_cloud_config(spec, launch_id, "azure", not_after=not_after, azure={
+    return boot.guard_cloud_config(spec, launch_id, "azure", not_after=not_after, azure={
         "arm": arm_endpoint, "resource": arm_audience.rstrip("/") + "/",
         "subscription_id": subscription_id, "resource_group": resource_group})

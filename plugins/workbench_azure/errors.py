@@ -14,8 +14,10 @@ Mapping (the codes are ARM's and Entra ID's own):
   delete treat it as "already gone")
 * anything else → PluginError quoting Azure's code and message
 
-Never puts a secret in a message: messages are built from Azure's own text (which
-does not echo secrets) and scrubbed of the given secret values anyway.
+The code table is :data:`TABLE`, in the shape every cloud plugin uses
+(:mod:`workbench.core.providers.sdk_errors`); sign-in and connection failures are
+mapped before it.  Never puts a secret in a message: messages are built from Azure's
+own text (which does not echo secrets) and scrubbed of the given secret values anyway.
 """
 
 from __future__ import annotations
@@ -23,16 +25,46 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from workbench.core.providers.credentials import redact
-from workbench.core.domain.errors import (AuthError, CapacityError, NotFoundError, PluginError, QuotaError, TransientError,
-                                   WorkbenchError)
+from workbench.core.domain.errors import (AuthError, CapacityError, NotFoundError, PluginError, QuotaError,
+                                          TransientError, WorkbenchError)
+from workbench.core.providers.sdk_errors import ErrorRule, ErrorTable, scrub
 
-CAPACITY_CODES = {"skunotavailable", "allocationfailed", "zonalallocationfailed", "overconstrainedallocationrequest",
-                  "overconstrainedzonalallocationrequest", "allocationfailedvmsizenotavailable"}
-NOT_FOUND_CODES = {"resourcenotfound", "resourcegroupnotfound", "notfound", "parentresourcenotfound"}
 QUOTA_HINT = ("request a quota increase in the Azure portal (Quotas → Compute) for that family in that region, "
               "or choose another size or region")
 _ACTION = re.compile(r"perform action(?:\(s\))? '([^']+)'")
+
+#: ARM's codes (compared without case), tried in order.  Fields: what, code, code_or_status, action (the
+#: missing permission named in Azure's text), text (Azure's message, shortened), long_text (up to 300).
+TABLE = ErrorTable(
+    ErrorRule("denied", AuthError, "Azure refused {what}: the identity lacks permission for {action}",
+              hint="give the service principal the workbench role (resources/policies/azure-custom-role.json) on "
+                   "the subscription, then refresh its sign-in",
+              codes=("AuthorizationFailed", "LinkedAuthorizationFailed"), statuses=(403,)),
+    ErrorRule("token", AuthError, "Azure did not accept the sign-in while {what} ({code_or_status})",
+              hint="check the tenant, client id and secret; for a custom cloud, arm_audience",
+              prefixes=("InvalidAuthenticationToken",), codes=("ExpiredAuthenticationToken",), statuses=(401,)),
+    ErrorRule("subscription", AuthError, "the subscription is not visible to this identity ({code})",
+              hint="check subscription_id and that the identity has a role on it",
+              codes=("SubscriptionNotFound", "InvalidSubscriptionId")),
+    ErrorRule("capacity", CapacityError, "Azure has no capacity for {what} ({code}): {text}",
+              hint="try another zone, region or size, or spot off/on",
+              codes=("SkuNotAvailable", "AllocationFailed", "ZonalAllocationFailed",
+                     "OverconstrainedAllocationRequest", "OverconstrainedZonalAllocationRequest",
+                     "AllocationFailedVmSizeNotAvailable")),
+    ErrorRule("quota", QuotaError, "not enough vCPU quota for {what}{family}: {quota_text}", hint=QUOTA_HINT,
+              codes=("OperationNotAllowed", "QuotaExceeded"), when=lambda text: "quota" in text.lower()),
+    ErrorRule("not_found", NotFoundError, "not found while {what}: {text}",
+              codes=("ResourceNotFound", "ResourceGroupNotFound", "NotFound", "ParentResourceNotFound"),
+              statuses=(404,)),
+    ErrorRule("throttled", TransientError, "Azure is throttling requests ({what})", hint="wait a minute and try again",
+              codes=("TooManyRequests", "Throttled"), statuses=(429,)),
+    ErrorRule("server", TransientError, "Azure failed while {what} ({code_or_status}): {text}",
+              hint="a temporary Azure problem; try again",
+              codes=("InternalServerError", "ServiceUnavailable", "InternalExecutionError"), min_status=500),
+    ignore_case=True,
+)
+CAPACITY_CODES = {c.lower() for c in TABLE.codes("capacity")}
+NOT_FOUND_CODES = {c.lower() for c in TABLE.codes("not_found")}
 
 
 def error_code(exc: BaseException) -> str:
@@ -55,12 +87,7 @@ def map_error(exc: BaseException, what: str, secrets: Iterable[str] = ()) -> Wor
     """A workbench error for ``exc`` raised while doing ``what`` (e.g. "creating VM wb-x")."""
     if isinstance(exc, WorkbenchError):
         return exc
-    secrets = [s for s in secrets if s]
-    out = _map(exc, what)
-    out.message = redact(out.message, secrets)
-    out.hint = redact(out.hint, secrets) if out.hint else out.hint
-    out.args = (out.message,)
-    return out
+    return scrub(_map(exc, what), secrets)
 
 
 def _map(exc: BaseException, what: str) -> WorkbenchError:
@@ -82,37 +109,15 @@ def _map(exc: BaseException, what: str) -> WorkbenchError:
     if isinstance(exc, HttpResponseError):
         code = error_code(exc)
         status = exc.status_code or 0
-        low = code.lower()
-        if low in ("authorizationfailed", "linkedauthorizationfailed") or status == 403:
-            m = _ACTION.findall(text)
-            action = m[-1] if m else "an action"
-            return AuthError(f"Azure refused {what}: the identity lacks permission for {action}",
-                             hint="give the service principal the workbench role (resources/policies/"
-                                  "azure-custom-role.json) on the subscription, then refresh its sign-in")
-        if status == 401 or low.startswith("invalidauthenticationtoken") or low == "expiredauthenticationtoken":
-            return AuthError(f"Azure did not accept the sign-in while {what} ({code or status})",
-                             hint="check the tenant, client id and secret; for a custom cloud, arm_audience")
-        if low in ("subscriptionnotfound", "invalidsubscriptionid"):
-            return AuthError(f"the subscription is not visible to this identity ({code})",
-                             hint="check subscription_id and that the identity has a role on it")
-        if low in CAPACITY_CODES:
-            return CapacityError(f"Azure has no capacity for {what} ({code}): {_short(text)}",
-                                 hint="try another zone, region or size, or spot off/on")
-        if low in ("operationnotallowed", "quotaexceeded") and "quota" in text.lower():
-            fam = re.search(r"approved (\S+) Cores quota", text)
-            return QuotaError(f"not enough vCPU quota for {what}" + (f" ({fam.group(1)})" if fam else "")
-                              + f": {_short(text, 240)}", hint=QUOTA_HINT)
-        if low in NOT_FOUND_CODES or status == 404:
-            return NotFoundError(f"not found while {what}: {_short(text)}")
-        if status == 429 or low in ("toomanyrequests", "throttled"):
-            return TransientError(f"Azure is throttling requests ({what})", hint="wait a minute and try again")
-        if status >= 500 or low in ("internalservererror", "serviceunavailable", "internalexecutionerror"):
-            return TransientError(f"Azure failed while {what} ({code or status}): {_short(text)}",
-                                  hint="a temporary Azure problem; try again")
-        return PluginError(f"Azure refused {what}: {code or status}: {_short(text, 300)}")
+        rule = TABLE.find(code, status, text)
+        if rule is None:
+            return PluginError(f"Azure refused {what}: {code or status}: {_short(text, 300)}")
+        actions = _ACTION.findall(text)
+        family = re.search(r"approved (\S+) Cores quota", text)
+        return rule.build(what=what, code=code, code_or_status=code or status, text=_short(text),
+                          quota_text=_short(text, 240), action=actions[-1] if actions else "an action",
+                          family=f" ({family.group(1)})" if family else "")
     return PluginError(f"{what} failed: {name}: {_short(text)}")
-
-
 def _sign_in(text: str) -> AuthError:
     low = text.lower()
     if "aadsts7000215" in low:

@@ -196,8 +196,7 @@ class OfferCatalog:
                           reserved_3y=live.reserved_3y, currency=live.currency, source=LIVE_SOURCE, as_of=as_of)
         row = snap.find(region, name) if self.settings.pricing != "live" else None
         if row is not None:  # its own currency, labelled
-            return Prices(on_demand=row.on_demand, spot=row.spot, reserved_1y=row.reserved_1y,
-                          reserved_3y=row.reserved_3y, currency=row.currency, source="snapshot", as_of=row.as_of)
+            return row.prices("snapshot")
         return Prices(currency=self.settings.currency, source=f"no price found ({why or 'not in the Retail Prices API'})",
                       as_of=as_of)
 
@@ -206,10 +205,9 @@ class OfferCatalog:
         out = []
         for row in snapshot.bundled().region(region):
             out.append(Offer(
-                provider=PROVIDER, region=region, instance_type=row.size, gpu_model=row.gpu_model,
+                provider=PROVIDER, region=region, instance_type=row.instance_type, gpu_model=row.gpu_model,
                 gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,
-                prices=Prices(on_demand=row.on_demand, spot=row.spot, reserved_1y=row.reserved_1y,
-                              reserved_3y=row.reserved_3y, currency=row.currency, source="snapshot", as_of=row.as_of),
+                prices=row.prices("snapshot"),
                 rdma=row.rdma, available=available, availability_note=note,
                 extra={"zones": [], "snapshot_only": True}))
         return out

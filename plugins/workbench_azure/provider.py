@@ -18,14 +18,14 @@ leave; a secret never appears in a message.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 from typing import Iterable, Mapping, Sequence
 
-from workbench.core.domain.errors import ConfigError, WorkbenchError
+from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
 from workbench.core.providers.profile_settings import apply_ssh_address
+from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
 
 from .settings import AzureSettings, parse
@@ -59,7 +59,6 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
         super().__init__(profile, secrets, context)
         self._lock = threading.Lock()
         self._parts: tuple | None = None
-        self._cidr: str | None = None
 
     @classmethod
     def default_region(cls) -> str | None:
@@ -185,18 +184,8 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
 
     # -- SSH source address ------------------------------------------------------------------
     def _ssh_cidr(self) -> str:
+        """The profile's ssh_cidr, else this computer's public address (core lookup: cached, with a timeout)."""
         settings = self.settings
         if settings.ssh_cidr:
             return settings.ssh_cidr
-        if self._cidr:
-            return self._cidr
-        import requests
-
-        try:
-            text = requests.get(settings.checkip_url, timeout=5).text.strip()
-            self._cidr = str(ipaddress.ip_network(f"{text}/32" if ":" not in text else f"{text}/128"))
-        except (requests.RequestException, ValueError):
-            raise ConfigError("cannot find this computer's public address for the SSH rule",
-                              hint="set ssh_cidr in the profile settings (e.g. 203.0.113.7/32)") from None
-        return self._cidr
-
+        return public_cidr(settings.checkip_url, timeout=5.0)

@@ -275,6 +275,7 @@ class JobInfo:
     gpu_model: str | None
     gpu_count: int
     tags: Mapping[str, str]
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)  # only in the job's environment
 
 
 def start_job(store: JobStore, info: JobInfo) -> JobRecord:
@@ -308,7 +309,7 @@ def start_job(store: JobStore, info: JobInfo) -> JobRecord:
                 proc = subprocess.Popen(
                     ["/bin/sh", "-c", WRAPPER, "workbench-job", str(state), job_shell()],
                     cwd=work,
-                    env=job_env(os.environ, spec.env, launch_id, info.owner),
+                    env=job_env(os.environ, {**spec.env, **info.secret_env}, launch_id, info.owner),
                     stdin=subprocess.DEVNULL,
                     stdout=log_file,
                     stderr=subprocess.STDOUT,

@@ -198,7 +198,7 @@ def start_nodes(store: JobStore, info: JobInfo, count: int) -> list[NodeProc]:
         for rank in range(count):
             node = node_dir(store, launch_id, rank)
             log_path = node_log(store, launch_id, rank)
-            env = job_env(os.environ, {**node_env(layout, rank), **spec.env}, launch_id, info.owner)
+            env = job_env(os.environ, {**node_env(layout, rank), **spec.env, **info.secret_env}, launch_id, info.owner)
             try:
                 with open(log_path, "ab") as log_file:
                     proc = subprocess.Popen(

@@ -158,6 +158,7 @@ class LocalProvider(Provider, SupportsTelemetry):
             gpu_model=req.offer.gpu_model,
             gpu_count=req.offer.gpu_count,
             tags=req.tags,
+            secret_env=req.secret_env,
         )
         try:
             with self._store.launch_lock(launch_id):

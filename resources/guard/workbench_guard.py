@@ -28,7 +28,11 @@ calls it through ``workbench-end-bill``): terminate as below; stop deallocates
 the VM on Azure and is left to the app on AWS (a shutdown there terminates).
 
 Firing on AWS runs ``shutdown -h now`` (the instance is launched with
-InstanceInitiatedShutdownBehavior=terminate, so that ends the bill).  On Azure
+InstanceInitiatedShutdownBehavior=terminate, so that ends the bill).  On
+Alibaba Cloud a shutdown stops the instance (in economical mode its compute no
+longer bills; its disks do) and the instance's AutoReleaseTime, set at launch
+to the max runtime plus a margin, releases it; ``--end-bill stop`` is a
+shutdown there too.  On Azure
 it gets a token for the VM's managed identity from IMDS and DELETEs its own
 resource group through ARM (an OS shutdown would not stop an Azure bill); a
 failed delete is retried by the next run.  Every decision is logged to stdout
@@ -317,6 +321,8 @@ class Guard(object):
         if action == "stop":
             if cloud == "azure":
                 return self.deallocate_vm()
+            if cloud == "alibaba":
+                return self.shutdown()
             self.log("on_finish stop: a shutdown would terminate this AWS machine; leaving the stop to the app")
             return False
         if cloud == "azure":

@@ -25,7 +25,7 @@ def _launch_in_process(wb, monkeypatch, profile: str, spec_text: str) -> str:
 
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
 
@@ -34,7 +34,7 @@ def _launch_in_process(wb, monkeypatch, profile: str, spec_text: str) -> str:
     importlib.invalidate_caches()
     with Store.open() as store:
         acc = Accounts(store, entries=discover())
-        lp = plan(acc, parse_spec(spec_text), profile=profile)
+        lp = choose_offer(acc, parse_spec(spec_text), profile=profile)
         execute(acc, lp)
     return lp.launch_id
 

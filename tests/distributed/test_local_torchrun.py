@@ -63,7 +63,7 @@ def test_the_two_node_example_runs_with_real_torchrun(tmp_path):
 
 def test_three_local_nodes_with_real_torchrun(tmp_path, monkeypatch):
     from workbench.core.domain.jobspec import load_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import choose_offer, execute
     from workbench.core.providers.accounts import Accounts
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
@@ -73,7 +73,7 @@ def test_three_local_nodes_with_real_torchrun(tmp_path, monkeypatch):
     acc = Accounts(Store.open(), entries=discover())
     try:
         spec = dataclasses.replace(load_spec(EXAMPLE), num_nodes=3)
-        lp = plan(acc, spec, provider="local")
+        lp = choose_offer(acc, spec, provider="local")
         nodes = execute(acc, lp)
         assert len(nodes) == 3
         prov = acc.provider(lp.profile)

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import choose_offer, execute
 from workbench.ui.shell.main_window import MainWindow
 
 #: real processes for a while: the GUI waits on refreshes
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(120)
 
 def _launch(accounts, name: str, nodes: int = 1, run: str = "echo node $WORKBENCH_NODE_RANK up; sleep 60"):
     spec = parse_spec(f"name: {name}\nrun: {run}\nnum_nodes: {nodes}\nguards:\n  max_runtime: 10m\n")
-    return execute(accounts, plan(accounts, spec, provider="local"))
+    return execute(accounts, choose_offer(accounts, spec, provider="local"))
 
 
 def _window(qtbot, accounts) -> MainWindow:

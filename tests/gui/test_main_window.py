@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLineEdit, QMessageBox, QPushButton
 
 from workbench.core.domain.errors import AuthError, CapacityError, QuotaError, TransientError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.ui.shell.main_window import VIEWS, MainWindow
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.tasks import TaskRunner
@@ -20,7 +20,7 @@ SLEEPER = "name: {name}\nrun: sleep 60\nguards:\n  max_runtime: 5m\n"
 
 
 def _launch(accounts, name="gui-job"):
-    return execute(accounts, plan(accounts, parse_spec(SLEEPER.format(name=name)), provider="local"))
+    return execute(accounts, choose_offer(accounts, parse_spec(SLEEPER.format(name=name)), provider="local"))
 
 
 def _window(qtbot, accounts, **kw):
@@ -164,7 +164,7 @@ def test_terminate_cancel_keeps_it(qtbot, accounts):
 
 def test_logs_dialog_shows_the_jobs_output(qtbot, accounts):
     spec = parse_spec("name: talky\nrun: echo hello-from-the-job; sleep 30\nguards:\n  max_runtime: 5m\n")
-    [inst] = execute(accounts, plan(accounts, spec, provider="local"))
+    [inst] = execute(accounts, choose_offer(accounts, spec, provider="local"))
     win = _window(qtbot, accounts)
     dlg = win.show_logs(inst)
     qtbot.waitUntil(lambda: "hello-from-the-job" in dlg.text.toPlainText(), timeout=10_000)
@@ -328,7 +328,7 @@ def test_event_loop_keeps_turning_while_a_slow_provider_refreshes(qtbot, fake_ac
 
 def test_a_finished_job_is_announced(qtbot, accounts):
     spec = parse_spec("name: quick\nrun: sleep 1; exit 3\nguards:\n  max_runtime: 5m\n")
-    execute(accounts, plan(accounts, spec, provider="local"))
+    execute(accounts, choose_offer(accounts, spec, provider="local"))
     s = Session(accounts)
     seen = []
     s.notify.connect(lambda title, msg, level: seen.append((title, msg, level)))
@@ -430,7 +430,7 @@ def test_stop_deallocates_after_a_confirmation_and_local_jobs_cannot_be_stopped(
 
     fake_accounts.add_fake("fk")
     spec = parse_spec("name: pausable\nrun: x\nresources:\n  gpu: V100:1\n")
-    [inst] = execute(fake_accounts, plan(fake_accounts, spec, profile="fk"))
+    [inst] = execute(fake_accounts, choose_offer(fake_accounts, spec, profile="fk"))
     win = _window(qtbot, fake_accounts)
     qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
     view = win.instances_view

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.ui.launch.launch_wizard import LaunchWizard
 from workbench.ui.runtime.session import Session
 from workbench.ui.money.spend_view import COL_BILLED, SpendView, build_report
@@ -30,7 +30,7 @@ def fake_session(qtbot, fake_accounts):
 
 def test_report_has_billed_cost_budgets_and_converted_currency(fake_accounts):
     fake_accounts.add_fake("lab", actual_factor="1.5")
-    [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    [inst] = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lab"))
     from workbench.core.money import budgets, currency
     from workbench.core.money.currency import CurrencySettings
 
@@ -49,7 +49,7 @@ def test_report_has_billed_cost_budgets_and_converted_currency(fake_accounts):
 
 def test_view_sets_budget_and_currency_and_shows_billed_columns(qtbot, fake_accounts, fake_session):
     fake_accounts.add_fake("lab", actual_factor="1.1")
-    execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lab"))
     view = SpendView(fake_session)
     qtbot.addWidget(view)
     view.show()
@@ -100,7 +100,7 @@ def test_review_page_compares_ways_to_pay_for_the_job(qtbot, fake_accounts, fake
 
 def test_finished_job_prompts_and_keep_running_stops_the_teardown(qtbot, fake_accounts, fake_session):
     fake_accounts.add_fake("done", exit_after="0")
-    lp = plan(fake_accounts, GPU_JOB, profile="done")
+    lp = choose_offer(fake_accounts, GPU_JOB, profile="done")
     execute(fake_accounts, lp)
     start = fake_accounts.store.get_launch(lp.launch_id).created_at
     hook = fake_session.guards
@@ -126,7 +126,7 @@ def test_finished_job_prompts_and_keep_running_stops_the_teardown(qtbot, fake_ac
 
 def test_guards_tear_down_in_the_gui_and_say_it_was_verified(qtbot, fake_accounts, fake_session):
     fake_accounts.add_fake("done", exit_after="0")
-    lp = plan(fake_accounts, GPU_JOB, profile="done")
+    lp = choose_offer(fake_accounts, GPU_JOB, profile="done")
     execute(fake_accounts, lp)
     hook = fake_session.guards
     hook.finish_grace_s = 0  # no grace: the guard ends it at once

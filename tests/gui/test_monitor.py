@@ -10,7 +10,7 @@ import pytest
 
 from workbench.core.domain.errors import TransientError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import GpuSample, Instance, InstanceState, Profile
 from workbench.ui.monitor import monitor_view as monitor
 from workbench.ui.monitor.monitor_view import MonitorView, PollResult, instance_key
@@ -18,7 +18,7 @@ from workbench.ui.runtime.session import Session
 
 
 def launch(accounts, yaml: str, provider: str = "local") -> Instance:
-    return execute(accounts, plan(accounts, parse_spec(yaml), provider=provider))[0]
+    return execute(accounts, choose_offer(accounts, parse_spec(yaml), provider=provider))[0]
 
 
 def make_view(qtbot, session, **kw) -> MonitorView:

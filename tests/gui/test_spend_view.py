@@ -6,7 +6,7 @@ import csv
 import pytest
 
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.ui.runtime.session import Session
 from workbench.ui.money.spend_view import SpendView, build_report, write_csv
 
@@ -16,7 +16,7 @@ GPU_JOB = parse_spec("name: train-v100\nrun: python train.py\nresources:\n  gpu:
 
 def test_report_sums_price_times_billable_time(fake_accounts):
     fake_accounts.add_fake("lab")
-    [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    [inst] = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lab"))
     now = inst.launched_at + 1800  # half an hour later, still running
     report = build_report(fake_accounts, now=now)
     [row] = report.rows
@@ -29,7 +29,7 @@ def test_report_sums_price_times_billable_time(fake_accounts):
 
 def test_csv_export_round_trips(tmp_path, fake_accounts):
     fake_accounts.add_fake("lab")
-    [inst] = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    [inst] = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lab"))
     report = build_report(fake_accounts, now=inst.launched_at + 3600)
     path = tmp_path / "spend.csv"
     write_csv(str(path), report)
@@ -41,7 +41,7 @@ def test_csv_export_round_trips(tmp_path, fake_accounts):
 
 def test_view_shows_totals_and_rows_after_a_refresh(qtbot, fake_accounts):
     fake_accounts.add_fake("lab")
-    execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="lab"))
+    execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lab"))
     session = Session(fake_accounts)
     view = SpendView(session)
     qtbot.addWidget(view)

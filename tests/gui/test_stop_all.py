@@ -15,7 +15,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QPushButton
 
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Profile, Resource
 from workbench.ui.runtime.session import Session
 from workbench.ui.instances.stop_all import GREEN, RED, StopAllDialog
@@ -65,7 +65,7 @@ def _group_alive(pgid: int) -> list[int]:
 def test_stops_a_real_local_job_and_verifies(qtbot, session):
     acc = session.accounts
     acc.save_profile(Profile("local", "local", "local", settings={"price_per_hour": "0.25"}))
-    inst = execute(acc, plan(acc, SLEEPER, provider="local"))[0]
+    inst = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
     pid, pgid = inst.extra["pid"], inst.extra["pgid"]
     assert psutil.pid_exists(pid) and _group_alive(pgid)
     notes: list[tuple[str, str, str]] = []
@@ -121,7 +121,7 @@ def test_a_profile_that_cannot_be_listed_is_shown(qtbot, fake_session, fake_acco
 
 def test_the_window_closing_mid_teardown_breaks_nothing(qtbot, session):
     acc = session.accounts
-    inst = execute(acc, plan(acc, SLEEPER, provider="local"))[0]
+    inst = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
     notes: list[tuple[str, str, str]] = []
     session.notify.connect(lambda *a: notes.append(a))
     dlg = _open(qtbot, session)
@@ -135,8 +135,8 @@ def test_the_window_closing_mid_teardown_breaks_nothing(qtbot, session):
 
 def test_leftover_disks_are_listed_and_deleted(qtbot, fake_session, fake_accounts):
     fake_accounts.add_fake("leaky", leak_disk="true")
-    first = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="leaky"))[0]
-    second = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="leaky"))[0]
+    first = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="leaky"))[0]
+    second = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="leaky"))[0]
     prov = fake_accounts.provider(fake_accounts.profile("leaky"))
     prov.terminate([first])  # ends the machine, leaves its disk billing
 
@@ -163,7 +163,7 @@ def test_leftover_disks_are_listed_and_deleted(qtbot, fake_session, fake_account
 def test_what_remains_is_listed_with_console_links_and_retry_works(qtbot, fake_session, fake_accounts,
                                                                     monkeypatch):
     fake_accounts.add_fake("stuck", stuck="true")
-    inst = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="stuck"))[0]
+    inst = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="stuck"))[0]
     cls = type(fake_accounts.provider(fake_accounts.profile("stuck")))
     monkeypatch.setattr(cls, "console_url", lambda self, item: f"https://console.fake/{item.instance_id}"
                         if isinstance(item, Instance) else None, raising=False)
@@ -200,7 +200,7 @@ def test_what_remains_is_listed_with_console_links_and_retry_works(qtbot, fake_s
 def test_a_slow_cloud_never_freezes_the_window_and_closing_keeps_it_running(qtbot, fake_session,
                                                                            fake_accounts, gaps):
     fake_accounts.add_fake("slow")
-    inst = execute(fake_accounts, plan(fake_accounts, GPU_JOB, profile="slow"))[0]
+    inst = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="slow"))[0]
     # every provider call now sleeps 1 s (2 s would make this test ~15 s: a teardown is ~5 calls deep)
     fake_accounts.add_fake("slow", delay="1")
 

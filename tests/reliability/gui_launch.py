@@ -19,7 +19,7 @@ def main() -> int:
 
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import load_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
     from workbench.ui.shell.main_window import MainWindow
 
@@ -32,7 +32,7 @@ def main() -> int:
     win.show()
 
     def launch() -> str:
-        lp = plan(accounts, load_spec(spec_path), provider=provider)
+        lp = choose_offer(accounts, load_spec(spec_path), provider=provider)
         execute(accounts, lp)
         return lp.launch_id
 

@@ -98,7 +98,7 @@ def test_a_foreign_sqlite_database_is_moved_aside_untouched(wbhome):
 
 def test_a_plugin_that_raises_during_a_launch_is_a_clear_error_and_recorded(tmp_path, monkeypatch):
     from workbench.core.providers.accounts import Accounts
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.domain.models import Profile
     from workbench.core.providers.registry import discover
     from workbench.core.store.database import Store
@@ -117,7 +117,7 @@ def test_a_plugin_that_raises_during_a_launch_is_a_clear_error_and_recorded(tmp_
         raise RuntimeError("plugin bug: list index out of range")
 
     monkeypatch.setattr(FakeCloudProvider, "launch", boom)
-    lp = plan(acc, parse_spec("name: boom\nrun: echo\nresources:\n  gpu: V100:1\n"), provider="fakecloud")
+    lp = choose_offer(acc, parse_spec("name: boom\nrun: echo\nresources:\n  gpu: V100:1\n"), provider="fakecloud")
     with pytest.raises(WorkbenchError) as info:
         execute(acc, lp)
     assert info.value.message == "launch failed: RuntimeError: plugin bug: list index out of range"
@@ -194,7 +194,7 @@ def test_a_price_api_answering_garbage_falls_back_to_the_snapshot(wbhome, moto):
 
 def test_an_instance_deleted_behind_the_apps_back(wbhome, moto, monkeypatch):
     from workbench.core.providers.accounts import Accounts
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
@@ -204,7 +204,7 @@ def test_an_instance_deleted_behind_the_apps_back(wbhome, moto, monkeypatch):
     creds = MemoryCredentials()
     creds.set("aws", "moto", {"access_key_id": "AKIABEHIND0000000001", "secret_access_key": "behind/secret"})
     acc = Accounts(store, credentials=creds)
-    lp = plan(acc, parse_spec(GPU_SPEC.format(name="behind", gpu="V100:1")), provider="aws")
+    lp = choose_offer(acc, parse_spec(GPU_SPEC.format(name="behind", gpu="V100:1")), provider="aws")
     inst = execute(acc, lp)[0]
     store.close()
     ec2_client(moto).terminate_instances(InstanceIds=[inst.instance_id])  # someone used the console

@@ -70,7 +70,7 @@ def test_gui_cli_and_watch_at_once_on_one_store(wbhome, tmp_path):
 def _launch_in_process(wbhome, moto, monkeypatch, n: int) -> list[str]:
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
@@ -84,7 +84,7 @@ def _launch_in_process(wbhome, moto, monkeypatch, n: int) -> list[str]:
     ids = []
     try:
         for i in range(n):
-            lp = plan(acc, parse_spec(GPU_SPEC.format(name=f"twice{i}", gpu="V100:1")), provider="aws")
+            lp = choose_offer(acc, parse_spec(GPU_SPEC.format(name=f"twice{i}", gpu="V100:1")), provider="aws")
             execute(acc, lp)
             ids.append(lp.launch_id)
     finally:

@@ -62,7 +62,7 @@ def test_ten_aws_launches_and_their_teardown_under_a_fault_storm_leave_nothing(t
     this long, so some launches fail — each with a TransientError and rolled back.  20: all complete."""
     from workbench.core.domain.errors import TransientError
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan, remains
+    from workbench.core.lifecycle.launcher import execute, choose_offer, remains
     from workbench.core.lifecycle.teardown import teardown
 
     acc = _aws_accounts(tmp_path / "home", moto, monkeypatch, f"max_attempts={attempts}")
@@ -70,7 +70,7 @@ def test_ten_aws_launches_and_their_teardown_under_a_fault_storm_leave_nothing(t
     launched, failed = {}, []
     try:
         for n in range(10):
-            lp = plan(acc, parse_spec(GPU_SPEC.format(name=f"storm{n}", gpu="V100:1")), provider="aws")
+            lp = choose_offer(acc, parse_spec(GPU_SPEC.format(name=f"storm{n}", gpu="V100:1")), provider="aws")
             try:
                 insts = execute(acc, lp)
             except TransientError as exc:
@@ -109,7 +109,7 @@ def test_azure_launches_and_teardown_complete_under_throttling_and_500s(tmp_path
     from workbench.core.domain.errors import TransientError
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import parse_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
     from workbench.core.lifecycle.teardown import teardown
     from workbench_testing import MemoryCredentials
@@ -144,7 +144,7 @@ def test_azure_launches_and_teardown_complete_under_throttling_and_500s(tmp_path
     try:
         launched, failed = 0, []
         for n in range(4):
-            lp = plan(acc, parse_spec(GPU_SPEC.format(name=f"storm{n}", gpu="T4:1")), provider="azure")
+            lp = choose_offer(acc, parse_spec(GPU_SPEC.format(name=f"storm{n}", gpu="T4:1")), provider="azure")
             try:
                 assert len(execute(acc, lp)) == 1
                 launched += 1

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob
 
@@ -38,7 +38,7 @@ def _indent(text: str) -> str:
 
 
 def launch(accounts, spec: JobSpec) -> Instance:
-    lp = plan(accounts, spec, provider="sshcloud")
+    lp = choose_offer(accounts, spec, provider="sshcloud")
     (inst,) = execute(accounts, lp)
     return inst
 

@@ -22,7 +22,7 @@ from .helpers import Events, quick_options, wait_until
 
 from workbench.core import paths
 from workbench.core.domain.jobspec import load_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import InstanceState, Profile
 from workbench.core.remote.gpustream import GpuStream
 from workbench.core.remote.job import RemoteJob, recorded_exit_code
@@ -53,7 +53,7 @@ def test_v100_example_into_moto_uploads_runs_streams_and_is_released(tmp_path, m
                                        "    print('epoch', e)\nopen('model.pt', 'w').write('weights')\n")
         spec = dataclasses.replace(example, setup="echo prepared", run="python3 train.py", workdir=str(work),
                                    env={**example.env, "EPOCHS": "3"}, outputs=("model.pt",))
-        lp = plan(acc, spec, provider="aws")
+        lp = choose_offer(acc, spec, provider="aws")
         assert lp.choice.offer.instance_type == "p3.2xlarge" and lp.choice.offer.gpu_model == "V100"
         (inst,) = execute(acc, lp)
         assert inst.host == "127.0.0.1" and inst.extra["ssh_port"] == sshd_server.port

@@ -58,10 +58,10 @@ def test_pinned_keys_from_the_console_output_are_the_only_ones_accepted(remote, 
 
 
 def launch_on(remote, profile: str, tmp):
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
 
     spec = make_spec(tmp, "true", on_finish="keep")
-    (inst,) = execute(remote.accounts, plan(remote.accounts, spec, profile=profile))
+    (inst,) = execute(remote.accounts, choose_offer(remote.accounts, spec, profile=profile))
     return inst
 
 
@@ -76,9 +76,9 @@ def test_a_booting_machine_is_waited_for_with_cloud_init_progress(remote, tmp_pa
     remote.accounts.save_profile(Profile("late", "sshcloud", "loop-1",
                                          settings={"port": str(late.port), "user": late.user}))
     spec = make_spec(tmp_path, "echo trained", on_finish="keep")
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
 
-    (inst,) = execute(remote.accounts, plan(remote.accounts, spec, profile="late"))
+    (inst,) = execute(remote.accounts, choose_offer(remote.accounts, spec, profile="late"))
     events = Events()
     j = job(remote.accounts, inst, spec, events)
     j.opts.connect_deadline_s = 30

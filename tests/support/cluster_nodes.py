@@ -82,9 +82,9 @@ class MotoCluster:
 
     def launch(self, spec, start_sshd: bool = True):
         """Plan and execute ``spec`` on the profile; start one sshd per node at its private address."""
-        from workbench.core.lifecycle.launcher import execute, plan
+        from workbench.core.lifecycle.launcher import choose_offer, execute
 
-        lp = plan(self.accounts, spec, provider="aws")
+        lp = choose_offer(self.accounts, spec, provider="aws")
         nodes = sorted(execute(self.accounts, lp), key=lambda i: i.extra.get("node_rank", 0))
         if start_sshd:
             self.start_nodes(nodes)

@@ -2,9 +2,9 @@
 
 Edges are counted in three kinds: module level (run on import), under ``if TYPE_CHECKING:``
 (only type checkers run them, but a cycle there is still two modules that know each other)
-and inside functions (lazy imports).  Module-level and TYPE_CHECKING cycles must be zero;
-cycles through lazy imports must be zero too, except the exemptions listed below, each of
-which must still exist (so it is deleted once its cycle is gone).  Besides modules, the
+and inside functions (lazy imports); the check runs in three rounds (module level, then with
+TYPE_CHECKING, then with lazy imports) so a failure says which kind closed the cycle; all
+must find none.  Besides modules, the
 packages of workbench.core and of workbench.ui must form no cycle either, so each can be read
 (and tested) after the ones it builds on (docs/architecture.md).
 """
@@ -19,11 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE, TYPE_ONLY, LAZY = "module", "type-checking", "lazy"
-
-#: Cycles through lazy (function-level) imports that are known and being removed elsewhere.
-KNOWN_LAZY_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset({"workbench_aws.errors", "workbench_aws.quotas"}),  # issue 15, the cloud-shared-code work
-)
 
 
 def module_files(root: Path) -> dict[str, Path]:
@@ -156,11 +151,8 @@ def test_no_import_cycle_even_for_type_checking(graph):
     assert cycles(_only(graph, {MODULE, TYPE_ONLY})) == []
 
 
-def test_no_import_cycle_through_lazy_imports_beyond_the_known_ones(graph):
-    found = {frozenset(c) for c in cycles(_only(graph, {MODULE, TYPE_ONLY, LAZY}))}
-    assert sorted(map(sorted, found - set(KNOWN_LAZY_CYCLES))) == []
-    stale = set(KNOWN_LAZY_CYCLES) - found
-    assert not stale, f"these cycles are gone: delete them from KNOWN_LAZY_CYCLES: {sorted(map(sorted, stale))}"
+def test_no_import_cycle_even_through_lazy_imports(graph):
+    assert cycles(_only(graph, {MODULE, TYPE_ONLY, LAZY})) == []
 
 
 def _package_graph(graph: dict[str, set[tuple[str, str]]], prefix: str) -> dict[str, set[str]]:

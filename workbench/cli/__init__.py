@@ -25,6 +25,7 @@ exit codes:
 
 examples:
   workbench launch resources/examples/local-smoke.yaml --provider local --yes
+  workbench convert task.yaml            (a SkyPilot or dstack job file, read field by field)
   workbench status
   workbench logs LAUNCH_ID --follow
   workbench down --all --yes
@@ -69,12 +70,21 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--nodes", type=int, default=1, metavar="N",
                    help="for a job on N machines: the price of all N, and a note where the network is slow")
 
-    la = sub.add_parser("launch", parents=[common], help="launch a job spec (YAML)")
+    la = sub.add_parser("launch", parents=[common],
+                        help="launch a job file: a workbench spec, SkyPilot task or dstack task (YAML)")
     la.add_argument("spec", metavar="SPEC.yaml")
-    la.add_argument("--provider", metavar="P")
-    la.add_argument("--profile", metavar="NAME")
-    la.add_argument("--region", metavar="R")
+    la.add_argument("--provider", metavar="P", help="provider to launch on (default: the spec's, else local)")
+    la.add_argument("--profile", metavar="NAME", help="profile (account) to launch with")
+    la.add_argument("--region", metavar="R", help="region (default: the spec's, else the profile's)")
     la.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    la.add_argument("--env", action="append", metavar="NAME=VALUE",
+                    help="value of a secret the spec asks for (never stored), or an env variable to set (repeatable)")
+    la.add_argument("--secret-env", action="append", metavar="NAME",
+                    help="take the secret NAME from this computer's environment (never stored; repeatable)")
+
+    cv = sub.add_parser("convert", parents=[common],
+                        help="print the workbench spec for a SkyPilot or dstack job file, field by field")
+    cv.add_argument("file", metavar="FILE", help="a SkyPilot task YAML, dstack task file or workbench spec")
 
     sub.add_parser("status", parents=[common], help="reconcile with every provider and list launches")
 
@@ -124,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
+    from workbench.cli.advice_args import add_parsers as add_advice_parsers  # advise, report
+
+    add_advice_parsers(sub, common, _positive_float)
     return p
 
 
@@ -175,9 +188,11 @@ COMMANDS = {
     "providers": ("admin", "cmd_providers"), "profiles": ("admin", "cmd_profiles"),
     "credentials": ("admin", "cmd_credentials"), "offers": ("cloud", "cmd_offers"),
     "launch": ("remote", "cmd_launch"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
+    "convert": ("convert", "cmd_convert"),
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
     "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
+    "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
 }
 
 

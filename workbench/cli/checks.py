@@ -71,7 +71,7 @@ def _plugin_checks(require_all: bool) -> list[Check]:
         else:
             out.append(Check(f"provider {e.id}", "fail" if require_all else "warn", e.reason or "unavailable",
                              "reinstall the plugin or the extra it names"))
-    for sdk in ("boto3", "azure-mgmt-compute", "azure-identity", "nvidia-ml-py"):
+    for sdk in ("boto3", "azure-mgmt-compute", "azure-identity", "alibabacloud-ecs20140526", "nvidia-ml-py"):
         try:
             out.append(Check(f"sdk {sdk}", "ok", metadata.version(sdk)))
         except metadata.PackageNotFoundError:

@@ -11,8 +11,7 @@ from workbench.core import paths
 from workbench.core.providers.catalog import OfferQuery, collect, interconnect, interconnect_note
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
-from workbench.core.domain.jobspec import load_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import accrued, burn_rate
@@ -107,8 +106,10 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
 
 # -- launch -------------------------------------------------------------------
 def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
-    spec = load_spec(args.spec)
-    lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    from workbench.cli.convert import load_for_launch  # our spec, or a SkyPilot / dstack file
+
+    spec, secret_env, _ = load_for_launch(ctx, args)
+    lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:
@@ -121,13 +122,15 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
                   f"{o.region} {nodes}{o.instance_type} ({gpu})\n"
                   f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, {o.prices.as_of})"
-                  f"{' spot' if spec.resources.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
-                  f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n")
+                  f"{' spot' if lp.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
+                  f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n"
+                  + (f"  chosen: {lp.matched}, the {'first with an offer' if spec.choose == 'in_order' else 'cheapest'}"
+                     f" of {lp.alternatives + 1} matching offers\n" if lp.matched else ""))
         out.flush()
     if not _confirm("Launch?", args.yes):
         err("cancelled: nothing was launched")
         return EXIT_INPUT
-    instances = execute(ctx.accounts, lp)
+    instances = execute(ctx.accounts, lp, secret_env=secret_env)
     if ctx.json:
         emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances]})
     else:

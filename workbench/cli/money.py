@@ -21,7 +21,7 @@ from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.lifecycle.guards import GuardEngine, GuardEvent
-from workbench.core.money.planner import Hardware, break_even_hours, plan_from_accounts
+from workbench.core.money.planner import Hardware, break_even_hours, compare_costs_from_accounts
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import SpendBook, start_of_month, start_of_today
 from workbench.cli.cloud import EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, _errors_json, _print_errors, parse_gpu_arg
@@ -135,7 +135,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
     hw = None
     if args.buy_price is not None:
         hw = Hardware(args.buy_price, args.power_kw, args.kwh_price, args.upkeep, args.resale)
-    result, errors = plan_from_accounts(ctx.accounts, model, count or 1, args.hours, hw)
+    result, errors = compare_costs_from_accounts(ctx.accounts, model, count or 1, args.hours, hw)
     rows = list(result.rows) if args.all else result.summary()
     od = result.cheapest("on-demand")
     breakeven = break_even_hours(hw, od.hourly) if hw is not None and od is not None else None

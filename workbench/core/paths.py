@@ -62,6 +62,11 @@ def log_dir() -> Path:
     return _ensure(_root("logs"))
 
 
+def price_cache_dir() -> Path:
+    """Where `workbench catalog update` keeps fresher price lists (not created here: readers only look)."""
+    return _root("data") / "prices"
+
+
 def store_path() -> Path:
     return data_dir() / "state.sqlite3"
 

@@ -77,7 +77,7 @@ def _launch_in_process(home: Path, moto_url: str, spec_path: Path, monkeypatch) 
     over SSH, which moto's machines cannot answer); returns region → launch id."""
     from workbench.core.providers.accounts import Accounts
     from workbench.core.domain.jobspec import load_spec
-    from workbench.core.lifecycle.launcher import execute, plan
+    from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
     from workbench_testing import MemoryCredentials
 
@@ -89,7 +89,7 @@ def _launch_in_process(home: Path, moto_url: str, spec_path: Path, monkeypatch) 
         accounts = Accounts(store, credentials=creds)
         out = {}
         for region in ("us-east-1", "us-west-2"):
-            lp = plan(accounts, load_spec(spec_path), provider="aws", region=region)
+            lp = choose_offer(accounts, load_spec(spec_path), provider="aws", region=region)
             assert (lp.choice.offer.instance_type, lp.choice.offer.region) == ("p3.2xlarge", region)
             assert [i.region for i in execute(accounts, lp)] == [region]
             out[region] = lp.launch_id

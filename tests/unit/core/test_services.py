@@ -13,7 +13,7 @@ from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.catalog import OfferQuery, collect, matches
 from workbench.core.domain.errors import AuthError, NotFoundError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, new_launch_id, plan
+from workbench.core.lifecycle.launcher import execute, new_launch_id, choose_offer
 from workbench.core.domain.models import InstanceState, Offer, Prices, Profile
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import accrued, burn_rate, projected_cost
@@ -68,11 +68,11 @@ def test_collect_ranks_across_profiles_and_reports_failures(accounts):
 
 def test_plan_picks_cheapest_and_projects_cost(accounts):
     spec = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:4\nguards:\n  max_runtime: 3h\n")
-    lp = plan(accounts, spec, profile="fc")
+    lp = choose_offer(accounts, spec, profile="fc")
     assert lp.choice.offer.instance_type == "fk.v100x4" and lp.price_per_hour == 12.24
     assert lp.projected_cost == pytest.approx(12.24 * 3)
     with pytest.raises(NotFoundError, match="matches 8× H100"):
-        plan(accounts, parse_spec("name: t\nrun: x\nresources:\n  gpu: H100:8\n"), profile="fc")
+        choose_offer(accounts, parse_spec("name: t\nrun: x\nresources:\n  gpu: H100:8\n"), profile="fc")
 
 
 def test_launch_ids_are_safe_and_unique():
@@ -93,7 +93,7 @@ def test_spend_accrues_only_billable_time():
 
 def test_reconcile_recovers_and_marks_vanished(accounts):
     spec = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")
-    inst = execute(accounts, plan(accounts, spec, profile="fc"))[0]
+    inst = execute(accounts, choose_offer(accounts, spec, profile="fc"))[0]
     # another process / a lost database: the store forgets, the cloud remembers
     other = Store.open(accounts.store.path.parent / "other.sqlite3")
     acc2 = Accounts(other, accounts.entries, credentials=accounts.credentials)
@@ -110,8 +110,8 @@ def test_reconcile_recovers_and_marks_vanished(accounts):
 
 def test_teardown_sweeps_leftovers_per_launch_and_verifies(accounts):
     spec = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")
-    keep = execute(accounts, plan(accounts, spec, profile="fc"))[0]
-    gone = execute(accounts, plan(accounts, spec, profile="fc-leaky"))[0]
+    keep = execute(accounts, choose_offer(accounts, spec, profile="fc"))[0]
+    gone = execute(accounts, choose_offer(accounts, spec, profile="fc-leaky"))[0]
     report = teardown(accounts, [gone.launch_id], timeout=5, poll=0.05)
     assert report.clean
     assert [i.instance_id for i in report.terminated] == [gone.instance_id]
@@ -126,7 +126,7 @@ def test_teardown_reports_what_still_bills(accounts):
     accounts.save_profile(Profile("fc-stuck", "fakecloud", "fake-east", settings={"stuck": "true"}))
     accounts.credentials.values[("fakecloud", "fc-stuck")] = {"account": "a"}
     spec = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")
-    inst = execute(accounts, plan(accounts, spec, profile="fc-stuck"))[0]
+    inst = execute(accounts, choose_offer(accounts, spec, profile="fc-stuck"))[0]
     ticks = iter(range(1000))
     report = teardown(accounts, None, timeout=3, poll=0.0, clock=lambda: float(next(ticks)))
     assert [x.instance_id for x in report.remaining] == [inst.instance_id]

@@ -25,23 +25,20 @@ from typing import Any, Mapping, Sequence
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.errors import SpecError
-from workbench.core.domain.gpus import GPU_MODELS, canonical_gpu, suggest_gpu
-from workbench.core.domain.models import (GpuRequest, Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode,
-                                          StorageMount)
+from workbench.core.domain.jobspec_choices import (MAX_GPU_COUNT, ChoiceReader, alternatives_from_dict,
+                                                   alternatives_to_dict, gpu_from_dict, gpu_to_dict)
+from workbench.core.domain.models import Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode, StorageMount
 from workbench.core.domain.storage_uri import parse_storage_uri
-from workbench.core.domain.yaml_reader import OFF_WORDS, NodeReader, did_you_mean
+from workbench.core.domain.yaml_reader import OFF_WORDS, did_you_mean
 
 __all__ = ["load_spec", "parse_spec", "spec_to_dict", "spec_from_dict", "MAX_GPU_COUNT"]
 
-MAX_GPU_COUNT = 64
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_GPU_FORMS = "'MODEL', 'MODEL:COUNT' (e.g. V100:1) or a mapping {model, count, min_memory_gb}"
 
 _TOP_KEYS = ("name", "resources", "setup", "run", "env", "workdir", "outputs", "on_finish", "guards", "providers",
-             "regions", "num_nodes", "outputs_from", "storage", "recovery", "secrets")
+             "regions", "num_nodes", "outputs_from", "storage", "recovery", "secrets", "alternatives", "choose")
 _RESOURCE_KEYS = ("gpu", "cpus", "memory_gb", "disk_gb", "spot", "max_price", "network")
-_GPU_KEYS = ("model", "count", "min_memory_gb")
 _NETWORK_KEYS = ("min_gbps", "rdma")
 _GUARD_KEYS = ("max_runtime", "idle_minutes", "idle_util_below", "budget_usd")
 _STORAGE_KEYS = ("path", "source", "mode", "interval")
@@ -97,7 +94,8 @@ def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
         "name": spec.name,
         "run": spec.run,
         "setup": spec.setup,
-        "resources": dataclasses.asdict(spec.resources),
+        "resources": {**dataclasses.asdict(spec.resources),
+                      "gpu": gpu_to_dict(spec.resources.gpu) if spec.resources.gpu else None},
         "env": dict(spec.env),
         "workdir": spec.workdir,
         "on_finish": spec.on_finish.value,
@@ -112,6 +110,8 @@ def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
                     for m in spec.storage],
         "recovery": dataclasses.asdict(spec.recovery) if spec.recovery else None,
         "secrets": list(spec.secrets),
+        "alternatives": alternatives_to_dict(spec.alternatives),
+        "choose": spec.choose,
     }
 
 
@@ -125,8 +125,7 @@ def spec_from_dict(d: Mapping[str, Any]) -> JobSpec:
     """
     try:
         res = dict(d.get("resources") or {})
-        gpu = res.get("gpu")
-        res["gpu"] = _build(GpuRequest, gpu) if gpu else None
+        res["gpu"] = gpu_from_dict(res.get("gpu"))
         return JobSpec(
             name=d["name"],
             run=d["run"],
@@ -148,6 +147,8 @@ def spec_from_dict(d: Mapping[str, Any]) -> JobSpec:
             recovery=Recovery(int(rec.get("max_restarts", 3)), tuple(rec.get("on") or ("preemption",)))
             if (rec := d.get("recovery")) else None,
             secrets=tuple(d.get("secrets") or ()),
+            alternatives=alternatives_from_dict(d.get("alternatives")),
+            choose=d.get("choose") or "cheapest",
         )
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise SpecError(f"stored job spec is malformed: {type(e).__name__}: {e}") from e
@@ -158,7 +159,7 @@ def _build(cls: type, values: Mapping[str, Any]) -> Any:
     return cls(**{k: v for k, v in values.items() if k in names})
 
 
-class _Parser(NodeReader):
+class _Parser(ChoiceReader):
     """Walks the composed node tree; each method validates one field."""
 
     # -- the spec ---------------------------------------------------------
@@ -209,6 +210,8 @@ class _Parser(NodeReader):
             storage=self.storage(opt("storage")),
             recovery=self.recovery(opt("recovery")),
             secrets=self.secrets(opt("secrets"), f),
+            alternatives=(alternatives := self.alternatives(opt("alternatives"))),
+            choose=self.choose(opt("choose"), bool(alternatives)),
         )
 
     def resources(self, node: Node | None) -> Resources:
@@ -237,47 +240,6 @@ class _Parser(NodeReader):
                 if "rdma" in net and not self.is_null(net["rdma"][1]):
                     kw["rdma"] = self.boolean(net["rdma"][1], f"{path}.rdma")
         return Resources(**kw)
-
-    def gpu(self, node: Node, path: str) -> GpuRequest | None:
-        if self.is_null(node):
-            return None  # CPU only
-        if isinstance(node, MappingNode):
-            f = self.mapping(node, path, _GPU_KEYS)
-            model = None
-            if "model" in f and not self.is_null(f["model"][1]):
-                model = self.gpu_model(f["model"][1], f"{path}.model", self.string(f["model"][1], f"{path}.model"))
-            count = self.integer(f["count"][1], f"{path}.count", 1, MAX_GPU_COUNT) if "count" in f else 1
-            memory = None
-            if "min_memory_gb" in f and not self.is_null(f["min_memory_gb"][1]):
-                memory = self.number(f["min_memory_gb"][1], f"{path}.min_memory_gb")
-            return GpuRequest(model=model, count=count, min_memory_gb=memory)
-        value = self.scalar(node, path, _GPU_FORMS)
-        if not isinstance(value, str):
-            self.fail(node, path, f"must be {_GPU_FORMS}, got {self.describe(node, value)}")
-        model_text, colon, count_text = value.partition(":")
-        model = self.gpu_model(node, path, model_text)
-        count = 1
-        if colon:
-            count_text = count_text.strip()
-            count = int(count_text) if count_text.isdecimal() else -1
-            if not 1 <= count <= MAX_GPU_COUNT:
-                self.fail(node, path, f"GPU count must be a whole number from 1 to {MAX_GPU_COUNT}, "
-                                      f"got '{count_text}' in '{value}'")
-        return GpuRequest(model=model, count=count)
-
-    def gpu_model(self, node: Node, path: str, text: str) -> str | None:
-        text = text.strip()
-        if not text:
-            self.fail(node, path, f"the GPU model is empty: give {_GPU_FORMS}")
-        if text.lower() == "any":
-            return None
-        model = canonical_gpu(text)
-        if model is None:
-            guess = suggest_gpu(text)
-            if guess:
-                self.fail(node, path, f"unknown GPU model '{text}' — did you mean {guess}?")
-            self.fail(node, path, f"unknown GPU model '{text}' — known models: {', '.join(GPU_MODELS)}, or 'any'")
-        return model
 
     def env(self, node: Node | None) -> dict[str, str]:
         if node is None:

@@ -8,6 +8,7 @@ Timestamps are POSIX seconds (float, UTC); money is in the offer's currency
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
@@ -58,6 +59,8 @@ class Prices:
     currency: str = "USD"
     source: str = "unknown"  # e.g. "live: AWS Price List API", "snapshot", "profile setting"
     as_of: str = ""  # ISO date the prices were observed
+    savings_plan_1y: float | None = None  # effective hourly under a 1-/3-year savings plan, where published
+    savings_plan_3y: float | None = None
 
     def hourly(self, spot: bool = False) -> float | None:
         return self.spot if spot else self.on_demand
@@ -93,11 +96,19 @@ class Offer:
 
 @dataclass(frozen=True)
 class GpuRequest:
-    """GPUs a job asks for; model None means any GPU."""
+    """GPUs a job asks for; model None means any GPU.
+
+    ``count`` is the least number of GPUs per machine; ``max_count`` (None: no upper bound) and
+    ``max_memory_gb`` make ranges such as dstack's ``H100:1..2`` or ``24GB..40GB:2``.  ``vendor``
+    ("NVIDIA", "AMD", …, as in ``gpus.GPU_MODELS``) narrows "any GPU" to one maker's models.
+    """
 
     model: str | None
     count: int = 1
     min_memory_gb: float | None = None
+    max_count: int | None = None
+    max_memory_gb: float | None = None
+    vendor: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,26 @@ class Recovery:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """One allowed kind of machine: the job runs on an offer that matches any of the spec's alternatives.
+
+    A field left None takes the spec's value (``resources.gpu``, ``resources.spot``, the provider and
+    region the launch is planned on); ``instance_type`` None means any type.
+    """
+
+    gpu: GpuRequest | None = None
+    provider: str | None = None
+    region: str | None = None
+    instance_type: str | None = None
+    spot: bool | None = None
+
+
+#: how a spec with alternatives picks its offer: the cheapest of all, or the first alternative that has one
+CHOOSE_CHEAPEST = "cheapest"
+CHOOSE_IN_ORDER = "in_order"
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """A validated job spec (see ``workbench.core.domain.jobspec``)."""
 
@@ -173,6 +204,8 @@ class JobSpec:
     storage: tuple[StorageMount, ...] = ()
     recovery: Recovery | None = None  # None: an interrupted job stays ended
     secrets: tuple[str, ...] = ()  # env names whose values are asked for at launch, never stored
+    alternatives: tuple[Alternative, ...] = ()  # allowed machines (e.g. GPU choices); () = resources only
+    choose: str = CHOOSE_CHEAPEST  # CHOOSE_CHEAPEST or CHOOSE_IN_ORDER (the first alternative with an offer)
 
 
 @dataclass(frozen=True)
@@ -212,6 +245,8 @@ class LaunchRequest:
     tags: Mapping[str, str]
     spot: bool = False
     count: int = 1
+    #: values of ``spec.secrets`` given at launch: passed to the job's environment, never stored or logged
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def region(self) -> str:
@@ -281,6 +316,32 @@ class GpuSample:
     mem_total_mb: float
     name: str = ""
     kind: str = "gpu"
+    # schema 3 (the utilization advisor); NaN where not reported, as in readings stored before
+    power_w: float = math.nan
+    power_limit_w: float = math.nan
+    sm_clock_mhz: float = math.nan
+    mem_util_percent: float = math.nan
+    util_min: float = math.nan  # of the readings a stored (minute) sample averages
+    util_max: float = math.nan
+
+
+@dataclass(frozen=True)
+class HostSample:
+    """The machine around the GPUs, averaged over a minute: CPU, memory, network and disk (schema 3).
+
+    Rates are bytes per second summed over the machine's interfaces (without loopback) and whole
+    disks; NaN where the machine did not report them.
+    """
+
+    instance_id: str
+    ts: float
+    cpu_percent: float  # of all CPUs together
+    cpus: int
+    mem_used_mb: float
+    mem_total_mb: float
+    net_rx_bps: float
+    net_tx_bps: float
+    disk_read_bps: float
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,10 @@
 """App-side guards: budget cap, max runtime, idle GPU, job finished → verified teardown.
 
+These run in the app (the GUI through ``workbench.ui.runtime.guard_loop``, the CLI in
+``workbench watch``).  Their counterpart on the rented machine, which works while the app is
+closed, is the instance-side guard ``resources/guard/workbench_guard.py``, installed by the
+boot script (``workbench.core.providers.bootscript``).
+
 One :meth:`GuardEngine.poll` looks at every launch that still bills and decides:
 
 * **max runtime** -- now ≥ launch start + ``max_runtime_minutes``: tear down.

@@ -1,4 +1,4 @@
-"""Plan and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
+"""Choose an offer and execute a launch: spec → chosen (default: cheapest) offer → provider.launch.
 
 Crash safety: the launch record is written to the store *before* the
 provider is called, and every resource carries the launch's tags, so a
@@ -20,13 +20,16 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from workbench.core.providers.accounts import Accounts
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.offer_choice import describe_match, effective_spot, spec_offers
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.crashpoints import crash_point
-from workbench.core.domain.errors import CapacityError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import CapacityError, ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_to_dict
+from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile, Resource
 from workbench.core.providers.contract import launch_tags
 from workbench.core.money.spend import projected_cost
@@ -70,6 +73,16 @@ class LaunchPlan:
         return None if self.choice.price is None else self.choice.price * self.num_nodes
 
     @property
+    def spot(self) -> bool:
+        """Spot or on-demand: the chosen alternative's term, else the spec's."""
+        return effective_spot(self.spec, self.choice)
+
+    @property
+    def matched(self) -> str | None:
+        """Which of the spec's alternatives the chosen offer matched ('alternative 2 of 4 (1× V100)')."""
+        return describe_match(self.spec, self.choice)
+
+    @property
     def projected_cost(self) -> float | None:
         """Every node running to the max runtime."""
         return projected_cost(self.choice.price, self.spec.guards.max_runtime_minutes, self.num_nodes)
@@ -80,33 +93,43 @@ class LaunchPlan:
             "launch_id": self.launch_id, "name": self.spec.name,
             "provider": self.profile.provider, "profile": self.profile.name, "region": o.region,
             "instance_type": o.instance_type, "gpu_model": o.gpu_model, "gpu_count": o.gpu_count,
-            "spot": self.spec.resources.spot, "price_per_hour": self.price_per_hour,
+            "spot": self.spot, "price_per_hour": self.price_per_hour,
             "num_nodes": self.num_nodes, "price_per_hour_total": self.price_per_hour_total,
             "currency": o.prices.currency, "price_source": o.prices.source, "price_as_of": o.prices.as_of,
             "max_runtime_minutes": self.spec.guards.max_runtime_minutes,
             "projected_cost": self.projected_cost,
+            "alternative": self.choice.alternative, "matched": self.matched,
         }
 
 
-def plan(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile: str | None = None,
-         region: str | None = None) -> LaunchPlan:
+def choose_offer(accounts: Accounts, spec: JobSpec, provider: str | None = None, profile: str | None = None,
+                 region: str | None = None) -> LaunchPlan:
     """Choose where to run ``spec``: the cheapest available offer of the chosen profile.
 
     Provider preference: the argument, else the spec's first ``providers``
-    entry, else the built-in local profile.
+    entry, else the built-in local profile.  A spec with ``alternatives``
+    runs on the cheapest offer matching any of them (or, with ``choose:
+    in_order``, the first alternative that has one); a provider, profile or
+    region given here wins over the ones its alternatives name.
     """
+    provider_from_user, region_from_user = bool(provider or profile), bool(region)
     provider = provider or (spec.providers[0] if spec.providers and not profile else None)
     prof = accounts.resolve(provider, profile)
     if region is None and spec.regions and prof.provider != "local":
         region = spec.regions[0]  # the spec's regions name cloud regions, never this computer
     region = region or prof.region
-    q = OfferQuery.from_spec(spec, provider=prof.provider, region=region)
-    ranked, errors = collect(accounts, q, profiles=[prof])
-    if errors:
-        raise errors[0][1]
+    found = spec_offers(accounts, spec, prof, region, provider_from_user, region_from_user)
+    if found.errors:
+        raise found.errors[0][1]
+    ranked = found.ranked
     usable = [r for r in ranked if r.offer.available]
     if not usable:
         want = _describe_request(spec)
+        if spec.alternatives and len(found.skipped) == len(spec.alternatives):
+            raise NotFoundError(f"none of the spec's {len(spec.alternatives)} alternatives can run on profile "
+                                f"{prof.name!r}: " + "; ".join(f"{i + 1} {why}" for i, why in found.skipped),
+                                hint="choose a provider the alternatives name, or pass --provider to use "
+                                     "their hardware on another one")
         if ranked:
             note = ranked[0].offer.availability_note or "no capacity or quota"
             raise CapacityError(f"no available offer for {want} on {prof.name}: {note}",
@@ -139,17 +162,24 @@ def plan_offer(accounts: Accounts, spec: JobSpec, choice: RankedOffer, alternati
 
 
 def _describe_request(spec: JobSpec) -> str:
+    if spec.alternatives:
+        return "any of " + "; ".join(describe_alternative(a) for a in spec.alternatives)
     g = spec.resources.gpu
     nodes = f" per node ({spec.num_nodes} nodes)" if spec.num_nodes > 1 else ""
     if g is None:
         return "a CPU machine" + nodes
-    return f"{g.count}× {g.model or 'any GPU'}" + (f" ≥{g.min_memory_gb:g} GB" if g.min_memory_gb else "") + nodes
+    return describe_gpu(g) + nodes
 
 
 def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
             wait_s: float = 0.0, poll_s: float = 2.0,
-            should_stop: Callable[[], bool] | None = None) -> list[Instance]:
+            should_stop: Callable[[], bool] | None = None,
+            secret_env: Mapping[str, str] | None = None) -> list[Instance]:
     """Record the launch, call the provider, store the instances.  Raises the provider's error.
+
+    ``secret_env``: the values of ``lp.spec.secrets`` given at launch; they reach the provider
+    (the job's environment) and nothing else: not the store, not the log.  A secret without a
+    value is an error before anything is recorded.
 
     ``progress`` receives the ``STEP_*`` keys as the launch goes.  With
     ``wait_s`` > 0, after the provider returns this polls its instances until
@@ -157,7 +187,14 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     ``should_stop()`` says the user cancelled: the instances are returned as
     they are, and the caller decides whether to tear them down).
     """
+    missing = [name for name in lp.spec.secrets if name not in (secret_env or {})]
+    if missing:
+        raise ConfigError(f"no value for {', '.join(missing)}: the job spec asks for "
+                          f"{'it' if len(missing) == 1 else 'them'} at launch",
+                          hint="give each with --env NAME=VALUE or --secret-env NAME (taken from this "
+                               "computer's environment)")
     report = progress or (lambda step: None)
+    launch_secrets.remember(lp.launch_id, secret_env or {})  # memory only: for the job's start on the machine
     store = accounts.store
     offer = lp.choice.offer
     report(STEP_RECORD)
@@ -168,8 +205,8 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     ))
     crash_point("launch:recorded")
     req = LaunchRequest(launch_id=lp.launch_id, spec=lp.spec, offer=offer, profile=lp.profile.name,
-                        tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spec.resources.spot,
-                        count=lp.num_nodes)
+                        tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spot,
+                        secret_env=dict(secret_env or {}), count=lp.num_nodes)
     report(STEP_PROVIDER)
     provider = accounts.provider(lp.profile)
     try:

@@ -7,21 +7,19 @@ three-month job on a one-year term pays for twelve months), and compares it
 with buying the hardware (purchase price, power and upkeep the user enters).
 
 Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.
-Pure computation, safe on any thread; ``plan_from_accounts`` asks providers
+Pure computation, safe on any thread; ``compare_costs_from_accounts`` asks providers
 for offers and therefore blocks (run it on a worker).  Bad input raises
 ConfigError.
 """
 
 from __future__ import annotations
 
-import csv
 import logging
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from workbench.core import paths
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.domain.models import Offer, Prices
@@ -62,7 +60,7 @@ class Hardware:
 
 
 @dataclass(frozen=True)
-class PlanRow:
+class CostRow:
     """One way to pay for the job."""
 
     option: str  # one of OPTIONS
@@ -97,18 +95,18 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CostComparison:
     gpu_model: str
     gpus: int
     hours: float
-    rows: tuple[PlanRow, ...]
+    rows: tuple[CostRow, ...]
 
-    def cheapest(self, option: str) -> PlanRow | None:
+    def cheapest(self, option: str) -> CostRow | None:
         return next((r for r in self.rows if r.option == option), None)
 
-    def summary(self) -> list[PlanRow]:
+    def summary(self) -> list[CostRow]:
         """The cheapest row of each option per provider, cheapest first (the side-by-side table)."""
-        best: dict[tuple[str, str | None], PlanRow] = {}
+        best: dict[tuple[str, str | None], CostRow] = {}
         for r in self.rows:
             k = (r.option, r.provider)
             if k not in best or r.total < best[k].total:
@@ -126,7 +124,7 @@ def _terms(hours: float) -> dict[str, float]:
             "reserved-3y": HOURS_3Y * math.ceil(hours / HOURS_3Y)}
 
 
-def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[PlanRow]:
+def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
     """Every priced option of one offer for ``gpus`` GPUs over ``hours``."""
     if offer.gpu_count < 1:
         return []
@@ -149,7 +147,7 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         if price is None:
             return
         note = "; ".join(x for x in (extra, *notes) if x)
-        out.append(PlanRow(option=option, hourly=price * machines, total=price * machines * paid,
+        out.append(CostRow(option=option, hourly=price * machines, total=price * machines * paid,
                            paid_hours=paid, note=note, **base))  # type: ignore[arg-type]
 
     add("on-demand", p.on_demand, hours)
@@ -163,8 +161,9 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
     return out
 
 
-def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int, hours: float,
-         hardware: Hardware | None = None, fx: CurrencySettings | None = None) -> Plan:
+def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int,
+                  hours: float, hardware: Hardware | None = None,
+                  fx: CurrencySettings | None = None) -> CostComparison:
     """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
 
     Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
@@ -174,7 +173,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
         raise ConfigError(f"the number of GPUs must be at least 1, not {gpus}")
     if not math.isfinite(hours) or hours <= 0:
         raise ConfigError(f"the duration must be a positive number of hours, not {hours!r}")
-    rows: list[PlanRow] = []
+    rows: list[CostRow] = []
     seen: set[tuple[str, str, str]] = set()
     for item in offers:
         profile, offer = item if isinstance(item, tuple) else (None, item)
@@ -187,7 +186,7 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
         rows.extend(rows_for_offer(offer, gpus, hours, profile))
     if hardware is not None:
         power = hardware.power_kw * hardware.price_per_kwh
-        rows.append(PlanRow(
+        rows.append(CostRow(
             option="buy", provider=None, region=None, instance_type=None, machines=1, gpus=gpus,
             hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
             currency=hardware.currency, _hours=hours,
@@ -195,12 +194,12 @@ def plan(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model
                   f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
                   + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
                      "; you keep the hardware afterwards (resale not counted)"))))
-    def in_usd(r: PlanRow) -> float:
+    def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
         return round(r.total if converted is None else converted, 6)
 
     rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
-    return Plan(gpu_model, gpus, hours, tuple(rows))
+    return CostComparison(gpu_model, gpus, hours, tuple(rows))
 
 
 def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
@@ -211,47 +210,19 @@ def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:
     return (hardware.purchase_price - hardware.resale_value) / (hourly_cloud - running)
 
 
-def _num(row: dict[str, str], *keys: str) -> float | None:
-    for k in keys:
-        v = (row.get(k) or "").strip()
-        if v:
-            return float(v)
-    return None
-
-
 def snapshot_offers(folder: Path | None = None) -> list[Offer]:
-    """Offers from the bundled price snapshots (``resources/catalog/<provider>.csv``), for planning
-    without an account.  Rows or files that do not fit the expected columns are skipped (logged)."""
-    folder = folder or paths.resources_dir() / "catalog"
-    out: list[Offer] = []
-    for f in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
-        try:
-            lines = [ln for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-            for row in csv.DictReader(lines):
-                # two layouts are bundled: "<term>_usd" columns, or "<term>" plus a "currency" column
-                cur = (row.get("currency") or ("CNY" if any(k.endswith("_cny") for k in row) else "USD")).upper()
-                sfx = "_" + cur.lower()
+    """Offers from the price snapshots (bundled, plus the user's refreshed copies), for planning without an
+    account; ``folder`` reads every ``*.csv`` there instead.  Files that do not parse are skipped (logged).
+    One reader and one layout for every cloud: :mod:`workbench.core.providers.price_snapshot`."""
+    from workbench.core.providers import price_snapshot
 
-                def price(term: str) -> float | None:
-                    return _num(row, term + sfx, term)
-
-                prices = Prices(on_demand=price("on_demand"), spot=price("spot"), reserved_1y=price("reserved_1y"),
-                                reserved_3y=price("reserved_3y"), currency=cur, source="bundled snapshot",
-                                as_of=row.get("as_of", ""))
-                out.append(Offer(provider=f.stem, region=row["region"],
-                                 instance_type=row.get("instance_type") or row["size"],
-                                 gpu_model=row.get("gpu_model") or None, gpu_count=int(row.get("gpu_count") or 0),
-                                 gpu_memory_gb=float(row.get("gpu_memory_gb") or 0), vcpus=int(row.get("vcpus") or 0),
-                                 memory_gb=float(row.get("memory_gb") or 0), prices=prices))
-        except (OSError, KeyError, ValueError) as exc:
-            log.warning("price snapshot %s skipped: %s", f, exc)
-    return out
+    return price_snapshot.offers(folder=folder)
 
 
-def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: float,
-                       hardware: Hardware | None = None,
-                       snapshot_folder: Path | None = None) -> tuple[Plan, list[tuple[str, WorkbenchError]]]:
-    """Collect offers of ``gpu_model`` from every profile (blocks) and plan; provider errors returned beside.
+def compare_costs_from_accounts(
+        accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None,
+        snapshot_folder: Path | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
+    """Collect offers of ``gpu_model`` from every profile (blocks) and compare; provider errors returned beside.
 
     Providers without a working profile are priced from the bundled snapshots
     (labelled "bundled snapshot"), so the planner works before any account is set up.
@@ -263,4 +234,4 @@ def plan_from_accounts(accounts: "Accounts", gpu_model: str, gpus: int, hours: f
     items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
     items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
     from workbench.core.money import currency
-    return plan(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors
+    return compare_costs(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors

@@ -1,9 +1,13 @@
 """Profiles → ready-to-use Provider objects.
 
 Ties the store (profiles), the registry (provider classes) and the keyring
-(secrets) together.  Used by the CLI and by the GUI's worker threads; the
-provider cache is guarded by a lock, and a provider is built on first use so
-that a cloud SDK is imported only when a profile of that cloud is used.
+(secrets) together.  Used by the CLI and by the GUI's worker threads.  A
+provider is built on first use, so that a cloud SDK is imported only when a
+profile of that cloud is used.  Building one (keyring read, SDK import,
+client setup) happens outside the accounts' lock, once per profile: callers
+asking for the same profile meanwhile wait for that one build (a Future),
+while other profiles build at the same time, so a cold start's reconcile and
+offer fan-outs run in parallel.
 
 A ``local`` profile of the Local provider always exists (built in), so a new
 user can run jobs on this computer before configuring any cloud.
@@ -15,6 +19,7 @@ import json
 import logging
 import os
 import threading
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Mapping
 
 from workbench.core import paths
@@ -41,7 +46,11 @@ class Accounts:
         self._entries = dict(entries) if entries is not None else None
         self._credentials = credentials
         self._providers: dict[str, Provider] = {}
-        self._lock = threading.RLock()
+        #: profile name → the build in progress: (the profile it is for, its future, the generation)
+        self._building: dict[str, tuple[Profile, Future[Provider], int]] = {}
+        #: bumped by forget(): a build that started before a forget is not cached
+        self._generation: dict[str, int] = {}
+        self._lock = threading.RLock()  # guards the dicts only: never held while a provider is built
         if not store.list_profiles():
             self.restore_profiles()
 
@@ -145,16 +154,48 @@ class Accounts:
 
     # -- providers --------------------------------------------------------
     def provider(self, profile: Profile) -> Provider:
-        """The provider object for a profile (cached); AuthError when required secrets are missing."""
+        """The provider object for a profile (cached); AuthError when required secrets are missing.
+
+        Thread-safe.  The first caller for a profile builds it without holding the accounts' lock;
+        concurrent callers for the same profile wait for that build (and get its result or its
+        error), callers for other profiles are not held up.  A failed build is not cached.
+        """
         with self._lock:
             cached = self._providers.get(profile.name)
             if cached is not None and cached.profile == profile:
                 return cached
-            cls = get(self.entries, profile.provider)
-            secrets = self._secrets_for(cls, profile)
-            prov = construct(cls, profile, secrets, self.context)
-            self._providers[profile.name] = prov
-            return prov
+            building = self._building.get(profile.name)
+            if building is not None and building[0] == profile:
+                future = building[1]
+                owner = False
+            else:
+                future = Future()
+                generation = self._generation.get(profile.name, 0)
+                self._building[profile.name] = (profile, future, generation)
+                owner = True
+        if not owner:
+            return future.result()
+        try:
+            prov = self._build(profile)
+        except BaseException as exc:
+            with self._lock:
+                if self._building.get(profile.name, (None, None))[1] is future:
+                    del self._building[profile.name]
+            future.set_exception(exc)
+            raise
+        with self._lock:
+            if self._building.get(profile.name, (None, None))[1] is future:
+                del self._building[profile.name]
+            if self._generation.get(profile.name, 0) == generation:
+                self._providers[profile.name] = prov
+        future.set_result(prov)
+        return prov
+
+    def _build(self, profile: Profile) -> Provider:
+        """Construct the provider for ``profile`` (blocks: plugin import, keyring read, SDK setup)."""
+        cls = get(self.entries, profile.provider)
+        secrets = self._secrets_for(cls, profile)
+        return construct(cls, profile, secrets, self.context)
 
     def _secrets_for(self, cls: type[Provider], profile: Profile) -> dict[str, str]:
         fields = cls.credential_fields
@@ -177,6 +218,12 @@ class Accounts:
         return values
 
     def forget(self, profile_name: str) -> None:
-        """Drop a cached provider (after its profile or credentials changed)."""
+        """Drop a cached provider (after its profile or credentials changed).
+
+        A build of that profile still in progress is not cached when it ends, and later callers
+        start a new build instead of waiting for it.
+        """
         with self._lock:
             self._providers.pop(profile_name, None)
+            self._building.pop(profile_name, None)
+            self._generation[profile_name] = self._generation.get(profile_name, 0) + 1

@@ -15,9 +15,15 @@ the runner's job folder, ``<base>/jobs/<launch id>/exit_code``
 (:func:`job_dir_globs`), and respects its ``hold``, ``handled`` and
 ``keep_running`` files.
 
+It is also the one place for what every cloud's boot script records about its launch
+(:func:`launch_metadata`: ``/var/lib/workbench/launch.json`` with the launch id, owner,
+provider, job, SSH user and limits; the ``started`` stamp; the console line; the runner's
+folders), so a plugin only adds its own boot specifics (its user-data format and limit).
+
 Pure functions (read two small files); safe on any thread.  Raises
-ConfigError for an unknown cloud or an invalid launch id, PluginError when the
-bundled guard files are missing (a broken install).
+ConfigError for an unknown cloud or an invalid launch id, SpecError for job text that
+would break the script, PluginError when the bundled guard files are missing (a broken
+install) or a boot script grows over its cloud's limit.
 """
 
 from __future__ import annotations
@@ -32,10 +38,10 @@ from typing import Any, Mapping
 import yaml
 
 from workbench.core import paths
-from workbench.core.domain.errors import ConfigError, PluginError
+from workbench.core.domain.errors import ConfigError, PluginError, SpecError
 from workbench.core.domain.models import JobSpec
 
-CLOUDS = ("aws", "azure")
+CLOUDS = ("aws", "azure", "alibaba")
 SCRIPT_PATH = "/opt/workbench/guard/workbench_guard.py"
 CONFIG_PATH = "/etc/workbench/guard.json"
 UNIT_DIR = "/etc/systemd/system"
@@ -54,6 +60,63 @@ LINK_END_BILL = ('for h in /root /home/*; do [ -d "$h" ] || continue; u=$(stat -
                  'mkdir -p "$h/.workbench/bin" && ln -sf ' + END_BILL_PATH + ' "$h/.workbench/bin/workbench-end-bill"'
                  ' && chown -h "$u" "$h/.workbench" "$h/.workbench/bin" "$h/.workbench/bin/workbench-end-bill"; done; '
                  'mkdir -p /opt/workbench/bin && ln -sf ' + END_BILL_PATH + ' /opt/workbench/bin/workbench-end-bill')
+
+
+#: what every boot script records (see :func:`launch_metadata`) and the folders the remote runner uses
+STATE_DIR = "/var/lib/workbench"
+LAUNCH_JSON = f"{STATE_DIR}/launch.json"
+STARTED_PATH = f"{STATE_DIR}/started"
+RUNNER_DIR = "/opt/workbench"
+JOBS_DIR = f"{RUNNER_DIR}/jobs"
+#: writes the UTC time the machine first booted (sh)
+STAMP_STARTED = f"date -u +%Y-%m-%dT%H:%M:%SZ > {STARTED_PATH}"
+
+
+def launch_metadata(launch_id: str, owner: str, provider: str, spec: JobSpec, ssh_user: str,
+                    **extra: Any) -> dict[str, Any]:
+    """What the machine records about its launch (``launch.json``); no secret: these are tags anyway.
+
+    ``extra`` adds a cloud's own keys (Azure: ``resource_group``).
+    """
+    meta: dict[str, Any] = {
+        "launch_id": paths.check_launch_id(launch_id),
+        "owner": owner,
+        "provider": provider,
+        "job": spec.name,
+        "ssh_user": ssh_user,
+        "max_runtime_minutes": spec.guards.max_runtime_minutes,
+        "idle_minutes": spec.guards.idle_minutes,
+    }
+    meta.update(extra)
+    return meta
+
+
+def launch_json(launch_id: str, owner: str, provider: str, spec: JobSpec, ssh_user: str, **extra: Any) -> str:
+    """:func:`launch_metadata` as the text of ``launch.json`` (stable key order)."""
+    return json.dumps(launch_metadata(launch_id, owner, provider, spec, ssh_user, **extra), indent=1,
+                      sort_keys=True)
+
+
+def console_line(launch_id: str) -> str:
+    """The line a boot script writes to the serial console (visible in the cloud's console output)."""
+    return f"workbench: launch {paths.check_launch_id(launch_id)} started"
+
+
+def heredoc(path: str, text: str, marker: str,
+            hint: str | None = "rename the job (its name is written into the machine's boot script)") -> str:
+    """``cat > path <<'MARKER'`` … ``MARKER`` (sh); SpecError (with ``hint``) if ``text`` contains the marker."""
+    if marker in text:
+        raise SpecError(f"the text written to {path} must not contain {marker!r}", hint=hint)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"cat > {path} <<'{marker}'\n{body}{marker}"
+
+
+def check_size(text: str, limit: int, what: str) -> str:
+    """``text`` unchanged; PluginError when its UTF-8 size is over ``limit`` bytes (a cloud's user-data limit)."""
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        raise PluginError(f"the {what} is {size} bytes, over the {limit}-byte limit")
+    return text
 
 
 def job_dir_globs(launch_id: str) -> list[str]:
@@ -148,9 +211,7 @@ def render_guard_userdata(spec: JobSpec, launch_id: str, cloud: str, **kwargs: A
     """
     doc = guard_cloud_config(spec, launch_id, cloud, **kwargs)
     text = "#cloud-config\n" + yaml.safe_dump(doc, sort_keys=False, width=1_000_000)
-    if len(text.encode("utf-8")) > MAX_USERDATA_BYTES:  # a guard, not a bug report: refuse loudly
-        raise PluginError(f"the guard's user data is {len(text)} bytes, over the {MAX_USERDATA_BYTES}-byte limit")
-    return text
+    return check_size(text, MAX_USERDATA_BYTES, "guard's user data")  # a guard, not a bug report: refuse loudly
 
 
 def render_guard_shell(spec: JobSpec, launch_id: str, cloud: str, **kwargs: Any) -> str:

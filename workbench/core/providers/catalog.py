@@ -15,7 +15,8 @@ from typing import Iterable
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
-from workbench.core.domain.models import JobSpec, Offer, Profile
+from workbench.core.domain.gpus import GPU_MODELS
+from workbench.core.domain.models import Alternative, JobSpec, Offer, Profile
 
 log = logging.getLogger("workbench.catalog")
 
@@ -36,16 +37,27 @@ class OfferQuery:
     network_min_gbps: float | None = None
     rdma: bool = False
     cpu_only_ok: bool = True  # a query without a GPU also accepts CPU-only machines
+    max_gpu_count: int | None = None  # ranges (dstack's H100:1..2); None: no upper bound
+    max_gpu_memory_gb: float | None = None
+    instance_type: str | None = None  # exactly this type (SkyPilot's instance_type)
+    gpu_vendor: str | None = None  # "NVIDIA", "AMD", … (gpus.GPU_MODELS): only that maker's models
 
     @classmethod
-    def from_spec(cls, spec: JobSpec, provider: str | None = None, region: str | None = None) -> "OfferQuery":
+    def from_spec(cls, spec: JobSpec, provider: str | None = None, region: str | None = None,
+                  alternative: Alternative | None = None) -> "OfferQuery":
+        """The query for ``spec``'s resources, or for one of its alternatives (its fields win)."""
         r = spec.resources
+        alt = alternative or Alternative()
+        gpu = alt.gpu or r.gpu
         return cls(
-            gpu_model=r.gpu.model if r.gpu else None,
-            gpu_count=r.gpu.count if r.gpu else None,
-            min_gpu_memory_gb=r.gpu.min_memory_gb if r.gpu else None,
-            provider=provider, region=region, spot=r.spot, max_price=r.max_price,
+            gpu_model=gpu.model if gpu else None,
+            gpu_count=gpu.count if gpu else None,
+            min_gpu_memory_gb=gpu.min_memory_gb if gpu else None,
+            max_gpu_count=gpu.max_count if gpu else None,
+            max_gpu_memory_gb=gpu.max_memory_gb if gpu else None,
+            provider=provider, region=region, spot=r.spot if alt.spot is None else alt.spot, max_price=r.max_price,
             cpus=r.cpus, memory_gb=r.memory_gb, network_min_gbps=r.network_min_gbps, rdma=r.rdma,
+            instance_type=alt.instance_type, gpu_vendor=gpu.vendor if gpu else None,
         )
 
 
@@ -71,6 +83,7 @@ class RankedOffer:
     profile: str
     offer: Offer
     price: float | None  # hourly price for the query's term (spot or on-demand)
+    alternative: int | None = None  # index into the spec's alternatives this offer matched, if it has any
 
 
 def matches(offer: Offer, q: OfferQuery) -> bool:
@@ -86,6 +99,16 @@ def matches(offer: Offer, q: OfferQuery) -> bool:
             return False
     if q.min_gpu_memory_gb and offer.gpu_memory_gb < q.min_gpu_memory_gb:
         return False
+    if q.max_gpu_count is not None and offer.gpu_count > q.max_gpu_count:
+        return False
+    if q.max_gpu_memory_gb is not None and offer.gpu_memory_gb > q.max_gpu_memory_gb:
+        return False
+    if q.instance_type and offer.instance_type.lower() != q.instance_type.lower():
+        return False
+    if q.gpu_vendor:
+        known = GPU_MODELS.get(offer.gpu_model or "")
+        if known is None or known.vendor.lower() != q.gpu_vendor.lower():
+            return False
     if q.cpus and offer.vcpus < q.cpus:
         return False
     if q.memory_gb and offer.memory_gb < q.memory_gb:
@@ -105,9 +128,14 @@ def matches(offer: Offer, q: OfferQuery) -> bool:
 def rank(offers: Iterable[tuple[str, Offer]], q: OfferQuery) -> list[RankedOffer]:
     """Matching offers, cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
     out = [RankedOffer(p, o, o.hourly(q.spot)) for p, o in offers if matches(o, q)]
-    out.sort(key=lambda r: (not r.offer.available, r.price is None, r.price or 0.0,
-                            r.offer.gpu_count, r.offer.provider, r.offer.region, r.offer.instance_type))
+    out.sort(key=rank_key)
     return out
+
+
+def rank_key(r: RankedOffer) -> tuple[object, ...]:
+    """Cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
+    return (not r.offer.available, r.price is None, r.price or 0.0,
+            r.offer.gpu_count, r.offer.provider, r.offer.region, r.offer.instance_type)
 
 
 def collect(accounts: Accounts, q: OfferQuery, profiles: Iterable[Profile] | None = None,

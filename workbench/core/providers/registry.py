@@ -23,7 +23,7 @@ GROUP = "workbench.providers"
 log = logging.getLogger("workbench.plugins")
 
 # Extras that bring a built-in provider's SDK, for the "install …" hint.
-_EXTRA_HINTS = {"aws": "aws", "azure": "azure"}
+_EXTRA_HINTS = {"aws": "aws", "azure": "azure", "alibaba": "alibaba"}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,11 @@
 """The install's SSH key pair: the one key every launched machine trusts.
 
 Where it lives: ``<data dir>/ssh/id_ed25519`` (OpenSSH private key format,
-mode 0600, folder 0700) with ``id_ed25519.pub`` beside it.  A file, not the
+mode 0600, folder 0700) with ``id_ed25519.pub`` beside it.  A cloud whose key
+import accepts RSA keys only (Alibaba Cloud's ImportKeyPair) asks for the RSA
+pair instead (``key_type="rsa"``: ``id_rsa``, 3072 bits) and marks its
+instances with ``extra["ssh_key_type"] = "rsa"``; :func:`keypair_for` picks the
+pair an instance trusts.  A file, not the
 keyring, because the user's own ``ssh`` / VS Code Remote-SSH must be able to
 use it (``ssh -i`` and the ``IdentityFile`` of the app's config include need
 a path), and it unlocks only machines this app created and tears down.  It is
@@ -24,6 +28,8 @@ from pathlib import Path
 from workbench.core.domain.errors import ConfigError
 
 KEY_NAME = "id_ed25519"
+KEY_NAMES = {"ed25519": "id_ed25519", "rsa": "id_rsa"}
+RSA_BITS = 3072
 _lock = threading.Lock()
 
 
@@ -47,16 +53,19 @@ def key_dir(data_dir: Path) -> Path:
     return data_dir / "ssh"
 
 
-def ensure_keypair(data_dir: Path, comment: str = "workbench") -> KeyPair:
-    """The install's key pair, generated on first use."""
+def ensure_keypair(data_dir: Path, comment: str = "workbench", key_type: str = "ed25519") -> KeyPair:
+    """The install's key pair of ``key_type`` ("ed25519" or "rsa"), generated on first use."""
+    if key_type not in KEY_NAMES:
+        raise ConfigError(f"unknown SSH key type {key_type!r}", hint=f"use one of {', '.join(KEY_NAMES)}")
     folder = key_dir(data_dir)
-    private, public = folder / KEY_NAME, folder / f"{KEY_NAME}.pub"
+    name = KEY_NAMES[key_type]
+    private, public = folder / name, folder / f"{name}.pub"
     with _lock:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             os.chmod(folder, 0o700)
             if not private.exists():
-                _generate(private)
+                _generate(private, key_type)
             if not public.exists():
                 public.write_text(f"{_public_from_private(private)} {comment}\n", encoding="utf-8")
             text = public.read_text(encoding="utf-8").strip()
@@ -68,11 +77,25 @@ def ensure_keypair(data_dir: Path, comment: str = "workbench") -> KeyPair:
     return KeyPair(private, public, text)
 
 
-def _generate(private: Path) -> None:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+def keypair_for(data_dir: Path, extra: object = None) -> KeyPair:
+    """The pair an instance trusts: ``extra["ssh_key_type"]`` (an Instance's extra), ed25519 by default."""
+    key_type = "ed25519"
+    if isinstance(extra, dict) or hasattr(extra, "get"):
+        key_type = str(extra.get("ssh_key_type") or "ed25519")  # type: ignore[union-attr]
+    return ensure_keypair(data_dir, key_type=key_type if key_type in KEY_NAMES else "ed25519")
 
-    key = Ed25519PrivateKey.generate()
+
+def _generate(private: Path, key_type: str = "ed25519") -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    if key_type == "rsa":
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        key = rsa.generate_private_key(public_exponent=65537, key_size=RSA_BITS)
+    else:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
     )

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 from workbench.core.domain.errors import AuthError, NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance
-from workbench.core.providers.sshkeys import ensure_keypair
+from workbench.core.providers.sshkeys import keypair_for
 from workbench.core.remote.hostkeys import HostKey, KnownHosts, host_alias, known_hosts_path, parse_pins
 
 log = logging.getLogger("workbench.remote")
@@ -83,7 +83,7 @@ class Target:
         if not inst.host:
             raise NotFoundError(f"{inst.name or inst.instance_id} has no address yet",
                                 hint="wait until the machine is running")
-        keys = ensure_keypair(data_dir)
+        keys = keypair_for(data_dir, inst.extra)
         port = int(inst.extra.get("ssh_port") or 22)
         return cls(host=inst.host, port=port, user=str(inst.extra.get("ssh_user") or DEFAULT_USER),
                    alias=host_alias(inst.provider, inst.instance_id), name=inst.name or inst.launch_id,
@@ -123,7 +123,7 @@ def _private_key(path: Path) -> Any:
         key = _keys.get(path)
         if key is None:
             try:
-                key = _keys[path] = paramiko.Ed25519Key.from_private_key_file(str(path))
+                key = _keys[path] = paramiko.PKey.from_path(str(path))  # ed25519, or RSA for some clouds
             except (OSError, paramiko.SSHException) as exc:
                 raise AuthError(f"cannot read the app's SSH key {path}: {exc}",
                                 hint="move it away; a new one is made on the next launch") from exc

@@ -5,7 +5,11 @@ GPUs once (``nvidia-smi -L``: the MIG layout, and whether the driver answers), t
 keeps one exec channel running :func:`workbench.core.telemetry.hub.query_command` and
 parses each line as it arrives.  When the machine has MIG slices, a second channel
 on the same connection runs ``nvidia-smi -l 5`` (the default view) for the slices'
-memory, which the query interface does not report.
+memory, which the query interface does not report.  A third channel runs
+:func:`workbench.core.telemetry.host.host_command` (CPU, memory, network and disk rates of
+the machine, every ``HOST_PERIOD_S``) for the utilization advisor.  A driver that refuses
+one of the newer query fields ("… is not a valid field to query") gets the eight-field
+query (``LEGACY_FIELDS``) from then on.
 
 While the machine boots (no SSH yet) or its driver is not loaded the hub's state says
 so ("booting" / "driver") and the stream retries with backoff (1 s doubling to 30 s);
@@ -27,14 +31,17 @@ from typing import Callable
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance
 from workbench.core.telemetry.hub import TelemetryHub
-from workbench.core.telemetry.nvidia_smi import (GpuProblem, LineBuffer, mig_readings, parse_line, parse_mig_list,
-                                                 parse_mig_table, query_command)
+from workbench.core.telemetry.host import HostMeter, host_command
+from workbench.core.telemetry.nvidia_smi import (INVALID_FIELD, LEGACY_FIELDS, QUERY_FIELDS, GpuProblem, LineBuffer,
+                                                 mig_readings, parse_line, parse_mig_list, parse_mig_table,
+                                                 query_command)
 from workbench.core.remote.connection import Backoff, Connection, KeyRefusedError, NotReadyError, Target, connect
 from workbench.core.remote.hostkeys import HostKeyError
 
 log = logging.getLogger("workbench.remote.telemetry")
 
 MIG_PERIOD_S = 5
+HOST_PERIOD_S = 5
 
 
 class GpuStream(threading.Thread):
@@ -52,6 +59,8 @@ class GpuStream(threading.Thread):
         self._halt = threading.Event()
         self._conn: Connection | None = None
         self.connections = 0  # how many times it (re)connected: tests and diagnostics
+        self.fields: tuple[str, ...] = QUERY_FIELDS
+        self.host_period_s = HOST_PERIOD_S
 
     def stop(self) -> None:
         self._halt.set()
@@ -107,8 +116,10 @@ class GpuStream(threading.Thread):
             if isinstance(p, GpuProblem):
                 self.hub.problem(self.iid, p)
         migs = parse_mig_list(listing.out)
-        chan = conn.stream(query_command(self.period_ms))
+        chan = conn.stream(query_command(self.period_ms, self.fields))
         mig_chan = conn.stream(f"nvidia-smi -l {MIG_PERIOD_S}") if migs else None
+        host_chan = conn.stream(host_command(self.host_period_s))
+        host = HostMeter(self.iid)
         lines, mig_text = LineBuffer(), ""
         got_any = False
         chan.settimeout(0.5)
@@ -119,6 +130,9 @@ class GpuStream(threading.Thread):
                 except TimeoutError:
                     data = None
                 if data == b"":
+                    if not got_any and self.fields != LEGACY_FIELDS and self._refused_field(chan):
+                        log.info("nvidia-smi on %s refuses a newer field; using the eight-field query", self.iid)
+                        self.fields = LEGACY_FIELDS
                     break  # the remote command ended or the connection dropped
                 if data:
                     readings = []
@@ -137,10 +151,20 @@ class GpuStream(threading.Thread):
                     while "Processes:" in mig_text:
                         block, _, mig_text = mig_text.partition("Processes:")
                         self.hub.add(self.iid, mig_readings(migs, parse_mig_table(block)), time.time())
+                if host_chan.recv_ready():
+                    self.hub.add_host(self.iid, host.feed(host_chan.recv(1 << 20).decode("utf-8", "replace"),
+                                                          time.time()))
             if not conn.alive and not self._halt.is_set():
                 raise NotReadyError(f"the telemetry connection to {conn.target.where} dropped")
         finally:
-            chan.close()
-            if mig_chan is not None:
-                mig_chan.close()
+            for c in (chan, mig_chan, host_chan):
+                if c is not None:
+                    c.close()
         return got_any
+
+    @staticmethod
+    def _refused_field(chan) -> bool:
+        err = b""
+        while chan.recv_stderr_ready():
+            err += chan.recv_stderr(65536)
+        return INVALID_FIELD in err.decode("utf-8", "replace")

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from workbench.core import paths
+from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
@@ -69,7 +70,7 @@ class JobOptions:
     grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
     teardown_timeout_s: float = 600.0
     apply_on_finish: bool = True
-    #: The GUI's finish guard (core.guards) ends the machine after its grace period, with "keep
+    #: The GUI's finish guard (core.lifecycle.guards) ends the machine after its grace period, with "keep
     #: running" in between; then on_finish here only downloads the outputs.
     teardown_by_guards: bool = False
 
@@ -93,8 +94,11 @@ class RemoteJob:
     """Drives one launch's job on its (first) instance; see the module docstring."""
 
     def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
-                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = ()) -> None:
+                 on_event: Callable[[JobEvent], None] | None = None, peers: tuple[Instance, ...] = (),
+                 secret_env: Mapping[str, str] | None = None) -> None:
         self.accounts = accounts
+        # spec.secrets given at launch (this process's memory only): the job's environment, nothing else
+        self._secret_env = dict(secret_env) if secret_env is not None else launch_secrets.values(instance.launch_id)
         self.instance = instance
         self.spec = spec
         self.peers = peers
@@ -209,6 +213,7 @@ class RemoteJob:
             return
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
         env = self._job_env()
+        env.update(self._secret_env)
         scripts = supervisor.render(self.spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)
         supervisor.install(conn, self.remote_dir, scripts)

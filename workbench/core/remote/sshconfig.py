@@ -58,11 +58,11 @@ def host_names(inst: Instance) -> list[str]:
 
 
 def entry(inst: Instance, data_dir: Path) -> dict[str, str | int]:
-    from workbench.core.providers.sshkeys import ensure_keypair
+    from workbench.core.providers.sshkeys import keypair_for
 
     return {"names": host_names(inst), "host": inst.host or "", "user": str(inst.extra.get("ssh_user") or DEFAULT_USER),
             "port": int(inst.extra.get("ssh_port") or 22), "alias": host_alias(inst.provider, inst.instance_id),
-            "key": str(ensure_keypair(data_dir).private_path), "known_hosts": str(known_hosts_path(data_dir)),
+            "key": str(keypair_for(data_dir, inst.extra).private_path), "known_hosts": str(known_hosts_path(data_dir)),
             "instance": f"{inst.provider}/{inst.profile}/{inst.instance_id}", "launch_id": inst.launch_id}
 
 
@@ -126,7 +126,7 @@ def ssh_argv(inst: Instance, data_dir: Path) -> list[str] | None:
     """
     if not inst.host:
         return None
-    from workbench.core.providers.sshkeys import ensure_keypair
+    from workbench.core.providers.sshkeys import keypair_for
     from workbench.core.remote.hostkeys import KnownHosts, parse_pins
 
     alias = host_alias(inst.provider, inst.instance_id)
@@ -134,7 +134,7 @@ def ssh_argv(inst: Instance, data_dir: Path) -> list[str] | None:
     kh = KnownHosts(known_hosts_path(data_dir))
     if pins and sorted(kh.lookup(alias)) != sorted(pins):
         kh.verify(alias, pins[0], pins, inst.name or inst.instance_id)  # records the pins
-    argv = ["ssh", "-i", str(ensure_keypair(data_dir).private_path), "-o", "IdentitiesOnly=yes",
+    argv = ["ssh", "-i", str(keypair_for(data_dir, inst.extra).private_path), "-o", "IdentitiesOnly=yes",
             "-o", f"UserKnownHostsFile={known_hosts_path(data_dir)}", "-o", f"HostKeyAlias={alias}",
             "-o", "StrictHostKeyChecking=accept-new"]
     port = int(inst.extra.get("ssh_port") or 22)

@@ -218,6 +218,8 @@ def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
         sftp.putfo(io.BytesIO(text.encode("utf-8")), path, confirm=False)
         if name.endswith(".sh") and name not in ("env.sh",):
             sftp.chmod(path, 0o755)
+        elif name == "env.sh":
+            sftp.chmod(path, 0o600)  # it may hold the values of the spec's secrets: the job's user only
 
 
 def start(conn: Connection, job_dir: str) -> str:

@@ -1,8 +1,11 @@
 """Parsing ``nvidia-smi`` output into readings and problems.
 
 :func:`parse_line` reads one line of
-``nvidia-smi --query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw
---format=csv,noheader,nounits``.  ``[N/A]``, ``[Not Supported]`` and other bracketed
+``nvidia-smi --query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,
+utilization.memory,power.limit,clocks.sm,clocks.max.sm --format=csv,noheader,nounits`` (the last four
+feed the utilization advisor; a line of only the first eight, :data:`LEGACY_FIELDS`, still parses:
+the stream falls back to that query where a driver refuses one of the newer fields).
+``[N/A]``, ``[Not Supported]`` and other bracketed
 values become NaN (not zero: an unknown reading must not look like an idle GPU).  With
 MIG enabled a GPU's utilisation is ``[N/A]``; its slices come from ``nvidia-smi -L``
 (:func:`parse_mig_list`) and the default view's "MIG devices" table
@@ -21,8 +24,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 
-QUERY_FIELDS = ("index", "uuid", "name", "utilization.gpu", "memory.used", "memory.total", "temperature.gpu",
-                "power.draw")
+LEGACY_FIELDS = ("index", "uuid", "name", "utilization.gpu", "memory.used", "memory.total", "temperature.gpu",
+                 "power.draw")
+#: appended (never inserted) so a line's first eight columns mean the same in both queries
+QUERY_FIELDS = LEGACY_FIELDS + ("utilization.memory", "power.limit", "clocks.sm", "clocks.max.sm")
+#: what nvidia-smi prints on stderr when a field is unknown to this driver
+INVALID_FIELD = "is not a valid field to query"
 
 _LOST = re.compile(r"Unable to determine the device handle for (?:GPU\s*)?(\S+?):?\s+(.*)", re.IGNORECASE)
 _DRIVER = ("couldn't communicate with the nvidia driver", "nvidia-smi has failed", "driver/library version mismatch")
@@ -31,9 +38,9 @@ _GPU_LIST = re.compile(r"^GPU\s+(\d+):\s*(.+?)\s*\(UUID:\s*(GPU-[^)\s]+)\)")
 _MIG_ROW = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|\s*(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 
 
-def query_command(period_ms: int = 1000) -> str:
+def query_command(period_ms: int = 1000, fields: Sequence[str] = QUERY_FIELDS) -> str:
     """The persistent stream: one CSV line per GPU every ``period_ms``."""
-    return (f"nvidia-smi --query-gpu={','.join(QUERY_FIELDS)} --format=csv,noheader,nounits "
+    return (f"nvidia-smi --query-gpu={','.join(fields)} --format=csv,noheader,nounits "
             f"-lms {int(period_ms)}")
 
 
@@ -50,6 +57,10 @@ class Reading:
     power: float = math.nan
     uuid: str = ""
     kind: str = "gpu"
+    mem_util: float = math.nan  # % of time the memory was read or written
+    power_limit: float = math.nan  # W
+    sm_clock: float = math.nan  # MHz
+    sm_clock_max: float = math.nan  # MHz
 
 
 @dataclass(frozen=True)
@@ -95,13 +106,15 @@ def parse_line(line: str) -> Reading | GpuProblem | None:
     if low.startswith("no devices were found"):
         return GpuProblem("no_gpu", text)
     parts = [p.strip() for p in text.split(",")]
-    if len(parts) != len(QUERY_FIELDS) or not parts[0].isdigit():
+    if len(parts) not in (len(QUERY_FIELDS), len(LEGACY_FIELDS)) or not parts[0].isdigit():
         return None
     if any("gpu is lost" in p.lower() for p in parts):
         return GpuProblem("lost", f"GPU {parts[0]} is lost (fell off the bus)", parts[0])
+    extra = [value(p) for p in parts[len(LEGACY_FIELDS):]] or [math.nan] * 4
     return Reading(index=int(parts[0]), uuid=parts[1], name=parts[2], util=value(parts[3]),
                    mem_used=value(parts[4]), mem_total=value(parts[5]), temperature=value(parts[6]),
-                   power=value(parts[7]))
+                   power=value(parts[7]), mem_util=extra[0], power_limit=extra[1], sm_clock=extra[2],
+                   sm_clock_max=extra[3])
 
 
 def parse_mig_list(text: str) -> list[MigDevice]:

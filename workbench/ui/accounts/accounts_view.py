@@ -3,7 +3,7 @@
 Each discovered provider is a top-level row — an unavailable plugin shows "unavailable"
 with its reason and, where the reason names a missing extra, how to install it — with
 its profiles below (the built-in ``local`` profile included, but not removable).
-Add / Edit open :class:`~workbench.ui.accounts.credentials_form.ProfileDialog`; Remove asks first,
+Add / Edit open :class:`~workbench.ui.accounts.profile_dialog.ProfileDialog`; Remove asks first,
 naming the profile and the machines still running under it; Test proves a saved
 profile's credentials and shows who they are, or exactly why not, in a label below.
 
@@ -32,8 +32,9 @@ from workbench.core.providers.credentials import CredentialStore
 from workbench.core.domain.errors import AuthError, ConfigError, WorkbenchError
 from workbench.core.domain.models import Identity, Profile
 from workbench.core.providers.registry import ProviderEntry
-from workbench.ui.accounts.credentials_form import (ProfileDialog, check_saved, describe_failure, describe_identity, run_for,
-                               set_status)
+from workbench.ui.accounts.credentials_form import describe_failure, describe_identity, run_for, set_status
+from workbench.ui.accounts.profile_dialog import ProfileDialog
+from workbench.ui.accounts.profile_tasks import check_saved
 from workbench.ui.common.dialogs import show_error
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr

@@ -36,6 +36,9 @@ COL_STATE = 5
 
 def state_text(inst: Instance) -> str:
     text = state_label(inst.state)
+    if inst.extra.get("economical_stop") and not inst.state.active:
+        # Alibaba's economical stop: the machine no longer bills compute, its disks do
+        text = tr("stopped, no compute charge (disks still bill)")
     if inst.extra.get("spot_interrupted") or inst.extra.get("evicted"):
         # the cloud took the spot machine back: its own state for the user, whatever the cloud calls it
         text = tr("Spot interrupted") + f" ({text})"

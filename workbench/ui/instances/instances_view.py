@@ -117,11 +117,12 @@ class InstancesView(QWidget):
         self.logs_action = act(tr("&Logs"), "logs", "Ctrl+L", self._logs)
         self.copy_ssh_action = act(tr("&Copy SSH command"), "copy", "Ctrl+Shift+C", self._copy_ssh)
         self.terminal_action = act(tr("Open &terminal"), "terminal", "Ctrl+T", self._terminal)
+        self.report_action = act(tr("Run &report…"), "export", "Ctrl+Shift+R", self.open_report)
         self.stop_action = act(tr("&Stop (deallocate)…"), "stop-billing", "Ctrl+Shift+S", self.stop_selected)
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
-                            self.stop_action, self.terminate_action]
+                            self.report_action, self.stop_action, self.terminate_action]
         self._update_actions()
 
     def selected(self) -> list[Instance]:
@@ -143,6 +144,7 @@ class InstancesView(QWidget):
                                         else tr("No SSH for this machine (it runs on this computer or has no address yet)"))
         self.terminal_action.setEnabled(one is not None and (one.provider == "local" or has_ssh))
         self.terminate_action.setEnabled(any(i.state.billable for i in sel))
+        self.report_action.setEnabled(one is not None)
         self.stop_action.setEnabled(bool(self._stoppable(sel)))
 
     def _context_menu(self, pos: QPoint) -> None:
@@ -161,6 +163,16 @@ class InstancesView(QWidget):
     def _monitor(self) -> None:
         if (inst := self.current()) is not None:
             self.monitor_requested.emit(inst)
+
+    def open_report(self):
+        """The run report of the selected machine's launch (cost, utilization, advice; HTML and PDF)."""
+        if (inst := self.current()) is None:
+            return None
+        from workbench.ui.monitor.run_report import RunReportDialog
+
+        dlg = RunReportDialog(self.session, inst.launch_id, self)
+        dlg.open()
+        return dlg
 
     def _logs(self) -> None:
         if (inst := self.current()) is not None:

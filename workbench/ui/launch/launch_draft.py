@@ -23,6 +23,7 @@ field                written by  read by
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
 ``nodes``            OfferPage   ReviewPage, the launch (None: the spec's num_nodes)
+``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
@@ -74,6 +75,8 @@ class LaunchDraft:
     guards: Guards | None = None
     #: how many machines of the chosen offer (the offer page's "Machines"); None: the spec's num_nodes
     nodes: int | None = None
+    #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def launch_spec(self) -> JobSpec:
         """The job to launch: ``spec`` with the pages' own parts (guards, machines) folded in."""
@@ -85,9 +88,14 @@ class LaunchDraft:
         return spec
 
     @property
+    def missing_secrets(self) -> tuple[str, ...]:
+        """The spec's secrets that have no value yet."""
+        return tuple(n for n in self.spec.secrets if not self.secret_env.get(n))
+
+    @property
     def ready(self) -> bool:
-        """True when there is enough to launch (an offer is chosen)."""
-        return self.choice is not None
+        """True when there is enough to launch (an offer is chosen, every secret has a value)."""
+        return self.choice is not None and not self.missing_secrets
 
 
 class Draft(QObject):

@@ -2,7 +2,11 @@
 
 The form is always the source of what gets launched: opening a spec fills the
 form and keeps the spec's other fields (setup, env, workdir, guards, on_finish)
-as the base that the form's values replace.  A spec that fails to load shows
+as the base that the form's values replace.  A SkyPilot task or dstack task
+file opens too (``importers.load_job_file``): a panel lists how each of its
+fields was read, and a field that cannot run yet blocks Next like an error.
+GPU choices and ranges the form cannot show (alternatives, a count range, a
+vendor) are kept from the file and the GPU fields are locked.  A spec that fails to load shows
 the jobspec error (``file:line: field: problem``) in red and blocks Next until
 another file is opened or the spec is cleared.  Moving on writes the job to
 the wizard's draft (``spec``).  Main thread only; reading a small local YAML
@@ -16,17 +20,20 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
                                QWizardPage)
 
 from workbench.core.domain.errors import SpecError
 from workbench.core.domain.gpus import GPU_MODELS
-from workbench.core.domain.jobspec import MAX_GPU_COUNT, load_spec
+from workbench.core.domain.importers import load_job_file
+from workbench.core.domain.jobspec import MAX_GPU_COUNT
+from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
 from workbench.core.domain.models import GpuRequest, JobSpec, Resources
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
+from workbench.ui.launch.import_notes import ImportNotesPanel
 from workbench.ui.launch.launch_draft import Draft
 
 # The jobspec's name rule: names become file names, cloud tags and resource-group names.
@@ -42,7 +49,8 @@ class JobPage(QWizardPage):
         self.draft = draft
         self.setObjectName("launch-job-page")
         self.setTitle(tr("Job"))
-        self.setSubTitle(tr("What to run: open a job spec (YAML) or fill in the form."))
+        self.setSubTitle(tr("What to run: open a job spec, a SkyPilot task or a dstack task (YAML), or fill in "
+                            "the form."))
         self.base: JobSpec | None = None  # the opened spec, whose other fields are kept
         self.load_error: str | None = None
         self.file_dialog: QFileDialog | None = None
@@ -71,6 +79,10 @@ class JobPage(QWizardPage):
         self.gpu_memory = QDoubleSpinBox(objectName="gpu-memory", minimum=0, maximum=1024, decimals=0, suffix=" GB")
         self.gpu_memory.setSpecialValueText(tr("any"))
         self.spot = QCheckBox(tr("Use &spot capacity (cheaper, may be interrupted)"), objectName="spot")
+        self.gpu_from_file = QLabel(objectName="gpu-from-file", wordWrap=True)
+        self.gpu_from_file.setVisible(False)
+        self.gpu_locked = False  # the opened file's GPU choices are more than the form can show
+        self.import_panel = ImportNotesPanel()
         self.disk = QSpinBox(objectName="disk-gb", minimum=1, maximum=65536, value=Resources().disk_gb, suffix=" GB")
         self.error = InlineMessage("error", "job-error")
         self.spec_path.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Tab goes from Open… to the form
@@ -89,11 +101,13 @@ class JobPage(QWizardPage):
         form.addRow(tr("&GPU model:"), self.gpu_model)
         form.addRow(tr("GPU coun&t:"), self.gpu_count)
         form.addRow(tr("&Min. GPU memory:"), self.gpu_memory)
+        form.addRow("", self.gpu_from_file)
         form.addRow("", self.spot)
         form.addRow(tr("&Disk:"), self.disk)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
+        layout.addWidget(self.import_panel, 1)
         layout.addStretch(1)
 
         for signal in (self.name_edit.textChanged, self.command_edit.textChanged,
@@ -105,7 +119,8 @@ class JobPage(QWizardPage):
     def choose_file(self) -> None:
         """Ask for a YAML file (non-blocking dialog); the choice is loaded with ``load_file``."""
         start = str(Path(self.spec_path.text()).parent) if self.spec_path.text() else ""
-        dlg = QFileDialog(self, tr("Open job spec"), start, tr("Job specs (*.yaml *.yml);;All files (*)"))
+        dlg = QFileDialog(self, tr("Open job spec"), start,
+                          tr("Job specs, SkyPilot and dstack files (*.yaml *.yml);;All files (*)"))
         dlg.setObjectName("open-spec-dialog")
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
         dlg.fileSelected.connect(self.load_file)
@@ -116,24 +131,36 @@ class JobPage(QWizardPage):
         """Load ``path`` into the form; on a SpecError show it (with its line) and block Next."""
         self.spec_path.setText(path)
         try:
-            spec = load_spec(path)
+            result = load_job_file(path)
         except SpecError as exc:
-            self.base = None
-            self.load_error = exc.message
-            self.spec_error.show_text(exc.message)
-            self._changed()
-            return False
+            self.import_panel.show_result(None)
+            return self._load_failed(exc.message)
+        self.import_panel.show_result(result)  # a refused field is listed there too
+        try:
+            spec = result.require_spec()
+        except SpecError as exc:
+            return self._load_failed(exc.message)
         self.load_error = None
         self.spec_error.show_text(None)
         self.base = spec
         self.fill(spec)
         return True
 
+    def _load_failed(self, message: str) -> bool:
+        self.base = None
+        self.load_error = message
+        self.spec_error.show_text(message)
+        self._lock_gpu(None)
+        self._changed()
+        return False
+
     def clear_spec(self) -> None:
         self.base = None
         self.load_error = None
         self.spec_path.clear()
         self.spec_error.show_text(None)
+        self.import_panel.show_result(None)
+        self._lock_gpu(None)
         self._changed()
 
     def fill(self, spec: JobSpec) -> None:
@@ -147,7 +174,24 @@ class JobPage(QWizardPage):
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
         self.disk.setValue(spec.resources.disk_gb)
+        self._lock_gpu(spec)
         self._changed()
+
+    def _lock_gpu(self, spec: JobSpec | None) -> None:
+        """Lock the GPU fields when ``spec`` asks for more than they show (choices, a range, a vendor)."""
+        gpu = spec.resources.gpu if spec is not None else None
+        ranged = gpu is not None and (gpu.max_count is not None or gpu.max_memory_gb is not None
+                                      or gpu.vendor is not None)
+        self.gpu_locked = spec is not None and (bool(spec.alternatives) or ranged)
+        if self.gpu_locked and spec is not None:
+            if spec.alternatives:
+                how = tr("the cheapest of") if spec.choose == "cheapest" else tr("the first with an offer of")
+                text = tr("GPUs from the file: {how} {choices}").format(
+                    how=how, choices="; ".join(describe_alternative(a) for a in spec.alternatives))
+            else:
+                text = tr("GPUs from the file: {gpu}").format(gpu=describe_gpu(gpu))
+            self.gpu_from_file.setText(text)
+        self.gpu_from_file.setVisible(self.gpu_locked)
 
     # -- validation ------------------------------------------------------------
     def problem(self) -> str | None:
@@ -168,8 +212,9 @@ class JobPage(QWizardPage):
 
     def _changed(self) -> None:
         gpu = self.gpu_model.currentData() != GPU_NONE
-        self.gpu_count.setEnabled(gpu)
-        self.gpu_memory.setEnabled(gpu)
+        self.gpu_model.setEnabled(not self.gpu_locked)
+        self.gpu_count.setEnabled(gpu and not self.gpu_locked)
+        self.gpu_memory.setEnabled(gpu and not self.gpu_locked)
         self.error.show_text(self.problem())
         self.completeChanged.emit()
 
@@ -184,6 +229,8 @@ class JobPage(QWizardPage):
             gpu = GpuRequest(model=None if model == GPU_ANY else model, count=self.gpu_count.value(),
                              min_memory_gb=self.gpu_memory.value() or None)
         base = self.base or JobSpec(name="job", run="true")
+        if self.gpu_locked:
+            gpu = base.resources.gpu  # the file's choices or range, which the form cannot show
         resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked(),
                                         disk_gb=self.disk.value())
         return dataclasses.replace(base, name=self.name_edit.text().strip(), run=self.command_edit.toPlainText(),

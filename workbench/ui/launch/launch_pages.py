@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QGr
                                QLabel, QProgressBar, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget,
                                QWizardPage)
 
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.providers.catalog import OfferQuery, RankedOffer
+from workbench.core.providers.offer_choice import collect_spec_offers
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Guards
 from workbench.ui.common.format import duration
@@ -91,25 +92,29 @@ class OfferPage(QWizardPage):
         layout.addWidget(self.empty)
         layout.addWidget(self.errors)
         self.query: OfferQuery | None = None
+        self._asked: object = None  # what the shown offers were asked for (the query and any alternatives)
         self.loading = False
         self.failed: list[tuple[str, WorkbenchError]] = []
         self._generation = 0
         self.progress.setVisible(False)
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
-        spec_nodes = self.draft.value.spec.num_nodes
-        if spec_nodes != self._nodes_from:  # a (new) spec: its num_nodes; the same one: keep the user's choice
-            self._nodes_from = spec_nodes
-            self.nodes.setValue(spec_nodes)
+        spec = self.draft.value.spec
+        if spec.num_nodes != self._nodes_from:  # a (new) spec: its num_nodes; the same one: keep the user's choice
+            self._nodes_from = spec.num_nodes
+            self.nodes.setValue(spec.num_nodes)
         self._nodes_changed(self.nodes.value())
-        q = OfferQuery.from_spec(self.draft.value.spec)
-        if q != self.query or (not self.loading and self.model.rowCount() == 0):
+        q = OfferQuery.from_spec(spec)
+        asked = (q, spec.alternatives, spec.choose)
+        if asked != self._asked or (not self.loading and self.model.rowCount() == 0):
             self.query = q
+            self._asked = asked
             self.fetch()
 
     def fetch(self) -> None:
-        """Ask every profile for offers off the UI thread."""
-        q = self.query or OfferQuery.from_spec(self.draft.value.spec)
+        """Ask every profile for offers off the UI thread (for each of the spec's alternatives, if any)."""
+        spec = self.draft.value.spec
+        q = self.query or OfferQuery.from_spec(spec)
         self._generation += 1
         gen = self._generation
         self.loading = True
@@ -120,7 +125,7 @@ class OfferPage(QWizardPage):
         self.errors.show_text(None)
         self.status.setText(tr("Asking your accounts for offers…"))
         self.completeChanged.emit()
-        (self.session.run(collect, self.session.accounts, q)
+        (self.session.run(collect_spec_offers, self.session.accounts, spec)
          .then(lambda result: self._loaded(gen, q, result))
          .fail(lambda exc: self._load_failed(gen, exc)))
 

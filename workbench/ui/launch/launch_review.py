@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
 from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
+from workbench.core.providers.offer_choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
-from workbench.core.money.planner import Plan, plan
+from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
 from workbench.ui.common.format import duration, money
 from workbench.ui.common.icons import icon
@@ -155,16 +156,16 @@ OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": 
                "reserved-3y": N_("reserved 3 years"), "buy": N_("buy")}
 
 
-def job_plan(spec: JobSpec, offers: list[RankedOffer]) -> Plan | None:
-    """The planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
+def job_cost_comparison(spec: JobSpec, offers: list[RankedOffer]) -> CostComparison | None:
+    """The cost planner's comparison for this job (its GPUs for its maximum runtime); None without GPUs or a limit."""
     g = spec.resources.gpu
     if g is None or not g.model or spec.guards.max_runtime_minutes is None:
         return None
-    return plan([(r.profile, r.offer) for r in offers], g.model, g.count * max(1, spec.num_nodes),
-                spec.guards.max_runtime_minutes / 60.0)  # every node's GPUs
+    return compare_costs([(r.profile, r.offer) for r in offers], g.model, g.count * max(1, spec.num_nodes),
+                         spec.guards.max_runtime_minutes / 60.0)  # every node's GPUs
 
 
-class PlanComparison(QGroupBox):
+class CostComparisonBox(QGroupBox):
     """The cheapest way per option and provider to pay for the job, side by side (the cost planner)."""
 
     HEADERS = (N_("Option"), N_("Provider"), N_("Region"), N_("Type"), N_("Machines"), N_("Total"), N_("Note"))
@@ -184,7 +185,7 @@ class PlanComparison(QGroupBox):
         lay.addWidget(self.table)
         lay.addWidget(self.empty)
 
-    def show_plan(self, p: Plan | None, choice: RankedOffer | None, spot: bool) -> None:
+    def show_comparison(self, p: CostComparison | None, choice: RankedOffer | None, spot: bool) -> None:
         rows = p.summary() if p is not None else []
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
@@ -213,6 +214,40 @@ class PlanComparison(QGroupBox):
                                                                         hours=f"{p.hours:g}"))
 
 
+class SecretsBox(QGroupBox):
+    """One hidden field per secret the job asks for; the values go to the draft (memory only)."""
+
+    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
+        super().__init__(tr("Secrets the job asks for"), parent)
+        self.setObjectName("secrets-box")
+        self.draft = draft
+        self.form = QFormLayout(self)
+        self.note = QLabel(tr("Given to the job's environment only: never saved, shown or logged."),
+                           objectName="secrets-note", wordWrap=True)
+        self.form.addRow(self.note)
+        self.edits: dict[str, QLineEdit] = {}
+        self.setVisible(False)
+
+    def show_names(self, names: tuple[str, ...]) -> None:
+        """Rebuild the fields when the spec's secrets changed (typing does not rebuild them)."""
+        if tuple(self.edits) == names:
+            return
+        for edit in self.edits.values():
+            self.form.removeRow(edit)
+        self.edits = {}
+        for name in names:
+            edit = QLineEdit(objectName=f"secret-{name}")
+            edit.setEchoMode(QLineEdit.EchoMode.Password)
+            edit.setPlaceholderText(tr("value of {name}").format(name=name))
+            edit.textChanged.connect(self._typed)
+            self.edits[name] = edit
+            self.form.addRow(f"{name}:", edit)
+        self.setVisible(bool(names))
+
+    def _typed(self) -> None:
+        self.draft.update(secret_env={n: e.text() for n, e in self.edits.items() if e.text()})
+
+
 class ReviewPage(QWizardPage):
     """The draft in words, the projected cost, the Launch action and the progress panel."""
 
@@ -224,9 +259,10 @@ class ReviewPage(QWizardPage):
         self.setSubTitle(tr("This is what will be created and what it can cost. Nothing is created before "
                             "you press Launch."))
         self.fields: dict[str, QLabel] = {}
-        form = QFormLayout()
+        form = self.form = QFormLayout()
         for key, label in (("job", tr("Job:")), ("command", tr("Command:")), ("where", tr("Where:")),
-                           ("machine", tr("Machine:")), ("disk", tr("Disk:")), ("pricing", tr("Pricing:")),
+                           ("machine", tr("Machine:")), ("choice", tr("Chosen:")), ("disk", tr("Disk:")),
+                           ("pricing", tr("Pricing:")),
                            ("on_finish", tr("When the job ends:")), ("guards", tr("Guards:")),
                            ("cost", tr("Projected cost:"))):
             value = QLabel(objectName=f"review-{key}", wordWrap=True)
@@ -234,6 +270,7 @@ class ReviewPage(QWizardPage):
             value.setTextFormat(Qt.TextFormat.PlainText)
             self.fields[key] = value
             form.addRow(label, value)
+        form.setRowVisible(self.fields["choice"], False)
         self.cost = self.fields["cost"]
         self.cost.setObjectName("projected-cost")
         font = QFont(self.cost.font())
@@ -241,7 +278,9 @@ class ReviewPage(QWizardPage):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.cost.setFont(font)
         self.cost_warning = InlineMessage("warning", "cost-warning")
-        self.comparison = PlanComparison()
+        self.comparison = CostComparisonBox()
+        self.secrets = SecretsBox(draft)
+        self.secrets_missing = InlineMessage("error", "secrets-missing")
         self.panel = LaunchProgressPanel()
         self.panel.setVisible(False)
         #: the one way a launch starts (the wizard connects it, and its Launch button triggers it)
@@ -251,6 +290,8 @@ class ReviewPage(QWizardPage):
         self.launched = False  # the launch succeeded: the wizard may finish
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.secrets)
+        layout.addWidget(self.secrets_missing)
         layout.addWidget(self.cost_warning)
         layout.addWidget(self.comparison)
         layout.addWidget(self.panel)
@@ -266,18 +307,24 @@ class ReviewPage(QWizardPage):
         if self.wizard() is not None and self.wizard().currentPage() is self:
             self.show_draft(value)
         self._update_action()
+        self.completeChanged.emit()
 
     def show_draft(self, d: LaunchDraft) -> None:
         """Show what launching ``d`` would create, and the cost comparison of its offers."""
         spec = d.launch_spec()
-        self.show_plan(spec, d.choice)
+        self.show_summary(spec, d.choice)
         self.show_comparison(spec, list(d.offers), d.choice)
+        self.secrets.show_names(spec.secrets)
+        missing = d.missing_secrets
+        self.secrets_missing.show_text(tr("Give a value for {names} to launch.").format(names=", ".join(missing))
+                                       if missing else None)
 
     def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
         """The cost planner's table for this job, from the offers the wizard already has (no network)."""
-        self.comparison.show_plan(job_plan(spec, offers), choice, spec.resources.spot)
+        self.comparison.show_comparison(job_cost_comparison(spec, offers), choice, spec.resources.spot)
 
-    def show_plan(self, spec: JobSpec, choice: RankedOffer | None) -> None:
+    def show_summary(self, spec: JobSpec, choice: RankedOffer | None) -> None:
+        """What launching ``spec`` on ``choice`` creates, in words, and its projected cost."""
         f = self.fields
         f["job"].setText(spec.name + (" · " + tr("from {file}").format(file=spec.source) if spec.source else ""))
         f["command"].setText(spec.run.strip())
@@ -298,7 +345,10 @@ class ReviewPage(QWizardPage):
                 n=n, machine=machine, network=interconnect(o)) + (
                 " · ⚠ " + tr("no fast interconnect") if interconnect_note(o) else "")
         f["machine"].setText(machine)
-        term = tr("spot (cheaper, may be interrupted)") if spec.resources.spot else tr("on-demand")
+        matched = describe_match(spec, choice)
+        f["choice"].setText(matched or "")
+        self.form.setRowVisible(f["choice"], bool(matched))  # only a spec with alternatives has something to say
+        term = tr("spot (cheaper, may be interrupted)") if effective_spot(spec, choice) else tr("on-demand")
         if n > 1:
             f["pricing"].setText(tr("{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, "
                                     "{date}").format(
@@ -325,7 +375,8 @@ class ReviewPage(QWizardPage):
         self.launch_action.setEnabled(self.draft.value.ready and not self.busy and not self.launched)
 
     def isComplete(self) -> bool:  # noqa: N802
-        return not self.busy
+        # Launch (the Finish button) waits for an offer and every secret; after a launch it finishes
+        return not self.busy and (self.launched or self.draft.value.ready)
 
     def validatePage(self) -> bool:  # noqa: N802
         """Finishing the wizard is allowed only after a successful launch (no side effect here)."""

@@ -92,7 +92,7 @@ class LaunchRun(QObject):
         def work() -> list[Instance]:
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
-                           should_stop=lambda: self.cancel_requested)
+                           should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
         log.info("launch %s on %s (%s)", self.launch_id, self.lane, self.choice.offer.instance_type)
         self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)

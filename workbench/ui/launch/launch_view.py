@@ -151,7 +151,7 @@ class LaunchView(QWidget):
     def open_spec(self) -> None:
         """Pick a YAML job spec (non-blocking dialog), then open the wizard on it."""
         dlg = QFileDialog(self, tr("Open job spec"), str(paths.resources_dir() / "examples"),
-                          tr("Job specs (*.yaml *.yml);;All files (*)"))
+                          tr("Job specs, SkyPilot and dstack files (*.yaml *.yml);;All files (*)"))
         dlg.setObjectName("open-spec-dialog")
         dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
         dlg.fileSelected.connect(self.start_wizard)

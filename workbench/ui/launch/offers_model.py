@@ -88,8 +88,8 @@ class OffersModel(RowTableModel):
         o = r.offer
         cur = o.prices.currency
         if col == COL_AVAILABILITY:
-            if o.available:
-                return tr("available")
+            if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
+                return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
             return "⚠ " + (o.availability_note or tr("no quota or capacity"))
         if col == COL_TOTAL:
             return money(None if r.price is None else r.price * self.nodes, cur, 3) + (

@@ -175,6 +175,10 @@ class SpendView(QWidget):
         self.export_btn = QPushButton(icon("export"), tr("&Export CSV…"))
         self.export_btn.setObjectName("spend-export")
         self.export_btn.clicked.connect(self.export)
+        self.report_btn = QPushButton(icon("export"), tr("Run &report…"), objectName="spend-run-report")
+        self.report_btn.setToolTip(tr("Cost, utilization and advice of the selected launch, as HTML or PDF"))
+        self.report_btn.setEnabled(False)
+        self.report_btn.clicked.connect(self.open_report)
         self.budget_btn = QPushButton(tr("Monthly &budget…"))
         self.budget_btn.setObjectName("spend-budget")
         self.budget_btn.clicked.connect(self.ask_budget)
@@ -213,6 +217,7 @@ class SpendView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.totals, 1)
         top.addWidget(self.budget_btn)
+        top.addWidget(self.report_btn)
         top.addWidget(self.export_btn)
         money_row = QHBoxLayout()
         money_row.addWidget(self.budget_bar, 1)
@@ -232,6 +237,8 @@ class SpendView(QWidget):
         lay.addWidget(self.note)
         lay.addWidget(split, 1)
         session.snapshot_changed.connect(self.recompute)
+        self.table.selectionModel().selectionChanged.connect(
+            lambda *_: self.report_btn.setEnabled(self.selected_launch() is not None))
 
     def _ensure_plot(self) -> None:
         if self.plot is not None:
@@ -342,6 +349,24 @@ class SpendView(QWidget):
             dlg.setDoubleValue(self.report.monthly.budget.amount)
         dlg.doubleValueSelected.connect(lambda v: self.set_monthly_budget(v or None))
         dlg.open()
+
+    def selected_launch(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows() or self.table.selectionModel().selectedIndexes()
+        if not rows:
+            return None
+        row = self.table.model().mapToSource(rows[0]).row()
+        return self.model._rows[row].launch_id if 0 <= row < len(self.model._rows) else None
+
+    def open_report(self):
+        """The run report of the selected launch (cost, utilization, advice; HTML and PDF)."""
+        launch_id = self.selected_launch()
+        if launch_id is None:
+            return None
+        from workbench.ui.monitor.run_report import RunReportDialog
+
+        dlg = RunReportDialog(self.session, launch_id, self)
+        dlg.open()
+        return dlg
 
     def export(self) -> None:
         if self.report is None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
@@ -40,12 +40,14 @@ from workbench.core.domain.models import GpuSample, Instance, InstanceState
 from workbench.ui.common.format import state_label
 from workbench.ui.i18n import N_, tr
 from workbench.core.telemetry.series import SampleBatch, SeriesKey, SeriesSet, SpendCurves, group_samples
+from workbench.ui.monitor.advice_panel import AdvicePanel
 from workbench.ui.monitor.monitor_poll import InstanceKey, PollResult, instance_key, poll_instance
 from workbench.ui.monitor.nodes_overview import ALL, NodeSelector, NodesOverview
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.core.domain.cluster import node_rank_of
 
 if TYPE_CHECKING:
+    from workbench.ui.monitor.evidence_highlight import EvidenceHighlight
     from workbench.ui.monitor.monitor_plots import MonitorPlots
 
 log = logging.getLogger("workbench.ui.monitor.monitor_view")
@@ -136,9 +138,18 @@ class MonitorView(QWidget):
         self.pages.addWidget(self.message)
         self.pages.addWidget(plots_page)
         self.pages.addWidget(self.nodes_overview)
+        self.advice = AdvicePanel(session)  # advice cards beside the plots (issue 20)
+        self.advice.highlight.connect(self._highlight)
+        self.advice.cleared.connect(self._clear_highlight)
+        self._evidence: EvidenceHighlight | None = None
+        body = QSplitter(Qt.Orientation.Horizontal, objectName="monitor-split")
+        body.addWidget(self.pages)
+        body.addWidget(self.advice)
+        body.setStretchFactor(0, 1)
+        body.setSizes([700, 300])
         lay = QVBoxLayout(self)
         lay.addLayout(top)
-        lay.addWidget(self.pages, 1)
+        lay.addWidget(body, 1)
 
         self.poll_timer = QTimer(self)
         self.poll_timer.timeout.connect(self.poll)
@@ -203,6 +214,7 @@ class MonitorView(QWidget):
             if changed:
                 self._dirty = True
                 self._update_page()
+                self.advice.set_instance(fresh)
                 QTimer.singleShot(0, self.poll)
         self._update_budget()
         if self.instance is not None:
@@ -255,6 +267,7 @@ class MonitorView(QWidget):
             if inst is None or self.instance is None or inst.launch_id != self.instance.launch_id:
                 self.overview = False
         self.instance = inst
+        self.advice.set_instance(inst)
         self._retry_at, self._backoff_s, self._last_error = 0.0, 0.0, ""
         self.status.clear()
         self._dirty = True
@@ -288,6 +301,26 @@ class MonitorView(QWidget):
     @property
     def window_seconds(self) -> float | None:
         return self.window_box.currentData()
+
+    # -- advice evidence ----------------------------------------------------
+    def _highlight(self, start: float, end: float) -> None:
+        """Shade an advice's evidence window; widen the time window to "All" when it starts before it."""
+        if self._evidence is None:
+            from workbench.ui.monitor.evidence_highlight import EvidenceHighlight
+
+            self._evidence = EvidenceHighlight(self.plots)
+        self._evidence.show(start, end)
+        sets = self.series.get(instance_key(self.instance)) if self.instance is not None else None
+        seconds = self.window_seconds
+        if seconds is not None and sets is not None and sets.last_ts is not None:
+            shown_from = (time.time() if self.instance.state.active else sets.last_ts) - seconds
+            if start < shown_from:
+                self.window_box.setCurrentIndex(len(WINDOWS) - 1)
+        self._dirty = True
+
+    def _clear_highlight(self) -> None:
+        if self._evidence is not None:
+            self._evidence.clear()
 
     # -- polling ------------------------------------------------------------
     def poll(self) -> None:

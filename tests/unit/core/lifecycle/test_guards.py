@@ -8,7 +8,7 @@ import pytest
 from workbench.core.money import budgets
 from workbench.core.lifecycle.guards import GuardEngine
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import GpuSample, InstanceState
 from workbench.core.lifecycle.teardown import TeardownReport
 from workbench_testing import ManualClock, fake_cloud_accounts
@@ -34,7 +34,7 @@ def spec(guards: str = "", on_finish: str = "terminate", gpu: str = "V100:1", ru
 
 
 def launch(acc, sp, profile="fk"):
-    lp = plan(acc, sp, profile=profile)
+    lp = choose_offer(acc, sp, profile=profile)
     [inst] = execute(acc, lp)
     return lp.launch_id, inst
 

@@ -8,7 +8,7 @@ import pytest
 import aws_moto
 from workbench.core.lifecycle.guards import GuardEngine
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import GpuSample, Profile
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench_testing import ManualClock, fake_cloud_accounts
@@ -46,7 +46,7 @@ def test_max_runtime_and_idle_tear_down_on_moto(aws_accounts):
     acc, stack = aws_accounts
     spec = parse_spec("name: moto-guard\nrun: python3 train.py\nresources:\n  gpu: V100:1\n"
                       "guards:\n  max_runtime: 1h\n  idle_minutes: 10\n  idle_util_below: 5\n")
-    lp = plan(acc, spec, profile="moto")
+    lp = choose_offer(acc, spec, profile="moto")
     [inst] = execute(acc, lp)
     assert _running(stack) == [inst.instance_id]
     start = acc.store.get_launch(lp.launch_id).created_at
@@ -58,7 +58,7 @@ def test_max_runtime_and_idle_tear_down_on_moto(aws_accounts):
     assert [(e.guard, e.action) for e in events] == [("max_runtime", "teardown"), ("max_runtime", "verified")]
     assert _running(stack) == []
 
-    lp2 = plan(acc, spec, profile="moto")
+    lp2 = choose_offer(acc, spec, profile="moto")
     [inst2] = execute(acc, lp2)
     t0 = acc.store.get_launch(lp2.launch_id).created_at
     acc.store.add_samples([GpuSample(inst2.instance_id, t0 + s, 0, 1.0, 100, 16000) for s in range(0, 700, 60)])
@@ -77,7 +77,7 @@ def test_budget_and_finished_job_tear_down_on_moto(aws_accounts):
     acc, stack = aws_accounts
     spec = parse_spec("name: moto-done\nrun: python3 train.py\nresources:\n  gpu: V100:1\n"
                       "guards:\n  max_runtime: 24h\n")
-    lp = plan(acc, spec, profile="moto")
+    lp = choose_offer(acc, spec, profile="moto")
     [inst] = execute(acc, lp)
     # the remote runner records the job's exit code; the next listing from AWS must not erase it
     acc.store.upsert_instance(inst.with_state(InstanceState.RUNNING, exit_code=0))
@@ -93,7 +93,7 @@ def test_budget_and_finished_job_tear_down_on_moto(aws_accounts):
                                                                         ("finished", "verified")]
     assert _running(stack) == []
 
-    lp2 = plan(acc, spec, profile="moto")
+    lp2 = choose_offer(acc, spec, profile="moto")
     [inst2] = execute(acc, lp2)
     budgets.set_launch(acc.store, lp2.launch_id, 0.06)
     reconcile(acc)  # moto starts instances at once: the ledger now says when it began running

@@ -10,7 +10,7 @@ import pytest
 
 from workbench.core.domain.errors import AuthError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, InstanceState, Profile, Resource
 from workbench_testing import fake_cloud_accounts
 from workbench.core.lifecycle.teardown import TeardownEvent, hourly_price, inventory, item_key, teardown
@@ -62,9 +62,9 @@ class Recorder:
 def test_inventory_lists_instances_and_leftovers_with_prices(accounts):
     accounts.add_fake("fc")
     accounts.add_fake("leaky", leak_disk="true")
-    keep = execute(accounts, plan(accounts, SPEC, profile="fc"))[0]
-    leaked_from = execute(accounts, plan(accounts, SPEC, profile="leaky"))[0]
-    running = execute(accounts, plan(accounts, SPEC, profile="leaky"))[0]
+    keep = execute(accounts, choose_offer(accounts, SPEC, profile="fc"))[0]
+    leaked_from = execute(accounts, choose_offer(accounts, SPEC, profile="leaky"))[0]
+    running = execute(accounts, choose_offer(accounts, SPEC, profile="leaky"))[0]
     accounts.provider(accounts.profile("leaky")).terminate([leaked_from])  # its disk stays behind
 
     inv = inventory(accounts)
@@ -86,7 +86,7 @@ def test_inventory_lists_instances_and_leftovers_with_prices(accounts):
 def test_inventory_keeps_going_past_a_profile_that_fails(accounts):
     accounts.add_fake("fc")
     accounts.save_profile(Profile("nocreds", "fakecloud", "fake-east"))  # no credentials stored
-    inst = execute(accounts, plan(accounts, SPEC, profile="fc"))[0]
+    inst = execute(accounts, choose_offer(accounts, SPEC, profile="fc"))[0]
     inv = inventory(accounts)
     assert [i.instance_id for i in inv.items] == [inst.instance_id]
     assert [(name, type(e)) for name, e in inv.errors] == [("nocreds", AuthError)]
@@ -102,8 +102,8 @@ def test_inventory_of_nothing(accounts):
 def test_events_for_each_instance_and_leftover(accounts):
     accounts.add_fake("fc")
     accounts.add_fake("leaky", leak_disk="true")
-    plain = execute(accounts, plan(accounts, SPEC, profile="fc"))[0]
-    leaky = execute(accounts, plan(accounts, SPEC, profile="leaky"))[0]
+    plain = execute(accounts, choose_offer(accounts, SPEC, profile="fc"))[0]
+    leaky = execute(accounts, choose_offer(accounts, SPEC, profile="leaky"))[0]
     rec = Recorder()
 
     report = teardown(accounts, None, timeout=5, poll=0.05, progress=rec)
@@ -123,7 +123,7 @@ def test_events_for_each_instance_and_leftover(accounts):
 
 def test_stuck_profile_ends_with_remaining_events(accounts):
     accounts.add_fake("stuck", stuck="true")
-    inst = execute(accounts, plan(accounts, SPEC, profile="stuck"))[0]
+    inst = execute(accounts, choose_offer(accounts, SPEC, profile="stuck"))[0]
     rec = Recorder()
 
     report = teardown(accounts, None, timeout=0.3, poll=0.05, progress=rec)
@@ -137,7 +137,7 @@ def test_stuck_profile_ends_with_remaining_events(accounts):
 def test_errors_are_events_too_and_a_failing_callback_is_ignored(accounts):
     accounts.add_fake("fc")
     accounts.save_profile(Profile("nocreds", "fakecloud", "fake-east"))
-    inst = execute(accounts, plan(accounts, SPEC, profile="fc"))[0]
+    inst = execute(accounts, choose_offer(accounts, SPEC, profile="fc"))[0]
     seen: list[TeardownEvent] = []
 
     def flaky(ev: TeardownEvent) -> None:
@@ -156,5 +156,5 @@ def test_errors_are_events_too_and_a_failing_callback_is_ignored(accounts):
 
 def test_teardown_without_progress_still_works(accounts):
     accounts.add_fake("fc")
-    execute(accounts, plan(accounts, SPEC, profile="fc"))
+    execute(accounts, choose_offer(accounts, SPEC, profile="fc"))
     assert teardown(accounts, None, timeout=5, poll=0.05).clean

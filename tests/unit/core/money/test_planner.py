@@ -6,7 +6,7 @@ import pytest
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.models import Offer, Prices
-from workbench.core.money.planner import Hardware, break_even_hours, plan
+from workbench.core.money.planner import Hardware, break_even_hours, compare_costs
 
 HOURS = 2160.0  # three months of 30 days
 
@@ -28,7 +28,7 @@ HW = Hardware(purchase_price=30_000, power_kw=3.5, price_per_kwh=0.15, upkeep_pe
 
 
 def test_hand_computed_comparison():
-    p = plan(OFFERS, "v100", 8, HOURS, HW)
+    p = compare_costs(OFFERS, "v100", 8, HOURS, HW)
     got = {(r.option, r.provider, r.region, r.instance_type): round(r.total, 2) for r in p.rows}
     assert got == {
         ("on-demand", "cloudA", "east", "v100x1"): 52_876.80,  # 3.06 × 8 machines × 2160 h
@@ -56,7 +56,7 @@ def test_hand_computed_comparison():
 
 
 def test_summary_keeps_the_cheapest_per_option_and_provider():
-    p = plan(OFFERS, "V100", 8, HOURS, HW)
+    p = compare_costs(OFFERS, "V100", 8, HOURS, HW)
     summary = p.summary()
     assert len({(r.option, r.provider) for r in summary}) == len(summary) == 9
     assert [r.option for r in summary][:2] == ["spot", "spot"]
@@ -65,7 +65,7 @@ def test_summary_keeps_the_cheapest_per_option_and_provider():
 
 
 def test_more_gpus_than_asked_and_unavailable_offers_are_labelled():
-    p = plan([offer("v100x4", 4, 12.24, None, None, None, available=False, availability_note="no quota")],
+    p = compare_costs([offer("v100x4", 4, 12.24, None, None, None, available=False, availability_note="no quota")],
              "V100", 6, 100)
     [row] = p.rows
     assert row.machines == 2 and row.gpus == 8 and "2 more than asked" in row.note and "no quota" in row.note
@@ -77,9 +77,9 @@ def test_break_even_and_bad_input():
     assert hours == pytest.approx(30_000 / (24.48 - running))
     assert break_even_hours(HW, 0.1) is None
     with pytest.raises(ConfigError):
-        plan(OFFERS, "V100", 0, 10)
+        compare_costs(OFFERS, "V100", 0, 10)
     with pytest.raises(ConfigError):
-        plan(OFFERS, "V100", 8, -1)
+        compare_costs(OFFERS, "V100", 8, -1)
     with pytest.raises(ConfigError):
         Hardware(purchase_price=-5)
 
@@ -100,7 +100,7 @@ def test_bundled_snapshots_in_both_layouts_price_the_plan(tmp_path):
     offers = snapshot_offers(tmp_path)
     assert {(o.provider, o.instance_type, o.prices.currency) for o in offers} == {
         ("cloudA", "v8", "USD"), ("cloudB", "v4", "USD"), ("cloudB", "c1", "CNY")}
-    p = plan(offers, "V100", 8, HOURS)
+    p = compare_costs(offers, "V100", 8, HOURS)
     got = {(r.option, r.instance_type): round(r.total, 2) for r in p.rows}
     assert got[("on-demand", "v8")] == 52_876.80 and got[("spot", "v8")] == 15_854.40
     assert got[("reserved-1y", "v4")] == 7.6 * 2 * 8760 and ("spot", "v4") not in got
@@ -114,7 +114,8 @@ def test_rows_in_other_currencies_are_ordered_at_the_users_rate():
 
     cny = Offer("cn", "north", "c8", "V100", 8, 16, 64, 488, Prices(on_demand=150.0, currency="CNY"))
     usd = offer("u8", 8, 24.48, None, None, None)
-    assert [r.instance_type for r in plan([cny, usd], "V100", 8, 10).rows] == ["u8", "c8"]  # 244.8 < 1500 as is
-    ordered = plan([cny, usd], "V100", 8, 10, fx=CurrencySettings("CNY", 7.2)).rows
+    as_is = compare_costs([cny, usd], "V100", 8, 10).rows
+    assert [r.instance_type for r in as_is] == ["u8", "c8"]  # 244.8 < 1500 as is
+    ordered = compare_costs([cny, usd], "V100", 8, 10, fx=CurrencySettings("CNY", 7.2)).rows
     assert [r.instance_type for r in ordered] == ["c8", "u8"]  # ¥1500 ≈ $208 < $244.8
     assert [r.currency for r in ordered] == ["CNY", "USD"]

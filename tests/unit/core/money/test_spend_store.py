@@ -10,11 +10,12 @@ import pytest
 from workbench.core.money import budgets, currency
 
 from workbench.core.store import database as store_mod
+from workbench.core.store import schema as schema_mod
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle.launcher import execute, plan
+from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.money.spend import SpendBook
 from workbench.core.store.database import LaunchRecord, LedgerEntry, Store
@@ -30,7 +31,7 @@ def _inst(state=InstanceState.RUNNING, price=3.6, storage=None, currency="USD", 
 def test_version_1_database_opens_and_keeps_its_ledger(tmp_path):
     db = tmp_path / "v1.sqlite3"
     conn = sqlite3.connect(db, isolation_level=None)
-    store_mod._migrate_1(conn)
+    schema_mod.migrate_1(conn)
     conn.execute("INSERT INTO ledger (provider, profile, instance_id, ts, state, price_per_hour)"
                  " VALUES ('aws', 'p', 'i-1', 100.0, 'running', 3.6)")
     conn.execute("PRAGMA user_version = 1")
@@ -107,7 +108,7 @@ def test_actual_costs_and_spot_history_come_from_the_provider(tmp_path, monkeypa
     acc, _ = fake_cloud_accounts(monkeypatch, {"fk": {"actual_factor": "1.1", "spot_history": "0:1.0,1800:0.5"}})
     try:
         sp = parse_spec("name: s\nrun: x\nresources:\n  gpu: V100:1\n  spot: true\nguards:\n  max_runtime: 2h\n")
-        lp = plan(acc, sp, profile="fk")
+        lp = choose_offer(acc, sp, profile="fk")
         [inst] = execute(acc, lp)
         now = inst.launched_at + 3600
         assert sync_spot_history(acc, now=now) == []
@@ -141,7 +142,7 @@ def test_spot_history_sync_can_be_throttled(tmp_path, monkeypatch):
     acc, _ = fake_cloud_accounts(monkeypatch, {"fk": {"spot_history": "0:1.0"}})
     try:
         sp = parse_spec("name: s\nrun: x\nresources:\n  gpu: V100:1\n  spot: true\nguards:\n  max_runtime: 2h\n")
-        [inst] = execute(acc, plan(acc, sp, profile="fk"))
+        [inst] = execute(acc, choose_offer(acc, sp, profile="fk"))
         assert sync_spot_history(acc, now=inst.launched_at + 10, max_age_s=3600) == []
         assert len(acc.store.spot_prices()) == 1
         acc.save_profile(acc.profile("fk").__class__("fk", "fakecloud", "fake-east",

@@ -1,4 +1,6 @@
-"""Tests for workbench.core.providers.credentials (the keyring wrapper).
+"""Tests for workbench.core.providers.credentials (the keyring wrapper) and keyring_safety.
+
+Reading credentials from JSON and redaction: test_credentials_json.py.
 
 Two kinds of tests live here:
 
@@ -28,14 +30,8 @@ import pytest
 from keyring.compat import properties
 
 from workbench.core.providers import credentials as cred
-from workbench.core.providers.credentials import (
-    SERVICE,
-    CredentialStore,
-    _is_insecure_backend,
-    credential_key,
-    parse_credentials_json,
-    redact,
-)
+from workbench.core.providers.credentials import SERVICE, CredentialStore, credential_key
+from workbench.core.providers.keyring_safety import is_insecure_backend
 from workbench.core.domain.errors import AuthError, ConfigError
 from workbench.core.providers.contract import CredentialField
 
@@ -314,7 +310,7 @@ def test_no_keyring_backend_subprocess(tmp_path: Any) -> None:
     ids=["fail", "null", "keyrings.alt.file.PlaintextKeyring", "keyrings.alt.file.EncryptedKeyring"],
 )
 def test_insecure_backends_are_refused(backend: Any) -> None:
-    assert _is_insecure_backend(backend)
+    assert is_insecure_backend(backend)
     store = CredentialStore(backend)
     with pytest.raises(AuthError, match="no secure keyring") as info:
         store.check_backend()
@@ -333,26 +329,26 @@ def test_insecure_backends_are_refused(backend: Any) -> None:
 
 
 def test_is_insecure_backend_judges_by_module_and_name() -> None:
-    assert not _is_insecure_backend(MemoryKeyring())
+    assert not is_insecure_backend(MemoryKeyring())
 
     class Keyring(_FakeBackend):  # e.g. keyrings.alt.Gnome: not file based
         __module__ = "keyrings.alt.Gnome"
 
-    assert not _is_insecure_backend(Keyring())
+    assert not is_insecure_backend(Keyring())
 
     class PyFilesystemKeyring(_FakeBackend):
         __module__ = "keyrings.alt.pyfs"
 
-    assert _is_insecure_backend(PyFilesystemKeyring())
+    assert is_insecure_backend(PyFilesystemKeyring())
 
     class SomePlaintextKeyring(_FakeBackend):
         __module__ = "somebody.elses"
 
-    assert _is_insecure_backend(SomePlaintextKeyring())
+    assert is_insecure_backend(SomePlaintextKeyring())
 
-    assert _is_insecure_backend(_fake_chainer([MemoryKeyring(), PlaintextKeyring()]))
-    assert _is_insecure_backend(_fake_chainer([]))
-    assert not _is_insecure_backend(_fake_chainer([MemoryKeyring()]))
+    assert is_insecure_backend(_fake_chainer([MemoryKeyring(), PlaintextKeyring()]))
+    assert is_insecure_backend(_fake_chainer([]))
+    assert not is_insecure_backend(_fake_chainer([MemoryKeyring()]))
 
 
 def test_chainer_is_unwrapped_to_secure_member() -> None:
@@ -549,92 +545,3 @@ def test_logs_name_fields_never_values(caplog: pytest.LogCaptureFixture) -> None
         assert record.name == "workbench.credentials"
         text = record.getMessage() + repr(record.args)
         assert SECRET not in text and SECRET2 not in text  # ...values never
-
-
-def test_redact() -> None:
-    text = f"error: key {SECRET} rejected; short=abc; also {SECRET2}"
-    out = redact(text, [SECRET, SECRET2, "abc", "", None])  # type: ignore[list-item]
-    assert SECRET not in out and SECRET2 not in out
-    assert "short=abc" in out  # < 4 chars is left alone
-    assert out.count("****") == 2
-    # A secret containing another is removed whole, not half.
-    assert redact("x=abcdEFGH", ["abcd", "abcdEFGH"]) == "x=****"
-    assert redact("nothing here", []) == "nothing here"
-
-
-# --------------------------------------------------------------------------
-# parse_credentials_json
-# --------------------------------------------------------------------------
-
-
-def test_parse_ok_with_optional_omitted() -> None:
-    got = parse_credentials_json(
-        json.dumps({"access_key_id": "AKIA", "secret_access_key": SECRET}), AWS_FIELDS
-    )
-    assert got == {"access_key_id": "AKIA", "secret_access_key": SECRET}
-
-
-def test_parse_optional_given_and_empty_optional_dropped() -> None:
-    fields_json = {"access_key_id": "AKIA", "secret_access_key": SECRET, "session_token": "tok"}
-    assert parse_credentials_json(json.dumps(fields_json), AWS_FIELDS)["session_token"] == "tok"
-    fields_json["session_token"] = ""
-    assert "session_token" not in parse_credentials_json(json.dumps(fields_json), AWS_FIELDS)
-
-
-def test_parse_numbers_kept_as_written() -> None:
-    fields = (CredentialField("account", "Account"), CredentialField("rate", "Rate"))
-    got = parse_credentials_json('{"account": 123456789012, "rate": 12.50}', fields)
-    assert got == {"account": "123456789012", "rate": "12.50"}
-
-
-def test_parse_invalid_json_never_echoes_text() -> None:
-    text = '{\n  "access_key_id": "AKIA",\n  "secret_access_key": "' + SECRET + '",\n}'
-    with pytest.raises(ConfigError) as info:
-        parse_credentials_json(text, AWS_FIELDS)
-    assert info.value.message == "credentials on stdin are not valid JSON (line 4, column 1)"
-    _assert_no_secret(info.value, SECRET, "AKIA")
-
-
-def test_parse_not_an_object() -> None:
-    with pytest.raises(ConfigError, match="must be a JSON object, got an array") as info:
-        parse_credentials_json(json.dumps([SECRET]), AWS_FIELDS)
-    assert "secret_access_key" in (info.value.hint or "")
-    _assert_no_secret(info.value, SECRET)
-    with pytest.raises(ConfigError, match="got a string"):
-        parse_credentials_json(json.dumps(SECRET), AWS_FIELDS)
-
-
-def test_parse_missing_required() -> None:
-    with pytest.raises(ConfigError) as info:
-        parse_credentials_json(json.dumps({"access_key_id": SECRET2}), AWS_FIELDS)
-    assert "missing" in info.value.message and "secret_access_key" in info.value.message
-    assert "session_token" not in info.value.message  # optional
-    _assert_no_secret(info.value, SECRET2)
-
-
-def test_parse_empty_required_is_missing() -> None:
-    with pytest.raises(ConfigError, match="missing required credential key.*secret_access_key"):
-        parse_credentials_json(
-            json.dumps({"access_key_id": "AKIA", "secret_access_key": "  "}), AWS_FIELDS
-        )
-
-
-def test_parse_unknown_keys() -> None:
-    data = {"access_key_id": "AKIA", "secret_acess_key": SECRET, SECRET2 + SECRET: "x"}
-    with pytest.raises(ConfigError) as info:
-        parse_credentials_json(json.dumps(data), AWS_FIELDS)
-    err = info.value
-    assert "'secret_acess_key'" in err.message  # the typo is named
-    assert "missing required key(s): secret_access_key" in err.message
-    assert "access_key_id, secret_access_key, session_token" in (err.hint or "")
-    # A long key (maybe a pasted secret) is described, not echoed.
-    assert "-character key>" in err.message
-    _assert_no_secret(err, SECRET, SECRET2)
-
-
-@pytest.mark.parametrize("value", [None, True, [SECRET], {"x": SECRET}], ids=["null", "bool", "list", "object"])
-def test_parse_non_string_value(value: Any) -> None:
-    data = {"access_key_id": "AKIA", "secret_access_key": value}
-    with pytest.raises(ConfigError, match="'secret_access_key' must be a string") as info:
-        parse_credentials_json(json.dumps(data), AWS_FIELDS)
-    _assert_no_secret(info.value, SECRET)

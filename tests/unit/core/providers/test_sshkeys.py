@@ -31,3 +31,17 @@ def test_openssh_reads_the_private_key(tmp_path) -> None:
     assert out.stdout.split()[:2] == made.public_openssh.split()[:2]
     listed = subprocess.run(["ssh-keygen", "-l", "-f", str(made.public_path)], capture_output=True, text=True, check=True)
     assert made.fingerprint in listed.stdout
+
+
+def test_an_rsa_pair_for_clouds_that_import_rsa_keys_only(tmp_path) -> None:
+    import paramiko
+
+    from workbench.core.providers.sshkeys import keypair_for
+
+    rsa = ensure_keypair(tmp_path, key_type="rsa")
+    assert rsa.public_openssh.startswith("ssh-rsa ") and rsa.private_path.name == "id_rsa"
+    assert (rsa.private_path.stat().st_mode & 0o777) == 0o600
+    assert isinstance(paramiko.PKey.from_path(str(rsa.private_path)), paramiko.RSAKey)
+    assert keypair_for(tmp_path, {"ssh_key_type": "rsa"}).private_path == rsa.private_path
+    assert keypair_for(tmp_path, {}).private_path.name == "id_ed25519"  # the default pair is untouched
+    assert ensure_keypair(tmp_path, key_type="rsa").public_openssh == rsa.public_openssh  # made once

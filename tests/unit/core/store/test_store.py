@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from workbench.core.store import database as store_mod
+from workbench.core.store import launches as launches_mod
+from workbench.core.store import schema as schema_mod
 from workbench.core.domain.errors import ConfigError, NotFoundError, StoreError
 from workbench.core.domain.models import GpuSample, Instance, InstanceState, Profile
 from workbench.core.store.database import LaunchRecord, LedgerEntry, Store
@@ -200,7 +202,7 @@ def test_failed_write_rolls_back(st: Store, monkeypatch: pytest.MonkeyPatch) -> 
     def bad_dumps(value):
         raise boom
 
-    monkeypatch.setattr(store_mod, "_dumps", bad_dumps)
+    monkeypatch.setattr(launches_mod, "dumps", bad_dumps)
     with pytest.raises(RuntimeError):
         st.upsert_instance(_inst())
     monkeypatch.undo()
@@ -338,7 +340,7 @@ def _migrate_next(conn: sqlite3.Connection) -> None:
 def test_migration_forward_from_current_version(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _populate(db)
     nxt = store_mod.latest_version() + 1
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, _migrate_next])
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS, _migrate_next])
     with Store.open(db) as s:
         assert s.schema_version == nxt
         assert s._live().execute("SELECT body FROM notes").fetchall()[0][0] == "added by next"
@@ -356,7 +358,7 @@ def test_failed_migration_leaves_old_version(db: Path, monkeypatch: pytest.Monke
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("migration bug")
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, broken])
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS, broken])
     with pytest.raises(RuntimeError):
         Store.open(db)
     monkeypatch.undo()

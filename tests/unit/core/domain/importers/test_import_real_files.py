@@ -1,0 +1,201 @@
+"""Real public SkyPilot and dstack example files (tests/fixtures/importers, see SOURCES.md) → our spec or the error.
+
+Every file that converts must also survive our own YAML form (``workbench convert``'s output
+parses back to the same spec) and the store's dict form.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.core.domain.errors import SpecError
+from workbench.core.domain.importers import IGNORED, KIND_DSTACK, KIND_SKYPILOT, KIND_WORKBENCH, REFUSED, \
+    load_job_file
+from workbench.core.domain.jobspec import parse_spec, spec_from_dict, spec_to_dict
+from workbench.core.domain.models import CHOOSE_IN_ORDER, Alternative, GpuRequest, StorageMode, StorageMount
+from workbench.core.domain.spec_yaml import spec_to_yaml
+
+FIX = Path(__file__).resolve().parents[4] / "fixtures" / "importers"
+SKY, DST = FIX / "skypilot", FIX / "dstack"
+ALL_FILES = sorted(p for p in FIX.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml")
+                   and "configs" not in p.parts and "synthetic" not in p.parts)
+
+
+def convert(path: Path):
+    result = load_job_file(path)
+    assert result.spec is not None, [n for n in result.notes if n.status == REFUSED]
+    return result, result.spec
+
+
+def test_the_fixtures_are_at_least_a_dozen_of_each_kind_and_all_are_listed_with_their_source():
+    sources = (FIX / "SOURCES.md").read_text()
+    assert len(ALL_FILES) >= 24
+    for path in ALL_FILES:
+        assert f"| {path.relative_to(FIX).as_posix()} |" in sources, f"{path} has no source line"
+    assert len([p for p in ALL_FILES if "skypilot" in p.parts]) >= 12
+    assert len([p for p in ALL_FILES if "dstack" in p.parts]) >= 10
+
+
+# -- SkyPilot -------------------------------------------------------------------------
+
+
+def test_skypilot_minimal_cpu_task_pins_its_cloud():
+    result, spec = convert(SKY / "minimal.yaml")
+    assert result.kind == KIND_SKYPILOT
+    assert (spec.name, spec.providers, spec.resources.gpu) == ("minimal", ("aws",), None)
+    assert spec.setup == 'echo "running setup"' and spec.run == 'echo "hello, SkyPilot!"\n'
+
+
+def test_skypilot_multi_node_torchrun_keeps_nodes_gpu_and_cpus():
+    _, spec = convert(SKY / "distributed-pytorch" / "train.yaml")
+    assert spec.name == "minGPT-ddp" and spec.num_nodes == 2
+    assert spec.resources.gpu == GpuRequest("L4", 1) and spec.resources.cpus == 4
+    assert "torchrun" in spec.run and "$SKYPILOT_NODE_IPS" in spec.run  # run as written: the variables are set
+
+
+def test_skypilot_ordered_accelerator_list_becomes_alternatives_tried_in_order():
+    _, spec = convert(SKY / "multi_accelerators.yaml")
+    assert spec.choose == CHOOSE_IN_ORDER and spec.resources.gpu is None
+    assert spec.alternatives == (Alternative(GpuRequest("A100", 1, 40.0, max_memory_gb=40.0)),
+                                 Alternative(GpuRequest("V100", 1)), Alternative(GpuRequest("K80", 1)),
+                                 Alternative(GpuRequest("T4", 1)))
+
+
+def test_skypilot_spot_envs_and_file_mounts(tmp_path):
+    result, spec = convert(SKY / "llama-3_1-finetuning" / "lora.yaml")
+    assert spec.name == "lora"  # no name in the file: taken from its file name
+    assert spec.resources.gpu == GpuRequest("A100", 8) and spec.resources.spot
+    assert spec.env == {"MODEL_SIZE": "8B", "DATASET": "yahma/alpaca-cleaned",
+                        "CHECKPOINT_BUCKET_NAME": "sky-llama-31-checkpoints"}
+    assert spec.secrets == ("HF_TOKEN",)  # `HF_TOKEN:` without a value: asked for at launch
+    assert spec.storage == (
+        StorageMount("/configs", str((SKY / "llama-3_1-finetuning" / "configs").resolve()), StorageMode.COPY),
+        StorageMount("/output", "s3://sky-llama-31-checkpoints", StorageMode.SYNC))  # $VAR filled from envs
+    ignored = {n.field: n for n in result.notes if n.status == IGNORED}
+    assert "resources.disk_tier" in ignored and ignored["resources.disk_tier"].line == 21
+    mount = next(n for n in result.notes if n.field == "file_mounts./output")
+    assert "S3 assumed" in mount.detail and "MOUNT" in mount.detail
+
+
+def test_skypilot_bucket_mount_on_aws_is_a_synced_s3_mount():
+    _, spec = convert(SKY / "spot" / "resnet.yaml")
+    assert spec.providers == ("aws",) and spec.resources.gpu == GpuRequest("V100", 4)
+    assert spec.storage == (StorageMount("/checkpoint", "s3://checkpoint-bucket-resnet", StorageMode.SYNC),)
+    assert spec.recovery is None and not spec.resources.spot  # use_spot is commented out in the file
+
+
+def test_skypilot_disk_and_azure():
+    _, spec = convert(SKY / "disk_size.yaml")
+    assert spec.providers == ("azure",) and spec.resources.disk_gb == 512
+
+
+def test_skypilot_instance_type_is_an_alternative_and_network_tier_is_ignored_with_a_reason():
+    result, spec = convert(SKY / "aws_efa" / "efa_vm.yaml")
+    assert spec.num_nodes == 2 and spec.providers == ("aws",)
+    assert spec.alternatives == (Alternative(provider="aws", instance_type="p4d.24xlarge"),)
+    assert any(n.field == "resources.network_tier" and n.status == IGNORED and "rdma" in n.detail
+               for n in result.notes)
+
+
+def test_a_file_that_only_uses_shared_fields_reads_the_same_as_ours():
+    result, spec = convert(SKY / "multi_hostname.yaml")
+    assert result.kind == KIND_WORKBENCH and spec.num_nodes == 2 and spec.name == "multi_hostname"
+
+
+@pytest.mark.parametrize("path, where, field, words", [
+    (SKY / "jupyter_lab.yaml", 15, "resources.ports", "ports"),
+    (SKY / "custom_image.yaml", 6, "resources.image_id", "image"),
+    (SKY / "autoresearch" / "experiment.yaml", 3, "resources.image_id", "container image"),
+    (SKY / "docker" / "kubernetes_dind.yaml", 22, "resources.cloud", "Kubernetes"),
+    (DST / "single-node-training" / "axolotl" / ".dstack.yml", 6, "image", "container image"),
+    (DST / "examples-root" / ".dstack.yml", 1, "type", "dev environment"),
+    (DST / "deployment" / "vllm" / ".dstack.yml", 1, "type", "service"),
+    (DST / "single-node-training" / "qlora" / ".dstack.yml", 13, "ports", "ports"),
+    (DST / "misc" / "docker-compose" / "task.dstack.yml", 4, "docker", "Docker"),
+])
+def test_what_cannot_run_yet_is_refused_naming_file_line_and_field(path, where, field, words):
+    result = load_job_file(path)
+    assert result.spec is None
+    hit = [n for n in result.refused if n.field == field]
+    assert hit and hit[0].line == where and words in hit[0].detail
+    with pytest.raises(SpecError) as info:
+        result.require_spec()
+    assert f"{path}:{where}: {field}: " in info.value.message
+    assert len(info.value.message.splitlines()) == len(result.refused)  # every refusal listed, one a line
+    assert "workbench convert" in info.value.hint
+
+
+def test_several_refusals_are_all_listed():
+    result = load_job_file(DST / "misc" / "docker-compose" / "task.dstack.yml")
+    assert [(n.line, n.field) for n in result.refused] == [(4, "docker"), (11, "ports"), (21, "volumes")]
+    qlora = load_job_file(DST / "single-node-training" / "qlora" / ".dstack.yml")
+    assert [(n.line, n.field) for n in qlora.refused] == [(12, "commands[2]"), (13, "ports")]
+    assert "run.args" in qlora.refused[0].detail
+
+
+@pytest.mark.parametrize("path, message", [
+    (SKY / "spot" / "bert_qa.yaml", "bert_qa.yaml:13: file_mounts./checkpoint.name: the bucket name is empty"),
+    (SKY / "elastic_training" / "job.yaml", "job.yaml:22: this file holds 3 YAML documents"),
+    (DST / "misc" / "github-actions" / ".dstack.yml", ".dstack.yml:1: this is not a job file"),
+])
+def test_files_that_are_not_runnable_tasks_are_clear_errors(path, message):
+    with pytest.raises(SpecError) as info:
+        load_job_file(path)
+    assert message in info.value.message
+
+
+# -- dstack -------------------------------------------------------------------------
+
+
+def test_dstack_multi_node_torchrun_with_a_gpu_count_range():
+    result, spec = convert(DST / "distributed-training" / "torchrun" / ".dstack.yml")
+    assert result.kind == KIND_DSTACK
+    assert spec.name == "train-distrib" and spec.num_nodes == 2
+    assert spec.resources.gpu == GpuRequest(None, 1, max_count=8, vendor="NVIDIA")
+    assert spec.env == {"NCCL_DEBUG": "INFO"}
+    assert spec.run.startswith("git clone https://github.com/pytorch/examples.git pytorch-examples &&\n"
+                               "cd pytorch-examples/distributed/ddp-tutorial-series &&\n")
+    assert {n.field for n in result.notes if n.status == IGNORED} == {"python", "resources.shm_size"}
+
+
+def test_dstack_bare_env_names_are_asked_for_and_a_memory_range_becomes_a_minimum():
+    _, spec = convert(DST / "single-node-training" / "trl" / "train.dstack.yml")
+    assert spec.secrets == ("HF_TOKEN", "WANDB_API_KEY", "HUB_MODEL_ID")
+    assert spec.env == {"ACCELERATE_LOG_LEVEL": "info"}
+    assert spec.resources.gpu == GpuRequest(None, 1, 24.0, vendor="NVIDIA")
+
+
+def test_dstack_mpi_cluster_task_notes_startup_order_and_stop_criteria():
+    result, spec = convert(DST / "clusters" / "nccl-tests" / ".dstack.yml")
+    assert spec.num_nodes == 2 and spec.resources.gpu == GpuRequest(None, 1, max_count=8, vendor="NVIDIA")
+    notes = {n.field: n for n in result.notes if n.status == IGNORED}
+    assert "master-done" in notes["stop_criteria"].detail and "workers-first" in notes["startup_order"].detail
+
+
+def test_dstack_task_without_a_name_takes_its_file_name():
+    _, spec = convert(DST / "misc" / "airflow" / "dags" / "dstack-repo" / "task.dstack.yml")
+    assert spec.name == "task"
+    assert spec.run == 'echo "Running dstack task via Airflow" &&\nsleep 10 &&\necho "Finished"'
+
+
+# -- every converted file, through our own forms ------------------------------------------
+
+
+CONVERTING = [SKY / "minimal.yaml", SKY / "distributed-pytorch" / "train.yaml", SKY / "multi_accelerators.yaml",
+              SKY / "llama-3_1-finetuning" / "lora.yaml", SKY / "spot" / "resnet.yaml", SKY / "disk_size.yaml",
+              SKY / "aws_efa" / "efa_vm.yaml", SKY / "multi_hostname.yaml",
+              DST / "distributed-training" / "torchrun" / ".dstack.yml",
+              DST / "single-node-training" / "trl" / "train.dstack.yml", DST / "clusters" / "nccl-tests" / ".dstack.yml",
+              DST / "misc" / "airflow" / "dags" / "dstack-repo" / "task.dstack.yml"]
+
+
+@pytest.mark.parametrize("path", CONVERTING, ids=lambda p: p.relative_to(FIX).as_posix())
+def test_every_converted_file_round_trips_through_our_yaml_and_the_store(path):
+    result, spec = convert(path)
+    again = parse_spec(spec_to_yaml(spec), source=str(path), base_dir=path.parent)
+    assert again == spec
+    assert spec_from_dict(json.loads(json.dumps(spec_to_dict(spec)))) == spec
+    assert all(n.line >= 1 and n.detail for n in result.notes)

@@ -1,0 +1,390 @@
+"""The one reader (and writer) of price snapshots: GPU machine shapes and their published prices per region.
+
+Where they live
+    ``resources/catalog/<provider>.csv`` ships with the app (the file's stem is the provider id:
+    ``aws.csv``, ``azure.csv``, ``alibaba.csv`` …).  ``workbench catalog update`` writes fresher copies
+    of the same layout to the user's price cache (:func:`cache_dir`); :func:`load` merges both, the
+    row with the newer ``as_of`` winning per (region, instance type).  A new cloud only adds a CSV:
+    nothing here (nor in the planner or the no-account catalog) knows a provider.
+
+The layout (one header line; lines starting with ``#`` are comments and say where the figures come from)
+    ========================  ==========================================================================
+    instance_type             the provider's name of the machine shape (``p3.16xlarge``,
+                              ``Standard_NC24s_v3``, ``ecs.gn6v-c8g1.16xlarge``)
+    gpu_model                 canonical GPU name (``V100``, ``A100`` …; see ``core.domain.gpus``)
+    gpu_count                 GPUs per machine (whole number)
+    gpu_memory_gb             memory per GPU, nominal GB
+    vcpus, memory_gb          the machine's vCPUs and RAM (GB)
+    network_gbps              network bandwidth, Gbit/s (empty: unknown)
+    rdma                      ``true`` when the shape has RDMA / InfiniBand / EFA
+    region                    the provider's region code (``us-east-1``, ``eastus``, ``cn-beijing``)
+    currency                  ISO code of every price on the row (``USD``, ``CNY``); default USD
+    on_demand                 pay-as-you-go price per machine-hour
+    spot                      a typical spot / preemptible price per hour (it moves; live data replaces it)
+    reserved_1y, reserved_3y  the effective hourly price of a 1- / 3-year reservation (no upfront, or the
+                              upfront fee spread over the term), as the provider publishes it
+    savings_plan_1y/3y        the effective hourly price under a 1- / 3-year savings plan (AWS EC2
+                              Instance Savings Plans, Azure savings plan for compute), where published
+    as_of                     ISO date the prices were read from the public price list
+    source                    where they were read (``AWS Price List offer file``, ``Azure Retail Prices
+                              API`` …)
+    ========================  ==========================================================================
+
+Required columns: ``instance_type, gpu_count, vcpus, memory_gb, region, as_of``; the others may be
+left out of a file or left empty on a row (None: not published / not known).  Older layouts are still
+read: ``size`` for ``instance_type``, ``efa`` for ``rdma``, and ``<term>_usd`` / ``<term>_cny`` price
+columns (the suffix names the currency).
+
+Threading: :func:`load` keeps parsed files in a cache keyed by path and modification time, guarded by a
+lock; rows and snapshots are immutable, safe to share between threads.
+
+Failure rules: a bundled file that is missing or malformed raises PluginError naming ``file:line`` (a
+broken install); a malformed file in the user's cache is logged and ignored (a cache never stops the
+app); :func:`write` raises ConfigError when the cache folder cannot be written.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from workbench.core import paths
+from workbench.core.domain.errors import ConfigError, PluginError
+from workbench.core.domain.models import Offer, Prices
+
+log = logging.getLogger("workbench.prices")
+
+COLUMNS = ("instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "network_gbps",
+           "rdma", "region", "currency", "on_demand", "spot", "reserved_1y", "reserved_3y", "savings_plan_1y",
+           "savings_plan_3y", "as_of", "source")
+REQUIRED = ("instance_type", "gpu_count", "vcpus", "memory_gb", "region", "as_of")
+PRICE_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "savings_plan_1y", "savings_plan_3y")
+_ALIASES = {"size": "instance_type", "efa": "rdma"}
+#: shown prices older than this many days carry a "prices from <date>" warning
+STALE_AFTER_DAYS = 90
+#: the label of offers priced from a snapshot when no account was asked
+BUNDLED_LABEL = "bundled snapshot"
+CACHED_LABEL = "price cache"
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One machine shape in one region with its published prices (see the module doc for the columns)."""
+
+    instance_type: str
+    gpu_model: str | None
+    gpu_count: int
+    gpu_memory_gb: float
+    vcpus: int
+    memory_gb: float
+    network_gbps: float | None
+    rdma: bool
+    region: str
+    currency: str
+    on_demand: float | None
+    spot: float | None
+    reserved_1y: float | None
+    reserved_3y: float | None
+    savings_plan_1y: float | None
+    savings_plan_3y: float | None
+    as_of: str
+    source: str = ""
+    origin: str = "bundled"  # "bundled" (ships with the app) or "cache" (written by `catalog update`)
+
+    def prices(self, source: str | None = None) -> Prices:
+        """The row's prices as an offer carries them (``source`` overrides the label)."""
+        return Prices(on_demand=self.on_demand, spot=self.spot, reserved_1y=self.reserved_1y,
+                      reserved_3y=self.reserved_3y, savings_plan_1y=self.savings_plan_1y,
+                      savings_plan_3y=self.savings_plan_3y, currency=self.currency,
+                      source=source if source is not None else self.label, as_of=self.as_of)
+
+    @property
+    def label(self) -> str:
+        """"bundled snapshot" or "price cache" (where the app read the row, for the price source)."""
+        return CACHED_LABEL if self.origin == "cache" else BUNDLED_LABEL
+
+    def offer(self, provider: str, *, available: bool = True, note: str | None = None,
+              source: str | None = None, extra: dict | None = None) -> Offer:
+        """An Offer of this shape priced from the row (``extra`` gets ``price_origin`` and ``price_list``)."""
+        more = {"price_origin": self.origin, "price_list": self.source, **(extra or {})}
+        return Offer(provider=provider, region=self.region, instance_type=self.instance_type,
+                     gpu_model=self.gpu_model, gpu_count=self.gpu_count, gpu_memory_gb=self.gpu_memory_gb,
+                     vcpus=self.vcpus, memory_gb=self.memory_gb, prices=self.prices(source),
+                     network_gbps=self.network_gbps, rdma=self.rdma, available=available,
+                     availability_note=note, extra=more)
+
+    def to_record(self) -> dict[str, str]:
+        """The row as CSV values in :data:`COLUMNS` order (for :func:`write`)."""
+        def num(v: float | int | None) -> str:
+            return "" if v is None else f"{v:.12g}" if isinstance(v, float) else str(v)
+
+        return {"instance_type": self.instance_type, "gpu_model": self.gpu_model or "",
+                "gpu_count": str(self.gpu_count), "gpu_memory_gb": num(self.gpu_memory_gb),
+                "vcpus": str(self.vcpus), "memory_gb": num(self.memory_gb), "network_gbps": num(self.network_gbps),
+                "rdma": "true" if self.rdma else "false", "region": self.region, "currency": self.currency,
+                **{t: num(getattr(self, t)) for t in PRICE_TERMS}, "as_of": self.as_of, "source": self.source}
+
+
+class PriceSnapshot:
+    """The rows of one provider, by (region, instance type); read-only after construction."""
+
+    def __init__(self, rows: Sequence[PriceRow], path: Path | None = None, provider: str = "") -> None:
+        self.path = path
+        self.provider = provider
+        self.rows = list(rows)
+        self._by_key = {(r.region, r.instance_type.lower()): r for r in self.rows}
+        self._any: dict[str, PriceRow] = {}
+        for r in self.rows:
+            self._any.setdefault(r.instance_type.lower(), r)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def find(self, region: str, instance_type: str) -> PriceRow | None:
+        """The row of ``instance_type`` (case-insensitive) in ``region``, or None."""
+        return self._by_key.get((region, instance_type.lower()))
+
+    def region(self, region: str) -> list[PriceRow]:
+        return [r for r in self.rows if r.region == region]
+
+    def shape(self, instance_type: str) -> PriceRow | None:
+        """Any row of ``instance_type`` (a shape is the same in every region)."""
+        return self._any.get(instance_type.lower())
+
+    def regions(self) -> list[str]:
+        return sorted({r.region for r in self.rows})
+
+    @property
+    def as_of(self) -> str:
+        """The newest date of any row ('' for an empty snapshot)."""
+        return max((r.as_of for r in self.rows), default="")
+
+    @property
+    def oldest(self) -> str:
+        return min((r.as_of for r in self.rows if r.as_of), default="")
+
+
+# -- parsing ----------------------------------------------------------------------------------------
+def _opt_float(raw: str | None) -> float | None:
+    raw = (raw or "").strip()
+    return float(raw) if raw else None
+
+
+def _normalise_header(header: list[str], where: str) -> tuple[list[str], dict[str, str]]:
+    """Column names in the current layout, plus {price column: currency} for ``<term>_<cur>`` columns."""
+    names, currency_of = [], {}
+    for raw in header:
+        name = raw.strip().lower()
+        name = _ALIASES.get(name, name)
+        base, _, suffix = name.rpartition("_")
+        if base in PRICE_TERMS and len(suffix) == 3 and suffix.isalpha():
+            currency_of[base] = suffix.upper()
+            name = base
+        names.append(name)
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        raise PluginError(f"the price snapshot {where} lacks the column(s) {', '.join(missing)}",
+                          hint="see the column list in workbench/core/providers/price_snapshot.py")
+    return names, currency_of
+
+
+def parse(text: str, path: Path | str, provider: str = "", origin: str = "bundled") -> PriceSnapshot:
+    """Parse snapshot text (PluginError naming ``path:line`` for anything malformed)."""
+    where = str(path)
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    if not lines:
+        raise PluginError(f"the price snapshot {where} is empty")
+    names, currency_of = _normalise_header(next(csv.reader([lines[0][1]])), where)
+    rows = []
+    for lineno, line in lines[1:]:
+        values = next(csv.reader([line]))
+        if len(values) != len(names):
+            raise PluginError(f"{where}:{lineno}: expected {len(names)} values, found {len(values)}")
+        v = {k: val.strip() for k, val in zip(names, values)}
+        try:
+            currency = (v.get("currency") or next(iter(set(currency_of.values())), "") or "USD").upper()
+            rows.append(PriceRow(
+                instance_type=v["instance_type"], gpu_model=v.get("gpu_model") or None,
+                gpu_count=int(v["gpu_count"] or 0), gpu_memory_gb=float(v.get("gpu_memory_gb") or 0),
+                vcpus=int(v["vcpus"]), memory_gb=float(v["memory_gb"]),
+                network_gbps=_opt_float(v.get("network_gbps")), rdma=(v.get("rdma") or "").lower() == "true",
+                region=v["region"], currency=currency,
+                **{t: _opt_float(v.get(t)) for t in PRICE_TERMS},  # type: ignore[arg-type]
+                as_of=v["as_of"], source=v.get("source", ""), origin=origin))
+        except (ValueError, TypeError) as exc:
+            raise PluginError(f"{where}:{lineno}: bad price snapshot row ({exc})") from None
+        if not rows[-1].instance_type or not rows[-1].region:
+            raise PluginError(f"{where}:{lineno}: a row needs an instance_type and a region")
+    return PriceSnapshot(rows, Path(path), provider)
+
+
+def read(path: Path, provider: str = "", origin: str = "bundled") -> PriceSnapshot:
+    """Read and parse one file (PluginError when it cannot be read or is malformed)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PluginError(f"the price snapshot {path} cannot be read: {exc.strerror or exc}",
+                          hint="reinstall Cloud GPU Workbench; its resources folder is incomplete") from None
+    return parse(text, path, provider or path.stem, origin)
+
+
+# -- where the files are -------------------------------------------------------------------------------
+def bundled_dir() -> Path:
+    return paths.resources_dir() / "catalog"
+
+
+def cache_dir() -> Path:
+    """The user's price cache (``<data>/prices``; not created here)."""
+    return paths.price_cache_dir()
+
+
+def bundled_path(provider: str) -> Path:
+    return bundled_dir() / f"{provider}.csv"
+
+
+def cache_path(provider: str) -> Path:
+    return cache_dir() / f"{provider}.csv"
+
+
+def providers() -> list[str]:
+    """Provider ids with a bundled or cached snapshot, sorted."""
+    found = set()
+    for folder in (bundled_dir(), cache_dir()):
+        if folder.is_dir():
+            found.update(p.stem for p in folder.glob("*.csv"))
+    return sorted(found)
+
+
+# -- loading with a cache --------------------------------------------------------------------------------
+_lock = threading.Lock()
+_parsed: dict[tuple[str, float, int], PriceSnapshot] = {}
+
+
+def _cached_read(path: Path, provider: str, origin: str) -> PriceSnapshot:
+    st = path.stat()
+    key = (str(path), st.st_mtime, st.st_size)
+    with _lock:
+        hit = _parsed.get(key)
+    if hit is None:
+        hit = read(path, provider, origin)
+        with _lock:
+            for old in [k for k in _parsed if k[0] == key[0]]:
+                del _parsed[old]
+            _parsed[key] = hit
+    return hit
+
+
+def merge(*snapshots: PriceSnapshot) -> PriceSnapshot:
+    """One snapshot of all rows; per (region, instance type) the newest ``as_of`` wins (later ties win)."""
+    best: dict[tuple[str, str], PriceRow] = {}
+    for snap in snapshots:
+        for r in snap.rows:
+            key = (r.region, r.instance_type.lower())
+            if key not in best or r.as_of >= best[key].as_of:
+                best[key] = r
+    first = snapshots[0] if snapshots else None
+    return PriceSnapshot(list(best.values()), first.path if first else None, first.provider if first else "")
+
+
+def load(provider: str, path: Path | None = None, *, use_cache: bool = True) -> PriceSnapshot:
+    """The snapshot of ``provider``: the bundled file merged with the user's cached copy (if any).
+
+    ``path`` reads exactly that file instead.  A provider without a bundled file but with a cached one
+    gets the cached one; with neither, PluginError.
+    """
+    if path is not None:
+        return _cached_read(path, provider, "bundled")
+    parts: list[PriceSnapshot] = []
+    bundled = bundled_path(provider)
+    if bundled.exists() or not use_cache:
+        try:
+            parts.append(_cached_read(bundled, provider, "bundled"))
+        except FileNotFoundError:
+            raise PluginError(f"the price snapshot {bundled} cannot be read: it is missing",
+                              hint="reinstall Cloud GPU Workbench; its resources folder is incomplete") from None
+    if use_cache:
+        cached = cache_path(provider)
+        try:
+            if cached.is_file():
+                parts.append(_cached_read(cached, provider, "cache"))
+        except (PluginError, OSError) as exc:  # a cache never stops the app
+            log.warning("ignoring the cached price list %s: %s", cached, getattr(exc, "message", exc))
+    if not parts:
+        raise PluginError(f"no price snapshot for provider {provider!r}",
+                          hint=f"add resources/catalog/{provider}.csv or run `workbench catalog update`")
+    return parts[0] if len(parts) == 1 else merge(*parts)
+
+
+def offers(provider: str | None = None, folder: Path | None = None) -> list[Offer]:
+    """Offers priced from the snapshots (every provider's, or one), for comparing without an account.
+
+    ``folder`` reads every ``*.csv`` there instead of the bundled + cached ones; a file in it that does
+    not parse is skipped and logged.  Prices carry the label "bundled snapshot" (or "price cache").
+    """
+    out: list[Offer] = []
+    if folder is not None:
+        for f in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+            if provider and f.stem != provider:
+                continue
+            try:
+                out += [r.offer(f.stem) for r in _cached_read(f, f.stem, "bundled").rows]
+            except (PluginError, OSError) as exc:
+                log.warning("price snapshot %s skipped: %s", f, getattr(exc, "message", exc))
+        return out
+    for pid in [provider] if provider else providers():
+        try:
+            out += [r.offer(pid) for r in load(pid).rows]
+        except PluginError as exc:
+            log.warning("price snapshot of %s skipped: %s", pid, exc.message)
+    return out
+
+
+# -- age --------------------------------------------------------------------------------------------------
+def age_days(as_of: str, today: datetime.date | None = None) -> int | None:
+    """Days since ``as_of`` (an ISO date, or a timestamp starting with one); None when it is not a date."""
+    try:
+        day = datetime.date.fromisoformat((as_of or "")[:10])
+    except ValueError:
+        return None
+    return ((today or datetime.date.today()) - day).days
+
+
+def is_stale(as_of: str, today: datetime.date | None = None, days: int = STALE_AFTER_DAYS) -> bool:
+    """True when prices of ``as_of`` are older than ``days`` (show "prices from <date>")."""
+    age = age_days(as_of, today)
+    return age is not None and age > days
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+def render(rows: Iterable[PriceRow], comment: str = "") -> str:
+    """CSV text in the current layout (rows in the given order), ``comment`` lines first (prefixed ``# ``)."""
+    buf = io.StringIO()
+    for line in comment.splitlines():
+        buf.write(f"# {line}".rstrip() + "\n")
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(r.to_record())
+    return buf.getvalue()
+
+
+def write(path: Path, rows: Iterable[PriceRow], comment: str = "") -> Path:
+    """Write ``rows`` to ``path`` atomically (ConfigError naming the folder when it cannot be written)."""
+    text = render(rows, comment)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write the price list {path}: {exc.strerror or exc}",
+                          hint=f"make {path.parent} writable, or set {paths.ENV_HOME} to a folder you own") from None
+    return path

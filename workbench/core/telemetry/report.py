@@ -1,0 +1,95 @@
+"""The one-page run report: cost, duration, per-GPU utilization summary, advice and plots of one launch.
+
+:func:`build_report` reads one launch from the store (blocks on SQLite: a worker in the GUI)
+and returns a :class:`RunReport` of plain values; :mod:`workbench.core.telemetry.report_html`
+renders it (HTML with SVG plots, no Qt); the GUI prints that HTML to PDF with Qt.
+
+The figures come from the same code the rest of the app uses, so they match the Spend view
+and ``workbench cost``: cost is :meth:`SpendBook.launch_total` (the launch's currency, disks
+included), duration the longest billed compute time of its machines, and the per-GPU figures
+are over the stored minute samples.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from workbench.core.domain.models import Offer
+from workbench.core.telemetry.advice_base import mean, pct
+from workbench.core.telemetry.advisor import Advisory, advise
+from workbench.core.telemetry.trace import Trace, trace_from_store
+
+
+@dataclass(frozen=True)
+class GpuSummary:
+    """One GPU over the run (NaN where not reported)."""
+
+    node: str
+    index: int
+    name: str
+    util_mean: float
+    util_p50: float
+    util_p90: float
+    mem_peak_mib: float
+    mem_total_mib: float
+    power_mean_w: float
+    samples: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.node} · GPU {self.index}" if self.node else f"GPU {self.index}"
+
+
+@dataclass(frozen=True, eq=False)
+class RunReport:
+    """Everything the report shows, as values."""
+
+    launch_id: str
+    name: str
+    provider: str
+    region: str
+    instance_type: str
+    nodes: int
+    gpu_model: str
+    spot: bool
+    status: str
+    currency: str
+    cost: float
+    price_per_hour: float | None
+    duration_s: float  # the longest billed compute time of the launch's machines
+    started: float | None
+    gpus: tuple[GpuSummary, ...]
+    advisory: Advisory
+    trace: Trace
+    generated_at: float
+
+
+def summarize(trace: Trace) -> tuple[GpuSummary, ...]:
+    """Per-GPU utilization, memory and power summary, in node then index order."""
+    out = []
+    for g in trace.gpus:
+        mem = g.mem_used[np.isfinite(g.mem_used)]
+        out.append(GpuSummary(g.node, g.index, g.name, mean(g.util), pct(g.util, 50), pct(g.util, 90),
+                              float(mem.max()) if mem.size else math.nan, g.mem_total, mean(g.power), int(g.t.size)))
+    return tuple(out)
+
+
+def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float | None = None) -> RunReport:
+    """Read and advise on one launch (NotFoundError for an unknown id)."""
+    now = time.time() if now is None else now
+    trace = trace_from_store(store, launch_id, now)
+    rec = store.find_launch(launch_id)
+    instances = store.list_instances(launch_id=launch_id)
+    started = min((i.launched_at for i in instances if i.launched_at), default=rec.created_at if rec else None)
+    run = trace.run
+    return RunReport(
+        launch_id=launch_id, name=run.name or launch_id, provider=run.provider or "", region=run.region or "",
+        instance_type=run.instance_type or "", nodes=run.nodes, gpu_model=run.gpu_model or "", spot=run.spot,
+        status=rec.status if rec else "", currency=run.currency, cost=run.cost or 0.0,
+        price_per_hour=run.price_per_hour, duration_s=run.billed_s or 0.0, started=started, gpus=summarize(trace),
+        advisory=advise(trace, offers), trace=trace, generated_at=now)
