@@ -117,7 +117,7 @@ def test_a_failing_node_stops_the_others(local: LocalSetup) -> None:
 
 def test_a_lost_node_stops_the_others(local: LocalSetup) -> None:
     provider, req, insts = _launch(local, JobSpec(name="lost", run="echo up; sleep 60"), 2)
-    wait_for(lambda: "up" in _node_log(local, req.launch_id, 1), "node 1 to run")
+    wait_for(lambda: all("up" in _node_log(local, req.launch_id, r) for r in (0, 1)), "both nodes to run")
     os.killpg(insts[1].extra["pgid"], signal.SIGKILL)  # the machine vanishes: no exit record
     head, other = _wait_all_finished(local, provider, req.launch_id, 2)
     assert other.exit_code is None and other.extra["reason"] == "killed"
