@@ -8,9 +8,10 @@ its machine, uploads the workdir and installs the supervised scripts like a sing
 plus its ``cluster/`` files (:mod:`.cluster_files`: the launch's own key pair, ssh_config,
 known_hosts, hostfile, barrier and stop scripts) and the cluster variables
 (:func:`workbench.core.domain.cluster.node_env`).  The nodes wait for each other in this
-process before starting (every node's address and host key go into every node's files), then
-all start at once: ``setup`` runs everywhere in parallel, and ``run`` starts on a node only
-after every node finished ``setup`` (the nodes' own barrier, over the launch's SSH).
+process once each answers on SSH (every node's address and host key go into every node's
+files), then each is uploaded to and started at its own pace: ``setup`` runs everywhere in
+parallel, and ``run`` starts on a node only after every node finished ``setup`` (the nodes'
+own barrier, over the launch's SSH).
 
 Following: one thread per node streams its log into ``paths.node_log(launch, rank)``.
 The job's exit is the head's (rank 0).  A node whose ``run`` fails, or that is lost (its
@@ -107,16 +108,18 @@ class NodeJob(RemoteJob):
         key = conn.transport.get_remote_server_key()
         self.host_key = (key.get_name(), key.get_base64())
         self.supervisor = info.get("supervisor", "setsid")
+        # every node reached: all addresses and host keys are known, so each node goes on at its own
+        # pace (a slow upload to one node does not hold back setup on the others; the nodes' own
+        # barrier holds back run)
+        self.cluster._arrive(self)
         if info.get("started"):
-            self.cluster._arrive(self)  # attached to a running job: nothing to install
-            return
+            return  # attached to a running job: nothing to install
         super()._upload_and_start(conn, info)
 
     def _job_env(self) -> dict[str, str]:
         return self.cluster.env_for(self)
 
     def _before_start(self, conn: Connection, info: dict[str, str]) -> None:
-        self.cluster._arrive(self)  # every node is ready to start: all addresses and host keys known
         cluster_files.install(conn, self.remote_dir, self.cluster.files_for(self))
 
     # -- stopping --------------------------------------------------------------------------------
