@@ -43,3 +43,16 @@ def test_projected_cost_counts_every_node():
     assert spec.num_nodes == 4
     assert projected_cost(3.0, 120, 4) == pytest.approx(24.0)
     assert projected_cost(3.0, 120) == pytest.approx(6.0)
+
+
+def test_the_shipped_examples_are_multi_node():
+    from workbench.core.domain.jobspec import load_spec
+    from workbench.core.paths import resources_dir
+
+    local = load_spec(resources_dir() / "examples" / "ddp-local-2nodes.yaml")
+    assert (local.num_nodes, local.providers, local.resources.gpu) == (2, ("local",), None)
+    assert "torch.distributed.run" in local.run and "$WORKBENCH_NODE_RANK" in local.run
+    a100 = load_spec(resources_dir() / "examples" / "ddp-2nodes-a100.yaml")
+    assert a100.num_nodes == 2 and a100.resources.gpu.model == "A100" and a100.resources.gpu.count == 8
+    assert (a100.resources.network_min_gbps, a100.resources.rdma) == (100.0, True)
+    assert a100.run.startswith("torchrun ") and "$WORKBENCH_GPUS_PER_NODE" in a100.run
