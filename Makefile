@@ -13,11 +13,16 @@ DEBS_RUN  := libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb
              libfreetype6 libfontconfig1 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
              libxcb-keysyms1 libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 \
              libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-glx0 fonts-wqy-microhei
+# rclone moves the storage mounts of jobs on this computer (cloud machines install their own).
+DEBS_RUN  += rclone
 # Tests also need a private D-Bus session with a real Secret Service, Xvfb for screenshots, a
 # real OpenSSH server (started on a loopback port by the SSH tests) with its client tools, and
 # objdump (binutils) for the installer's packaging tests.
 DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client \
              binutils
+# Node runs Azurite, the Azure Blob emulator of the storage tests (installed once into ./node_modules).
+DEBS_TEST += nodejs
+AZURITE   := node_modules/.bin/azurite-blob
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
 # from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
 # installed app's self-test against a real Secret Service.
@@ -35,7 +40,7 @@ run: debs-run $(VENV)/.stamp-run
 	    echo "No display found (DISPLAY/WAYLAND_DISPLAY unset). On a headless machine use: xvfb-run -a make run" >&2; exit 1; fi
 	$(VENV)/bin/workbench gui
 
-test: debs-test $(VENV)/.stamp-test
+test: debs-test $(VENV)/.stamp-test $(AZURITE)
 	QT_QPA_PLATFORM=offscreen WORKBENCH_SECRET_SERVICE=1 \
 	    scripts/with-secret-service.sh $(PY) -m pytest -n 2 $(PYTEST_ARGS)
 
@@ -98,6 +103,11 @@ $(VENV)/.stamp-installer: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e '.[aws,azure,installer]'
 	$(PY) -m pip install --quiet -e '.[alibaba]'
 	touch $@ $(VENV)/.stamp-run
+
+# Azurite for the Azure Blob tests: once per tree (ignored by git); a second `make test` skips it.
+$(AZURITE):
+	@command -v npm >/dev/null 2>&1 || { echo "npm is needed to install Azurite for the storage tests: install nodejs with npm" >&2; exit 1; }
+	npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error azurite@3.37.0
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

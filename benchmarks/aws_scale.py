@@ -5,12 +5,15 @@
 * teardown: 100 instances across 4 regions (per region 5 launches × 5 instances, each launch
   with its tagged security group and key pair), every AWS call delayed by 200 ms in the
   wrapper; :func:`workbench.core.lifecycle.teardown.teardown` of everything, from the CLI's code path,
-  until verified.  Baseline, same run: the same teardown of one region alone (25 instances,
-  the slowest region's share), whose calls a region-at-a-time teardown would make one after
-  another.  The call counts per region are printed beside it.
+  until verified (a teardown that is not clean raises).  Baseline, interleaved with it: the same
+  teardown of one region alone (25 instances, the slowest region's share), whose calls a
+  region-at-a-time teardown would make one after another.  The call counts per region are
+  printed beside it.
 * status: ``workbench status --json`` in a fresh process with 500 instances in the store and an
-  AWS profile of 4 regions (the 100 live machines in moto), 200 ms per call; vs one
-  DescribeInstances round trip with the same latency.
+  AWS profile of 4 regions (the 100 live machines in moto), 200 ms per call (a wrong count of
+  billable machines raises); vs, interleaved, a fresh process of the same Python that imports
+  boto3 and makes one DescribeInstances call with the same latency (like for like: interpreter
+  start, boto3 import, one client, one call).
 
 Latency is applied by the wrapper to every request (sleep, then moto answers), so parallel
 calls overlap exactly as they would against AWS; moto's own work (XML for 100 instances)
@@ -21,13 +24,14 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+from benchmarks.harness import check, interleave
 
 ROOT = Path(__file__).resolve().parents[1]
 REGIONS = ("us-east-1", "us-west-2", "eu-west-1", "ap-northeast-1")
@@ -117,29 +121,45 @@ def _timed_teardown(stack, aws_moto, home: Path, regions: tuple[str, ...]) -> tu
     wall = time.perf_counter() - t
     calls = Counter(c.region for c in stack.faults.calls)
     stack.faults.clear()
-    if not report.clean or len(report.terminated) != made:
-        raise RuntimeError(f"teardown not clean: {len(report.terminated)}/{made} terminated, "
-                           f"{len(report.remaining)} remaining, errors {report.errors[:3]}")
+    check(report.clean and len(report.terminated) == made,
+          f"teardown not clean: {len(report.terminated)}/{made} terminated, {len(report.remaining)} remaining, "
+          f"errors {report.errors[:3]}")
     acc.store.close()
     return wall, made, calls
 
 
-def teardown_figures() -> dict[str, float | str]:
+def teardown_figures(n: int = 3) -> dict:
+    """Interleaved samples: the teardown of 4 regions (value) and of one region alone (baseline)."""
     stack, aws_moto = _stack()
+    seen: dict[str, tuple[int, Counter]] = {}
     with tempfile.TemporaryDirectory(prefix="wb-bench-scale-") as tmp:
         _client(stack, REGIONS[0]).describe_regions()  # moto loads its catalogue once: not ours to time
-        one_s, one_n, one_calls = _timed_teardown(stack, aws_moto, Path(tmp) / "one", REGIONS[:1])
-        stack.reset()
-        all_s, all_n, all_calls = _timed_teardown(stack, aws_moto, Path(tmp) / "all", REGIONS)
+        runs = iter(range(1000))
+
+        def sample(regions: tuple[str, ...], key: str) -> float:
+            stack.reset()
+            wall, made, calls = _timed_teardown(stack, aws_moto, Path(tmp) / f"{key}-{next(runs)}", regions)
+            seen[key] = (made, calls)
+            return wall
+
+        all_s, one_s = interleave(lambda: sample(REGIONS, "all"), lambda: sample(REGIONS[:1], "one"), n)
     stack.reset()
-    slowest = max(all_calls.values())
-    return {"all_s": all_s, "one_s": one_s, "all_n": all_n, "one_n": one_n,
-            "one_calls": sum(one_calls.values()), "slowest_calls": slowest,
+    (all_n, all_calls), (one_n, one_calls) = seen["all"], seen["one"]
+    return {"all": all_s, "one": one_s, "all_n": all_n, "one_n": one_n,
+            "one_calls": sum(one_calls.values()), "slowest_calls": max(all_calls.values()),
             "calls": ", ".join(f"{r} {all_calls[r]}" for r in REGIONS)}
 
 
-def status_figures(runs: int = 3) -> dict[str, float]:
-    """`workbench status --json` (fresh processes) with 500 instances in the store, vs one describe call."""
+BOTO3_ONE_CALL = """
+import os, sys, boto3
+ec2 = boto3.client("ec2", region_name="us-east-1", endpoint_url=sys.argv[1])
+ec2.describe_instances(MaxResults=5)
+"""
+
+
+def status_figures(n: int = 3) -> dict:
+    """`workbench status --json` (fresh processes) with 500 instances in the store, interleaved with a
+    fresh process that imports boto3 and makes one describe call at the same latency."""
     stack, aws_moto = _stack()
     with tempfile.TemporaryDirectory(prefix="wb-bench-status-") as tmp:
         home = Path(tmp) / "home"
@@ -154,29 +174,32 @@ def status_figures(runs: int = 3) -> dict[str, float]:
         acc.store.close()
         stack.faults.clear()
         stack.faults.add(aws_moto.FaultRule(error=None, latency_s=LATENCY_S))
-        ec2 = _client(stack, REGIONS[0])
-        trips = []
-        for _ in range(5):
-            t = time.perf_counter()
-            ec2.describe_instances(MaxResults=5)
-            trips.append(time.perf_counter() - t)
         env = dict(os.environ, WORKBENCH_HOME=str(home), **KEY)
         for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "WORKBENCH_CRASH_AT"):
             env.pop(key, None)
-        times = []
-        for _ in range(runs):
+
+        def status() -> float:
             t = time.perf_counter()
             out = subprocess.run([sys.executable, "-m", "workbench", "status", "--json"], env=env,
                                  capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-            times.append(time.perf_counter() - t)
-            if out.returncode != 0:
-                raise RuntimeError(f"status failed ({out.returncode}): {out.stderr[-500:]}")
+            took = time.perf_counter() - t
+            check(out.returncode == 0, f"status failed ({out.returncode}): {out.stderr[-500:]}")
             billable = json.loads(out.stdout)["billable"]
-            if billable != 100:
-                raise RuntimeError(f"status saw {billable} billable instances, expected 100")
+            check(billable == 100, f"status saw {billable} billable instances, expected 100")
+            return took
+
+        def one_call() -> float:
+            t = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", BOTO3_ONE_CALL, stack.url], env=env, capture_output=True,
+                                 text=True, timeout=120, stdin=subprocess.DEVNULL)
+            took = time.perf_counter() - t
+            check(out.returncode == 0, f"the boto3 baseline failed ({out.returncode}): {out.stderr[-500:]}")
+            return took
+
+        status_s, describe_s = interleave(status, one_call, n)
         stack.faults.clear()
     stack.reset()
-    return {"status_s": statistics.median(times), "describe_s": statistics.median(trips), "instances": count}
+    return {"status": status_s, "describe": describe_s, "instances": count}
 
 
 def _fill_history(store, n: int) -> None:
@@ -192,22 +215,11 @@ def _fill_history(store, n: int) -> None:
                                        InstanceState.TERMINATED, name="old", price_per_hour=1.006))
 
 
-def rows() -> list[tuple]:
-    """Table rows: (measure, value s, baseline s, target ratio, note)."""
-    td = teardown_figures()
-    st = status_figures()
-    return [
-        ("teardown 100 inst / 4 regions, 200 ms/call, vs 1 region alone", td["all_s"], td["one_s"], 1.2,
-         f"{td['all_n']} vs {td['one_n']} instances; calls: {td['calls']} (alone: {td['one_calls']})"),
-        ("`status --json`, 500 in store, 4 regions, 200 ms/call, vs 1 call", st["status_s"], st["describe_s"], 3.0,
-         f"fresh process, {st['instances']} instances in the store"),
-    ]
-
-
 def main() -> int:
     td = teardown_figures()
-    print(td)
-    print(status_figures())
+    print({k: (v.show(lambda x: f"{x:.2f}s") if hasattr(v, "show") else v) for k, v in td.items()})
+    st = status_figures()
+    print({k: (v.show(lambda x: f"{x:.2f}s") if hasattr(v, "show") else v) for k, v in st.items()})
     return 0
 
 

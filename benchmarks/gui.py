@@ -7,7 +7,8 @@ window / of a bare PySide6 window with one label (same interpreter, same platfor
 gaps: the largest event-loop stall (10 ms QTimer gap recorder) in the real main window while a
 cloud whose every call takes 500 ms is refreshed, launched into through the wizard, and torn
 down with Stop all billing; prints "largest_ms baseline_ms" where the baseline is the same
-recorder's largest gap over an idle second.
+recorder's largest gap over an idle second.  Raises when a step does not happen (no first paint,
+no offers, the launch not made, Stop all billing not verified clean): a broken flow is never timed.
 monitor-memory: bytes held by the monitor's sample rings for 64 instances × 8 GPUs × 24 h at 1 Hz.
 """
 
@@ -40,7 +41,10 @@ def _first_paint(make_window) -> float:
     spy = Spy()
     win.installEventFilter(spy)
     win.show()
+    deadline = time.monotonic() + 60
     while not painted:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the window was never painted")
         app.processEvents()
     return painted[0] - T0
 
@@ -106,9 +110,11 @@ def gaps() -> tuple[float, float]:
 
     timer = QTimer(interval=10, timeout=tick)
 
-    def pump(cond, limit: float = 120.0) -> None:
+    def pump(cond, what: str, limit: float = 120.0) -> None:
         end = time.monotonic() + limit
-        while not cond() and time.monotonic() < end:
+        while not cond():
+            if time.monotonic() > end:
+                raise RuntimeError(f"gave up after {limit:g} s waiting for {what}")
             app.processEvents()
             time.sleep(0.001)
 
@@ -118,23 +124,29 @@ def gaps() -> tuple[float, float]:
     timer.start()
     last[0] = time.perf_counter()
     end = time.monotonic() + 1.0
-    pump(lambda: time.monotonic() > end)
+    pump(lambda: time.monotonic() > end, "an idle second")
     idle = largest[0]
     largest[0] = 0.0
     last[0] = time.perf_counter()
     # refresh, launch through the wizard, stop all billing — all against the slow cloud
-    pump(lambda: win.session.snapshot.taken_at > 0)
+    pump(lambda: win.session.snapshot.taken_at > 0, "the first refresh")
     wiz = win.launch_view.start_wizard(str(ROOT / "resources" / "examples" / "v100-single.yaml"))
     wiz.next()
-    pump(lambda: not wiz.offer_page.loading)
+    pump(lambda: not wiz.offer_page.loading, "the offers")
     wiz.next()
     wiz.next()
     wiz.start_launch() if hasattr(wiz, "start_launch") else wiz.accept()
-    pump(lambda: wiz.launched_ok or not wiz.busy())
+    pump(lambda: wiz.launched_ok or not wiz.busy(), "the launch")
+    if not wiz.launched_ok:
+        raise RuntimeError("the wizard's launch failed")
     dlg = StopAllDialog.open_for(win.session, win, timeout=30, poll=0.2)
-    pump(lambda: dlg.state in ("confirm", "nothing"))
+    pump(lambda: dlg.state in ("confirm", "nothing"), "the stop-all inventory")
+    if dlg.state != "confirm":
+        raise RuntimeError("Stop all billing found nothing to stop after the launch")
     dlg.confirm()
-    pump(lambda: dlg.state == "done")
+    pump(lambda: dlg.state == "done", "Stop all billing")
+    if dlg.report is None or not dlg.report.clean:
+        raise RuntimeError(f"Stop all billing did not end clean: {dlg.report!r}")
     timer.stop()
     win.session.shutdown()
     return largest[0], idle

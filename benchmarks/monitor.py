@@ -3,25 +3,27 @@
     python -m benchmarks.monitor cpu | memory
 
 cpu: 64 machines × 8 GPUs stream telemetry at 1 Hz into the real :class:`TelemetryHub` (a feeder
-thread parses the recorded H100 ×8 ``nvidia-smi`` lines per machine, as the SSH channel threads
+thread parses the synthetic H100 ×8 ``nvidia-smi`` lines (real format, invented values) per machine, as the SSH channel threads
 do, minute averages going to the real store), while the real :class:`MonitorView` is open on one
 of them with 24 h of history and the "All" window, polling the hub at its own 1 s rate and
-redrawing at its own ≤ 2 Hz.  Prints ``cpu_busy cpu_idle redraw_median_ms redraw_max_ms redraws``:
-process CPU time (``time.process_time``) per wall second over ``SECONDS`` of that, and over the
-same time with the same window open and nothing streaming (the baseline).  A redraw is the
-view's ``redraw()`` (window, decimation, handing data to pyqtgraph) plus one synchronous paint of
-the plots.  Not counted: SSH decryption of the streams (asyncssh, in the real app).
+redrawing at its own ≤ 2 Hz.  Prints one JSON object: ``busy`` and ``idle``, process CPU time
+(``time.process_time``) per wall second over windows of ``WINDOW_S`` with the telemetry streaming
+and with the same window open and nothing streaming (the baseline), interleaved (idle, busy,
+busy, idle, …: ``ROUNDS`` of each); ``redraw_ms``, every redraw during the busy windows.  A redraw
+is the view's ``redraw()`` (window, decimation, handing data to pyqtgraph) plus one synchronous
+paint of the plots.  Not counted: SSH decryption of the streams.  Raises when the view never
+redrew or the feeder failed.
 
 memory: RSS (psutil) of a process with the app's monitor view and hub holding 64 × 8 GPUs ×
 24 h of history at 1 Hz (the view's rings: 2 h raw + 48 h of minute min/max; the hub's rings:
 15 min per GPU); prints ``rss_loaded rss_empty``, the baseline being the same process with the
-view open before any history was loaded.
+view open before any history was loaded (`make bench` runs it several times).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -32,12 +34,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 MACHINES, GPUS = 64, 8
-SECONDS = 15.0
+WINDOW_S = 5.0
+ROUNDS = 3
 HOURS = 24.0
 
 
 def _lines() -> list[str]:
-    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
+    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "synthetic" / "h100x8" / "stream.txt").read_text()
     return [ln for ln in text.splitlines() if ln.strip()][:GPUS]
 
 
@@ -90,7 +93,8 @@ def _pump(app, seconds: float) -> None:
         time.sleep(0.002)
 
 
-def cpu() -> tuple[float, float, float, float, int]:
+def cpu() -> dict[str, list[float]]:
+    from benchmarks.harness import check
     from workbench.core.telemetry.nvidia_smi import parse_line
 
     app, session, hub, view, insts, key_of = _setup()
@@ -107,34 +111,44 @@ def cpu() -> tuple[float, float, float, float, int]:
 
     view.redraw = timed_redraw
     _pump(app, 2.0)  # first poll, history load, pyqtgraph import and first paint: not steady state
-    c0, w0 = time.process_time(), time.perf_counter()
-    _pump(app, SECONDS)
-    idle = (time.process_time() - c0) / (time.perf_counter() - w0)
     lines = _lines()
-    stop = threading.Event()
+    streaming, stop, failed = threading.Event(), threading.Event(), []
 
     def feed() -> None:  # one thread for all machines; the app has one per SSH channel
-        next_at = time.monotonic()
-        while not stop.is_set():
-            now = time.time()
-            for inst in insts:
-                hub.add(inst.instance_id, [r for r in map(parse_line, lines) if r is not None], now)
-            next_at += 1.0
-            stop.wait(max(0.0, next_at - time.monotonic()))
+        try:
+            next_at = time.monotonic()
+            while not stop.is_set():
+                if streaming.is_set():
+                    now = time.time()
+                    for inst in insts:
+                        readings = [r for r in map(parse_line, lines) if r is not None]
+                        if len(readings) != GPUS:
+                            raise RuntimeError(f"{len(readings)} of {GPUS} lines parsed")
+                        hub.add(inst.instance_id, readings, now)
+                next_at += 1.0
+                stop.wait(max(0.0, next_at - time.monotonic()))
+        except Exception as exc:  # noqa: BLE001 - reported by the main thread
+            failed.append(exc)
 
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
-    _pump(app, 2.0)
-    redraws.clear()
-    c0, w0 = time.process_time(), time.perf_counter()
-    _pump(app, SECONDS)
-    busy = (time.process_time() - c0) / (time.perf_counter() - w0)
+    out: dict[str, list[float]] = {"busy": [], "idle": [], "redraw_ms": []}
+    for k in range(2 * ROUNDS):
+        busy = (k % 4) in (1, 2)  # idle, busy, busy, idle, idle, busy: neither side always first
+        (streaming.set if busy else streaming.clear)()
+        _pump(app, 1.5)  # settle into the new state
+        drawn = len(redraws)
+        c0, w0 = time.process_time(), time.perf_counter()
+        _pump(app, WINDOW_S)
+        out["busy" if busy else "idle"].append((time.process_time() - c0) / (time.perf_counter() - w0))
+        if busy:
+            out["redraw_ms"] += [r * 1000 for r in redraws[drawn:]]
     stop.set()
     feeder.join()
-    if not redraws:
-        raise RuntimeError("the monitor never redrew while telemetry streamed")
+    check(not failed, f"the telemetry feeder failed: {failed[:1]}")
+    check(out["redraw_ms"], "the monitor never redrew while telemetry streamed")
     session.runner.shutdown() if hasattr(session.runner, "shutdown") else None
-    return busy, idle, statistics.median(redraws) * 1000, max(redraws) * 1000, len(redraws)
+    return out
 
 
 def memory() -> tuple[int, int]:
@@ -156,7 +170,11 @@ def memory() -> tuple[int, int]:
         for inst in insts:
             hub.add(inst.instance_id, readings, t0 + k)
     view._dirty = True
+    drawn = view.redraw_count
     _pump(app, 1.5)  # a redraw of the selected machine's 24 h
+    from benchmarks.harness import check
+
+    check(len(view.series) == MACHINES and view.redraw_count > drawn, "the history was not loaded and drawn")
     return proc.memory_info().rss, empty
 
 
@@ -165,7 +183,7 @@ def main(argv: list[str]) -> int:
         os.environ["WORKBENCH_HOME"] = home
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if argv[:1] == ["cpu"]:
-            print("%.6f %.6f %.3f %.3f %d" % cpu(), flush=True)
+            print(json.dumps(cpu()), flush=True)
         elif argv[:1] == ["memory"]:
             print("%d %d" % memory(), flush=True)
         else:

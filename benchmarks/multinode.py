@@ -13,9 +13,10 @@
   fan-out itself.  The barrier that follows (two inter-node SSH round trips; none for one node) is
   reported beside it.
 
-Samples alternate (1, N, 1, N, …) so a busy moment of this shared machine hits both sides; each
-figure reports min / median / max and "met" only when the median ratio clears the target.  A flow
-that does not complete (wrong node count, a node that never passes the barrier) raises.
+Samples alternate (benchmarks/harness.py ``interleave``) so a busy moment of this shared machine
+hits both sides; each side is min / median / max and "met" only when the median ratio clears the
+target.  A flow that does not complete (wrong node count, a node that never passes the barrier)
+raises BenchmarkFailed.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import os
 import random
 import signal
 import socket
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.harness import Stats, check, interleave
 
 ROOT = Path(__file__).resolve().parents[1]
 LATENCY_S = 0.2
@@ -41,10 +43,6 @@ def _support() -> None:
     path = str(ROOT / "tests" / "support")
     if path not in sys.path:
         sys.path.insert(0, path)
-
-
-def _stats(values: list[float]) -> dict[str, float]:
-    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 # -- launch -------------------------------------------------------------------------------------
@@ -74,8 +72,8 @@ def _one_launch(stack, aws_moto, data_dir: Path, offer, count: int, n: int) -> f
     wall = time.perf_counter() - t
     stack.faults.clear()
     ranks = sorted(i.extra.get("node_rank", 0) for i in nodes)
-    if len(nodes) != count or (count > 1 and ranks != list(range(count))):
-        raise RuntimeError(f"launch of {count} gave {len(nodes)} nodes with ranks {ranks}")
+    check(len(nodes) == count and (count == 1 or ranks == list(range(count))),
+          f"launch of {count} gave {len(nodes)} nodes with ranks {ranks}")
     provider.terminate(nodes)
     return wall
 
@@ -91,13 +89,12 @@ def launch_figures(samples: int = 5, nodes: int = 8) -> dict[str, object]:
         offer = next(o for o in _aws_provider(stack, Path(tmp) / "d").offers("us-east-1")
                      if o.instance_type == "p4d.24xlarge")
         _one_launch(stack, aws_moto, Path(tmp) / "warm", offer, 1, 99)  # moto loads its catalogues once: untimed
-        one, many = [], []
-        for n in range(samples):
-            one.append(_one_launch(stack, aws_moto, Path(tmp) / f"d{n}a", offer, 1, n))
-            many.append(_one_launch(stack, aws_moto, Path(tmp) / f"d{n}b", offer, nodes, n))
+        k = iter(range(1000))
+        many, one = interleave(lambda: _one_launch(stack, aws_moto, Path(tmp) / f"d{next(k)}", offer, nodes, next(k)),
+                               lambda: _one_launch(stack, aws_moto, Path(tmp) / f"d{next(k)}", offer, 1, next(k)),
+                               samples)
     stack.reset()
-    return {"one": _stats(one), "many": _stats(many), "nodes": nodes, "samples": samples,
-            "ratio": statistics.median(many) / statistics.median(one)}
+    return {"one": one, "many": many, "nodes": nodes, "samples": samples}
 
 
 # -- setup fan-out ----------------------------------------------------------------------------------
@@ -121,8 +118,7 @@ def setup_figures(samples: int = 5, nodes: int = 4) -> dict[str, object]:
     from workbench.core.store.database import Store
 
     why = sshd_support.available()
-    if why:
-        raise RuntimeError(f"the setup fan-out benchmark needs a real sshd: {why}")
+    check(not why, f"the setup fan-out benchmark needs a real sshd: {why}")
     with tempfile.TemporaryDirectory(prefix="wb-bench-fanout-") as tmp:
         tmp_p = Path(tmp)
         os.environ["WORKBENCH_HOME"] = str(tmp_p / "home")
@@ -153,16 +149,14 @@ def setup_figures(samples: int = 5, nodes: int = 4) -> dict[str, object]:
                                       "node_ssh_port": port, "node_rank": r}) for r in range(count)]
                 t = time.perf_counter()
                 job = ClusterJob(acc, insts, spec, opts)
-                if not job.launch():
-                    raise RuntimeError(f"the launch of {count} nodes stopped")
+                check(job.launch(), f"the launch of {count} nodes stopped")
                 phases = [servers[r].remote_dir / "jobs" / lid / "phase" for r in range(count)]
 
                 def wait(done: tuple[str, ...], what: str) -> float:
                     deadline = time.monotonic() + 120
                     while not all(p.exists() and p.read_text().strip() in done for p in phases):
-                        if time.monotonic() > deadline:
-                            raise RuntimeError(f"not every one of {count} nodes {what}: "
-                                               f"{[p.read_text().strip() if p.exists() else '-' for p in phases]}")
+                        check(time.monotonic() < deadline, f"not every one of {count} nodes {what}: "
+                              f"{[p.read_text().strip() if p.exists() else '-' for p in phases]}")
                         time.sleep(0.02)
                     return time.perf_counter() - t
 
@@ -176,23 +170,22 @@ def setup_figures(samples: int = 5, nodes: int = 4) -> dict[str, object]:
                         pass
                 return wall
 
-            one, many = [], []
             barrier: dict[int, list[float]] = {1: [], nodes: []}
-            for n in range(samples):
-                one.append(run(1, n))
-                many.append(run(nodes, n))
+            k = iter(range(1000))
+            many, one = interleave(lambda: run(nodes, next(k)), lambda: run(1, next(k)), samples)
         finally:
             for s in servers:
                 s.stop()
             acc.store.close()
-    return {"one": _stats(one), "many": _stats(many), "nodes": nodes, "samples": samples,
-            "ratio": statistics.median(many) / statistics.median(one),
-            "barrier_many": _stats(barrier[nodes]), "barrier_one": _stats(barrier[1])}
+    return {"one": one, "many": many, "nodes": nodes, "samples": samples, "barrier": Stats(tuple(barrier[nodes]))}
 
 
 def main() -> int:
-    print(launch_figures())
-    print(setup_figures())
+    for name, got in (("launch", launch_figures()), ("setup", setup_figures())):
+        fmt = lambda v: f"{v:.2f} s"  # noqa: E731
+        print(f"{name}: {got['nodes']} nodes {got['many'].show(fmt)} vs 1 node {got['one'].show(fmt)}: "
+              f"{got['many'].median / got['one'].median:.2f}x" + (f"; barrier {got['barrier'].show(fmt)}"
+                                                                  if "barrier" in got else ""))
     return 0
 
 

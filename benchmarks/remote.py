@@ -2,12 +2,15 @@
 
     python -m benchmarks.remote            (also part of `make bench`)
 
-* telemetry: 64 machines × 8 GPUs, rounds of the recorded H100 ×8 lines: parse every line
+* telemetry: 64 machines × 8 GPUs, rounds of the synthetic H100 ×8 lines (real format): parse every line
   and insert it into the hub's rings (with the per-minute averages going to a real store),
   timed with process CPU time; reported per sample and as the share of one core at 1 Hz.
 * upload: a 64 MB file plus 256 files of 4 KB over SFTP to a real OpenSSH sshd on
   127.0.0.1 (tests/support/sshd.py), after ``plan_upload``; MB/s of wall time.
 * log pull: one 16 MB backlog pulled by offset (what a reconnect after a long gap does).
+
+A flow that fails raises (a parse that drops lines, an upload that sends less than the files, a
+pull that ends short, no sshd on this machine).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import check
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -27,7 +32,7 @@ def telemetry_cpu(machines: int = 64, gpus: int = 8, rounds: int = 60) -> tuple[
     from workbench.core.telemetry.hub import TelemetryHub
     from workbench.core.telemetry.nvidia_smi import parse_line
 
-    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "h100x8" / "stream.txt").read_text()
+    text = (ROOT / "tests" / "fixtures" / "nvidia_smi" / "synthetic" / "h100x8" / "stream.txt").read_text()
     lines = [ln for ln in text.splitlines() if ln.strip()][:gpus]
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(Path(tmp) / "s.sqlite3")
@@ -40,6 +45,7 @@ def telemetry_cpu(machines: int = 64, gpus: int = 8, rounds: int = 60) -> tuple[
                 samples += hub.add(f"i-{m}", readings, t0 + k)  # 1 Hz: the 60th round crosses a minute
         cpu = time.process_time() - start
         store.close()
+    check(samples == machines * gpus * rounds, f"{samples} of {machines * gpus * rounds} readings were taken")
     return cpu / samples, samples
 
 
@@ -53,8 +59,8 @@ def ssh_throughput() -> dict[str, float]:
     from workbench.core.remote.transfer import plan_upload, upload
     from workbench.core.providers.sshkeys import ensure_keypair
 
-    if sshd_support.available():
-        return {}
+    why = sshd_support.available()
+    check(why is None, f"no test sshd here: {why}")
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="wb-bench-ssh-") as tmp:
         tmp_p = Path(tmp)
@@ -74,6 +80,8 @@ def ssh_throughput() -> dict[str, float]:
                 t = time.perf_counter()
                 sent = upload(conn, plan, str(server.remote_dir / "up"))
                 out["upload_mb_s"] = sent / 1e6 / (time.perf_counter() - t)
+                check(sent >= (64 << 20) + 256 * 4096, f"the upload sent {sent} bytes")
+                check((server.remote_dir / "up" / "big.bin").stat().st_size == 64 << 20, "big.bin did not arrive whole")
                 out["upload_mb"] = sent / 1e6
                 remote_log = server.remote_dir / "backlog.log"
                 remote_log.write_bytes(os.urandom(16 << 20))
@@ -82,6 +90,7 @@ def ssh_throughput() -> dict[str, float]:
                 while logs.pull(conn, str(remote_log), local):
                     pass
                 out["log_pull_mb_s"] = local.stat().st_size / 1e6 / (time.perf_counter() - t)
+                check(local.stat().st_size == 16 << 20, f"the log pull ended at {local.stat().st_size} bytes")
         finally:
             server.stop()
     return out
@@ -92,9 +101,6 @@ def report() -> None:
     print(f"telemetry: {per * 1e6:.1f} us CPU per GPU sample (parse + ring insert + minute history; {n} samples); "
           f"64 machines x 8 GPUs at 1 Hz = {per * 512 * 100:.1f}% of one core")
     ssh = ssh_throughput()
-    if not ssh:
-        print("upload: no sshd here (install openssh-server) - not measured")
-        return
     print(f"upload over loopback sshd (SFTP): {ssh['upload_mb_s']:.1f} MB/s ({ssh['upload_mb']:.0f} MB, "
           f"1 x 64 MB + 256 x 4 KB); log pull by offset: {ssh['log_pull_mb_s']:.1f} MB/s")
 

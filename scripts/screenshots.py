@@ -233,9 +233,55 @@ def one(lang: str, out: Path) -> int:
     shot("stop-all-result", dlg)
     dlg.close()
     _advice_shots(app, win, store, shot)
+    _storage_and_recovery(app, win, acc, shot)
     win.session.shutdown()
     store.close()
     return 0
+
+
+def _storage_and_recovery(app, win, acc, shot) -> None:
+    """The wizard's storage box and review (the Local spot example), then a spot launch interrupted and relaunched."""
+    import json
+
+    from workbench.core import paths
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import choose_offer as plan, execute
+    from workbench.core.lifecycle.reconcile import reconcile
+    from workbench.core.lifecycle.recovery import RecoveryEngine
+
+    win.show_view("launch")
+    wiz = win.launch_view.start_wizard(str(ROOT / "resources" / "examples" / "spot-resume-local.yaml"))
+    wiz.resize(1000, 720)
+    _pump(app, 0.5)
+    shot("wizard-storage-job", wiz)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    wiz.next()
+    wiz.next()
+    _pump(app, 1.0)
+    shot("wizard-storage-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+    spec = parse_spec("name: llama-spot\nrun: python train.py\nresources:\n  gpu: A100:8\n  spot: true\n"
+                      "recovery: {max_restarts: 3, on: [preemption]}\nguards:\n  max_runtime: 8h\n")
+    (first,) = execute(acc, plan(acc, spec, provider="fakecloud"))
+    prov = acc.provider(acc.profile("fake-lab"))
+    with prov._state() as st:  # the test cloud takes the spot machine back
+        st["instances"][first.instance_id]["state"] = "terminated"
+    (paths.job_dir(first.launch_id) / "interrupted").write_text(json.dumps(
+        {"reason": "preemption", "source": "AWS spot instance-action (terminate)", "saved": True}))
+    reconcile(acc)
+    RecoveryEngine(acc, teardown_poll_s=0.1).poll()
+    win.session.refresh()
+    win.show_view("instances")
+    _wait(app, lambda: any("-a2-" in i.launch_id for i in win.model.instances()))
+    _pump(app, 1.0)
+    win.instances_view.table.resizeColumnToContents(0)
+    shot("instances-attempts")
+    win.show_view("spend")
+    _pump(app, 2.0)
+    win.spend_view.table.resizeColumnToContents(0)
+    shot("spend-attempts")
 
 
 def _advice_shots(app, win, store, shot) -> None:

@@ -1,6 +1,22 @@
-"""Makes tests/support importable from every test folder (shared helpers, no fixtures here)."""
+"""Makes tests/support importable from every test folder and installs the run-wide hooks.
+
+- tests/support/honest_run.py: under CI a skip fails the run; a process a test left running
+  fails the run (and is killed); every process the tests start carries WORKBENCH_TEST_RUN.
+- tests/support/secret_service.py: the one ``keyring`` marker for tests that need the real
+  (private) Secret Service that `make test` starts.
+"""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+import honest_run  # noqa: E402
+from honest_run import (pytest_collectreport, pytest_configure, pytest_runtest_logreport,  # noqa: E402,F401
+                        pytest_sessionfinish, pytest_terminal_summary)
+from secret_service import skip_without_secret_service  # noqa: E402
+
+
+def pytest_runtest_setup(item):
+    honest_run.pytest_runtest_setup(item)
+    skip_without_secret_service(item)

@@ -74,10 +74,19 @@ TABLE = ErrorTable(
 )
 
 
+#: S3 operations whose IAM action has another name (the multipart steps are all s3:PutObject)
+S3_ACTIONS = {"HeadBucket": "ListBucket", "ListObjectsV2": "ListBucket", "ListObjects": "ListBucket",
+              "ListBuckets": "ListAllMyBuckets", "ListMultipartUploads": "ListBucketMultipartUploads",
+              "CreateMultipartUpload": "PutObject", "UploadPart": "PutObject", "CompleteMultipartUpload": "PutObject",
+              "HeadObject": "GetObject"}
+
+
 def iam_action(service: str, operation: str) -> str:
     """The IAM action for a botocore service/operation, e.g. ("ec2", "RunInstances") → "ec2:RunInstances"."""
     prefix = {"monitoring": "cloudwatch", "service-quotas": "servicequotas", "api.pricing": "pricing"}.get(
         service, service)
+    if prefix == "s3":
+        operation = S3_ACTIONS.get(operation, operation)
     return f"{prefix}:{operation}"
 
 

@@ -140,6 +140,21 @@ def describe_instances(ec2: Any, install_id: str, launch_ids: Iterable[str] | No
     return out
 
 
+def describe_by_ids(ec2: Any, ids: list[str]) -> list[dict[str, Any]]:
+    """These instances in any state (terminated ones stay described for about an hour); unknown ids skipped."""
+    out: list[dict[str, Any]] = []
+    for iid in ids:  # one by one: a single unknown id fails a batched call
+        try:
+            answer = ec2.describe_instances(InstanceIds=[iid])
+        except Exception as exc:  # noqa: BLE001 - only "not found" is expected here
+            if "InvalidInstanceID" in str(getattr(exc, "response", {}).get("Error", {}).get("Code", "")):
+                continue
+            raise
+        for reservation in answer.get("Reservations") or []:
+            out.extend(reservation.get("Instances") or [])
+    return out
+
+
 def _resource(kind: str, rid: str, region: str, provider: str, profile: str, tags: Mapping[str, str],
               **extra: Any) -> Resource:
     return Resource(provider=provider, profile=profile, resource_id=rid, kind=kind, region=region,

@@ -36,8 +36,9 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
                                    Profile, Region, Resource)
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
-                                     SupportsStop, SupportsTelemetry)
+                                     SupportsStop, SupportsTelemetry, SupportsEndReason)
 from workbench.core.providers.sdk_errors import mapped
+from workbench.core.storage.contract import SupportsObjectStorage
 
 from . import billing, inventory, pricing, quotas, snapshot, teardown
 from .codes import error_code
@@ -46,6 +47,7 @@ from .launch import Launcher
 from .offers import OfferBook
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
 from .settings import DEFAULT_REGION, parse
+from .storage import S3Storage, check_uri
 
 log = logging.getLogger("workbench.aws")
 CLOUDWATCH_EVERY_S = 60.0
@@ -61,7 +63,8 @@ REGION_NAMES = {
 }
 
 
-class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory):
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
+                  SupportsEndReason):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
@@ -77,6 +80,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                         help="a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
     )
     billing_note = billing.TAG_ACTIVATION_NOTE
+    storage_kinds = ("s3",)
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)
@@ -94,6 +98,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._regions: tuple[float, list[str]] | None = None
         self._cpu_seen: dict[str, float] = {}
         self._cpu_asked: dict[str, float] = {}
+        self._s3 = S3Storage(self._clients, self.settings.regions, profile.name, dict(profile.settings))
 
     @classmethod
     def default_region(cls) -> str | None:
@@ -319,6 +324,44 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         az = instance.extra.get("az") or None
         with self._aws("reading the spot price history", "DescribeSpotPriceHistory", instance.region):
             return pricing.spot_series(self._ec2(instance.region), instance.instance_type, az, start, end)
+
+    def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]:
+        """Terminated instances as EC2 still describes them (about an hour): the state reason says spot or not."""
+        groups = self._by_region(instances)
+
+        def one(region: str) -> list[Instance]:
+            ids = sorted({i.instance_id for i in groups[region]})
+            try:
+                raw = inventory.describe_by_ids(self._ec2(region), ids)
+            except Exception as exc:  # noqa: BLE001
+                raise self._fail(exc, "describing ended instances", "DescribeInstances", region) from None
+            return [inventory.to_instance(r, self.id, self.profile.name, region) for r in raw]
+
+        return [i for batch in self._fan_out(sorted(groups), one) for i in batch]
+
+    # -- object storage (S3: see .storage) ---------------------------------------------------------
+    def storage_probe(self, uri):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.probe(uri)
+
+    def storage_list(self, uri):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.list(uri)
+
+    def storage_put(self, uri, files, on_done, on_bytes, should_stop) -> None:  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        self._s3.put(uri, files, on_done, on_bytes, should_stop)
+
+    def storage_buckets(self) -> list[str]:
+        return self._s3.buckets()
+
+    def storage_machine_remote(self, uri, write, duration_s, label):  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.machine_remote(uri, write, duration_s, label)
+
+    def storage_abort_incomplete(self, uri) -> int:  # type: ignore[no-untyped-def]
+        check_uri(uri)
+        return self._s3.abort_incomplete(uri)
 
     # -- console -------------------------------------------------------------------------------------
     def console_url(self, item: Instance | Resource) -> str | None:

@@ -80,7 +80,9 @@ class AzureClients:
         s = self.settings
         kw: dict[str, Any] = {
             "base_url": s.arm_endpoint, "credential_scopes": [s.scope], "polling_interval": s.polling_interval,
-            "retry_total": s.retry_total, "retry_backoff_factor": s.retry_backoff, "retry_backoff_max": 60,
+            # retry_status too: azure-core's default of 3 would cap retries of 429/5xx answers below retry_total
+            "retry_total": s.retry_total, "retry_status": s.retry_total, "retry_backoff_factor": s.retry_backoff,
+            "retry_backoff_max": 60,
             "connection_timeout": s.connect_timeout, "read_timeout": s.read_timeout,
         }
         if s.ca_bundle:
@@ -103,6 +105,8 @@ class AzureClients:
                 from azure.mgmt.compute import ComputeManagementClient as cls
             elif kind == "network":
                 from azure.mgmt.network import NetworkManagementClient as cls
+            elif kind == "storage":
+                from azure.mgmt.storage import StorageManagementClient as cls
             else:
                 from azure.mgmt.resource.resources import ResourceManagementClient as cls
             client = cls(cred, sub, **self._kwargs())
@@ -130,6 +134,10 @@ class AzureClients:
     @property
     def resources(self) -> Any:
         return self._client("resources")
+
+    @property
+    def storage(self) -> Any:
+        return self._client("storage")
 
     @property
     def subscriptions(self) -> Any:

@@ -27,6 +27,7 @@ from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchR
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
+from workbench.core.storage.contract import SupportsObjectStorage
 
 from .settings import AzureSettings, parse
 
@@ -41,11 +42,12 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop, SupportsBilling):
+class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
     display_name = "Microsoft Azure"
+    storage_kinds = ("azure",)
     credential_fields = (
         CredentialField("tenant_id", "Tenant ID", optional=True,
                         help="Directory (tenant) ID of the app registration; or tenant_id= in the profile settings"),
@@ -59,6 +61,7 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
         super().__init__(profile, secrets, context)
         self._lock = threading.Lock()
         self._parts: tuple | None = None
+        self._blob = None
 
     @classmethod
     def default_region(cls) -> str | None:
@@ -181,6 +184,43 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling):
             parts = self._parts
         if parts is not None:
             parts[1].close()
+
+    # -- object storage (Azure Blob: see .storage) ----------------------------------------------
+    def _blobs(self):  # type: ignore[no-untyped-def]
+        from .storage import BlobStorage
+
+        clients = self._clients
+        with self._lock:
+            if self._blob is None:
+                self._blob = BlobStorage(clients, self.profile.name)
+            return self._blob
+
+    def storage_probe(self, uri):  # type: ignore[no-untyped-def]
+        from .storage import check_uri
+
+        check_uri(uri)
+        return self._blobs().probe(uri)
+
+    def storage_list(self, uri):  # type: ignore[no-untyped-def]
+        from .storage import check_uri
+
+        check_uri(uri)
+        return self._blobs().list(uri)
+
+    def storage_put(self, uri, files, on_done, on_bytes, should_stop) -> None:  # type: ignore[no-untyped-def]
+        from .storage import check_uri
+
+        check_uri(uri)
+        self._blobs().put(uri, files, on_done, on_bytes, should_stop)
+
+    def storage_buckets(self) -> list[str]:
+        return self._blobs().buckets()
+
+    def storage_machine_remote(self, uri, write, duration_s, label):  # type: ignore[no-untyped-def]
+        from .storage import check_uri
+
+        check_uri(uri)
+        return self._blobs().machine_remote(uri, write, duration_s, label)
 
     # -- SSH source address ------------------------------------------------------------------
     def _ssh_cidr(self) -> str:

@@ -13,9 +13,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .server import Account, ArmServer, Fault, Seen, action_for
+from .server import Account, ArmRequest, ArmServer, Fault, Seen, action_for
 
-__all__ = ["Account", "ArmServer", "Fault", "Seen", "action_for", "profile_for", "shared_server"]
+__all__ = ["Account", "ArmRequest", "ArmServer", "Fault", "Seen", "action_for", "profile_for", "shared_server"]
 
 _lock = threading.Lock()
 _server: ArmServer | None = None

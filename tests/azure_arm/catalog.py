@@ -3,7 +3,7 @@
 Sizes and their capabilities follow the public size tables (vCPUs, memory GB, GPUs,
 RDMA) and the quota family names Azure reports in compute usages.  Which zones hold
 which size is made up but of the real shape.  Retail price items are read from the
-recorded Retail Prices pages in ``tests/plugins/azure/recorded/``.
+hand-written Retail Prices pages in ``tests/plugins/azure/synthetic/`` (see the README there).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-RECORDED = Path(__file__).resolve().parents[1] / "plugins" / "azure" / "recorded"
+SYNTHETIC = Path(__file__).resolve().parents[1] / "plugins" / "azure" / "synthetic"
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,8 @@ def sku_json(size: Size, region: str, zones: tuple[str, ...], restrictions: list
 
 
 def retail_items() -> list[dict[str, Any]]:
-    """Every item of the recorded Retail Prices pages (each file is one page of the real API)."""
+    """Every item of the synthetic Retail Prices pages (each file is one page in the real API's shape)."""
     items: list[dict[str, Any]] = []
-    for path in sorted(RECORDED.glob("retail-*.json")):
+    for path in sorted(SYNTHETIC.glob("retail-*.json")):
         items.extend(json.loads(path.read_text(encoding="utf-8"))["Items"])
     return items

@@ -10,7 +10,7 @@ import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import compute, costs, extensions, network, odata
+from . import compute, costs, extensions, network, odata, storage
 from .state import ArmError, Ctx, Reply, public
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest,
         return _page(server, ctx, segs, query, vms)
     if rlow[1:] == ["microsoft.costmanagement", "query"] and method == "POST":
         return costs.query(st, ctx, data, f"{server.url}/{'/'.join(segs)}")
-    if len(rlow) == 3 and rlow[1] in ("microsoft.network", "microsoft.compute"):  # list_all of a type
+    if len(rlow) == 3 and rlow[1] in ("microsoft.network", "microsoft.compute", "microsoft.storage"):  # list_all
         items = [public(r) for r in st.in_subscription(ctx.sub) if r["type"].lower() == f"{rlow[1]}/{rlow[2]}"]
         return _page(server, ctx, segs, query, items)
     if len(rlow) == 6 and rlow[2] == "locations" and rlow[4] in ("operations", "operationresults"):
@@ -181,6 +181,8 @@ def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, 
         return Reply(200, compute.vm_json(res, True)["properties"]["instanceView"])
     if method == "PATCH" and not tail and kind == "microsoft.compute/disks":
         return compute.patch_disk(st, ctx, res, data)
+    if method == "POST" and tail == ["listkeys"] and kind == "microsoft.storage/storageaccounts":
+        return storage.list_keys(res)
     if method == "POST" and len(tail) == 1 and kind == "microsoft.compute/virtualmachines":
         return compute.vm_action(st, ctx, res, tail[0])
     if method == "DELETE" and not tail:

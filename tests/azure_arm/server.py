@@ -20,9 +20,11 @@ What it speaks (see the module docs of :mod:`.state`, :mod:`.compute`, :mod:`.ne
 * Long-running operations: 201/202 with Azure-AsyncOperation (and Location for deletes and
   actions); they complete after ``polls`` status polls.
 * The public Retail Prices API (``/api/retail/prices``: OData ``$filter``, ``currencyCode``,
-  100 items a page with ``NextPageLink``) over the recorded items.
+  100 items a page with ``NextPageLink``) over the synthetic items.
 * Fault injection by rule (:class:`Fault`): answer a matching request with an error (429 with
   Retry-After, 500, ...) or let it start an operation that fails (AllocationFailed, ...).
+* Hold rules (:meth:`ArmServer.hold`): park a matching request until the test releases it, so a
+  race test runs the race it names (tests/support/holds.py says what a hold guarantees).
 * An audit of every request with the RBAC action it needed (:attr:`ArmServer.seen`).
 
 Threading: one thread per connection (keep-alive); all state behind ``state.lock``.
@@ -31,6 +33,7 @@ Threading: one thread per connection (keep-alive); all state behind ``state.lock
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import ssl
@@ -44,6 +47,7 @@ from typing import Any
 
 from . import catalog, compute, odata
 from .certs import make_tls_files
+from .holding import ArmRequest, Holding, HoldRule  # noqa: F401  (ArmRequest: re-exported)
 from .routes import route
 from .state import ArmError, ArmState, Client, Ctx, Reply
 
@@ -58,6 +62,7 @@ API_VERSIONS = {
     "microsoft.authorization": {"2022-04-01"},
     "microsoft.devtestlab": {"2018-09-15"},
     "microsoft.costmanagement": {"2023-03-01"},
+    "microsoft.storage": {"2026-09-01"},
 }
 PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
 CNY_PER_USD = 7.2  # the Retail Prices API converts with its own rate; any fixed rate shows the mechanism
@@ -70,6 +75,9 @@ class Fault:
     ``path`` is a regular expression searched in the lower-cased path; ``sub``
     limits the rule to one subscription's calls.  ``in_operation``: the request
     itself succeeds, the long-running operation it starts fails with code/message.
+    ``rate``: the share of matching requests that fail, drawn per request from a
+    generator seeded with ``seed`` (a fault storm whose rate does not depend on how
+    fast the machine answers).
     """
 
     path: str
@@ -82,13 +90,21 @@ class Fault:
     in_operation: bool = False
     sub: str | None = None
     hits: int = 0
+    rate: float = 1.0
+    seed: int = 0
+    _rng: random.Random = field(init=False, repr=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
 
     def matches(self, method: str, path: str) -> bool:
         if self.times == 0 or (self.method and self.method != method):
             return False
         if self.sub and f"/subscriptions/{self.sub}".lower() not in path.lower():
             return False
-        return re.search(self.path, path.lower()) is not None
+        if re.search(self.path, path.lower()) is None:
+            return False
+        return self.rate >= 1.0 or self._rng.random() < self.rate
 
 
 @dataclass(frozen=True)
@@ -143,13 +159,14 @@ def action_for(method: str, segs: list[str]) -> str | None:
     return f"{base}/action" if method == "POST" else f"{base}/{verb}"
 
 
-class ArmServer:
+class ArmServer(Holding):
     """The server (see the module doc).  ``polls``: status polls before an operation completes."""
 
     def __init__(self, folder: Path, polls: int = 1) -> None:
         self.tls = make_tls_files(folder)
         self.state = ArmState(polls=polls)
         self.faults: list[Fault] = []
+        self.holds: list[HoldRule] = []
         self.seen: list[Seen] = []
         self.price_page_size = PRICE_PAGE_SIZE
         self.prices = catalog.retail_items()
@@ -214,8 +231,10 @@ class ArmServer:
         return f
 
     def clear_faults(self, sub: str | None = None) -> None:
+        """Remove the fault and hold rules of ``sub`` (every rule when None); held requests go on."""
         with self.state.lock:
             self.faults = [f for f in self.faults if sub is not None and f.sub != sub]
+        self.release_holds(sub)
 
     def actions(self, client_id: str) -> set[str]:
         """Every RBAC action the calls of ``client_id`` needed (including linked ones), answered or refused."""
@@ -253,7 +272,7 @@ class ArmServer:
                 vm["_power"] = power
 
     # -- dispatch (called by the handler) -------------------------------------------------
-    def handle(self, method: str, raw_path: str, headers: Any, body: bytes) -> tuple[Reply, Seen]:
+    def _handle(self, method: str, raw_path: str, headers: Any, body: bytes) -> tuple[Reply, Seen]:
         parts = urllib.parse.urlsplit(raw_path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(parts.query, keep_blank_values=True).items()}
         segs = [urllib.parse.unquote(s) for s in parts.path.split("/") if s]

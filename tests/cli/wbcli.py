@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import pytest
+from secret_service import HAS_SECRET_SERVICE, needs_secret_service  # noqa: F401  (the one keyring marker)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_PLUGINS = ROOT / "tests" / "fixtures" / "plugins"
 EXAMPLES = ROOT / "resources" / "examples"
-HAS_SECRET_SERVICE = os.environ.get("WORKBENCH_SECRET_SERVICE") == "1"
 
 
 @dataclass
@@ -61,7 +60,3 @@ def wait_for(pred: Callable[[], Any], timeout: float = 20.0, interval: float = 0
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(interval)
-
-
-needs_secret_service = pytest.mark.skipif(
-    not HAS_SECRET_SERVICE, reason="needs the private Secret Service that `make test` starts")

@@ -100,7 +100,8 @@ def kill_marked(owner: str, launch_ids: set[str]) -> None:
     """
     if not launch_ids:
         return
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15  # scans read every process's environment: slow on a loaded machine
+    empty = 0
     while time.monotonic() < deadline:
         victims = []
         for proc in psutil.process_iter():
@@ -117,7 +118,12 @@ def kill_marked(owner: str, launch_ids: set[str]) -> None:
             except (psutil.Error, OSError):
                 continue
         if not victims:
-            return
+            empty += 1
+            if empty >= 2:  # twice nothing, a moment apart: no job is between fork and exec either
+                return
+            time.sleep(0.1)
+            continue
+        empty = 0
         for pid in victims:
             try:
                 pgid = os.getpgid(pid)

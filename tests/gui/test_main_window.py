@@ -155,11 +155,20 @@ def test_terminate_cancel_keeps_it(qtbot, accounts):
     _launch(accounts, "keep-me")
     win = _window(qtbot, accounts)
     qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
-    win.instances_view.table.selectRow(0)
-    box = win.instances_view.terminate_selected()
+    view = win.instances_view
+    view.table.selectRow(0)
+    notes = []
+    win.session.notify.connect(lambda title, *_: notes.append(title))
+    box = view.terminate_selected()
     box.button(QMessageBox.StandardButton.Cancel).click()
-    qtbot.wait(300)
-    assert all(i.state.billable for i in accounts.store.list_instances())
+    # a Terminate click starts the teardown at once (the "Terminating" note, the action disabled);
+    # Cancel closed the box and did neither
+    qtbot.waitUntil(lambda: not box.isVisible(), timeout=5_000)
+    assert "Terminating" not in notes and view.terminate_action.isEnabled()
+    qtbot.waitUntil(lambda: not win.session.refreshing, timeout=10_000)
+    with qtbot.waitSignal(win.session.snapshot_changed, timeout=10_000):  # a refresh after Cancel: still there
+        win.refresh()
+    assert win.model.rowCount() == 1 and all(i.state.billable for i in accounts.store.list_instances())
 
 
 def test_logs_dialog_shows_the_jobs_output(qtbot, accounts):
@@ -246,7 +255,7 @@ def test_quit_with_billable_machines_asks_cancel_and_keep(qtbot, accounts):
     assert box is not None and win.isVisible()
     assert "guards" in box.informativeText()
     box.button(QMessageBox.StandardButton.Cancel).click()
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: not box.isVisible(), timeout=5_000)  # answered: the window stays
     assert win.isVisible()
     win.close()
     box = [b for b in win.findChildren(QMessageBox, "quit-dialog") if b.isVisible()][0]

@@ -96,10 +96,11 @@ def test_redraws_stay_at_or_below_two_a_second_under_a_flood_of_samples(qtbot, s
     assert "GPU 3 · A100" in [label.text for _, label in view.plots.util_legend.items]
     assert view.plots.mem_unit == "GB"
     assert view.plots.curves[("gpu", 0, "A100")].total.value() == pytest.approx(80.0)
-    qtbot.wait(600)  # the last readings' redraw
-    n = view.redraw_count
-    qtbot.wait(1200)
-    assert view.redraw_count == n  # nothing new: nothing redrawn
+    qtbot.waitUntil(lambda: not view._dirty, timeout=5_000)  # the last readings' redraw happened
+    n, ticks = view.redraw_count, []
+    view.redraw_timer.timeout.connect(lambda: ticks.append(view.redraw_count))
+    qtbot.waitUntil(lambda: len(ticks) >= 2, timeout=5_000)  # the redraw timer fired twice more ...
+    assert view.redraw_count == n  # ... and with nothing new, nothing was redrawn
 
 
 def test_spend_plot_shows_cost_burn_rate_and_the_budget_line(qtbot, session, accounts):
@@ -150,10 +151,11 @@ def test_empty_states_say_why_there_is_no_plot(qtbot, fake_accounts):
 
 
 def test_a_tick_is_skipped_while_a_poll_runs_and_transient_errors_back_off(qtbot, session, monkeypatch):
-    calls, release = [], threading.Event()
+    calls, called_at, release = [], [], threading.Event()
 
     def slow_poll(accounts, inst, load_history):
         calls.append(load_history)
+        called_at.append(time.monotonic())
         release.wait(5)
         return PollResult(instance_key(inst), inst.state,
                           error=TransientError("the agent is not answering", hint="it may be rebooting"))
@@ -161,15 +163,20 @@ def test_a_tick_is_skipped_while_a_poll_runs_and_transient_errors_back_off(qtbot
     monkeypatch.setattr(monitor, "poll_instance", slow_poll)
     inst = Instance("local", "local", "slow-1", "slow-abc", "local", "x", InstanceState.RUNNING, name="slow")
     view = make_view(qtbot, session, poll_ms=200)
+    ticks: list[float] = []
+    view.poll_timer.timeout.connect(lambda: ticks.append(time.monotonic()))
     view.show_instance(inst)
     qtbot.waitUntil(lambda: len(calls) == 1)
-    qtbot.wait(700)  # three ticks pass while the poll hangs
-    assert len(calls) == 1 and view.polling
+    seen = len(ticks)
+    qtbot.waitUntil(lambda: len(ticks) >= seen + 3, timeout=5_000)  # three ticks while the poll hangs ...
+    assert len(calls) == 1 and view.polling  # ... and none of them polled again
     release.set()
     qtbot.waitUntil(lambda: "not answering" in view.status.text())
     assert view.status.toolTip() == "it may be rebooting"
     assert "Waiting for the first reading" in view.message.text()
-    qtbot.wait(700)
-    assert len(calls) == 1  # backed off for 2 s after the transient error
-    qtbot.waitUntil(lambda: len(calls) == 2, timeout=4_000)
+    failed_at, retry_at = time.monotonic(), view._retry_at
+    assert retry_at > failed_at  # backing off (2 s) after the transient error
+    qtbot.waitUntil(lambda: len(calls) == 2, timeout=5_000)
+    during = [t for t in ticks if failed_at <= t < retry_at]
+    assert len(during) >= 2 and called_at[1] >= retry_at  # the timer ticked in the back-off; none polled
     assert calls == [True, False]  # stored history is read once

@@ -19,23 +19,18 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import pytest
-
 _TESTS = str(Path(__file__).resolve().parents[1])
 if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
     sys.path.insert(0, _TESTS)
 
 import aws_moto  # noqa: E402
 from azure_arm import Account, ArmServer, shared_server  # noqa: E402
+from secret_service import HAS_SECRET_SERVICE, needs_secret_service  # noqa: E402,F401  (the one keyring marker)
 
 ROOT = Path(__file__).resolve().parents[2]
-HAS_SECRET_SERVICE = os.environ.get("WORKBENCH_SECRET_SERVICE") == "1"
 AWS_FAST = ["ssh_cidr=198.51.100.23/32", "poll_s=0.01", "terminate_wait_s=10", "retry_backoff_cap_s=0.02",
             "connect_timeout=2", "read_timeout=20"]
 GPU_SPEC = "name: {name}\nrun: python3 train.py\nresources:\n  gpu: {gpu}\nguards:\n  max_runtime: 1h\n"
-
-needs_secret_service = pytest.mark.skipif(
-    not HAS_SECRET_SERVICE, reason="needs the private Secret Service that `make test` starts")
 
 
 class Home:

@@ -3,20 +3,21 @@ and a teardown of the same launch racing.
 
 Every process is the real thing (the CLI, `watch`, a MainWindow process) on one WORKBENCH_HOME.
 Checks: no process fails or says "database is locked", the store stays intact, every machine that
-exists is shown, and the end state has nothing of ours left in moto.
+exists is shown, and the end state has nothing of ours left in moto.  The races are forced, not
+hoped for: the raced request is parked in the server by a hold rule (tests/support/holds.py)
+until the other side has done its part.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from aws_moto import FaultRule
 from reltools import ROOT, aws_instances_by_launch, aws_remains
 
 SCRIPT = Path(__file__).with_name("gui_launch.py")
@@ -98,15 +99,17 @@ def test_two_down_all_at_once(wbhome, moto, monkeypatch):
     ids = _launch_in_process(wbhome, moto, monkeypatch, 3)
     install_id = wbhome.install_id()
     assert set(aws_instances_by_launch(moto, install_id)) == set(ids)
-    moto.faults.add(FaultRule(operation="TerminateInstances", latency_s=0.5, error=None))  # let them overlap
+    hold = moto.faults.hold("TerminateInstances", count=2)  # both teardowns inside TerminateInstances at once
     a = wbhome.popen("down", "--all", "--yes", "--json")
     b = wbhome.popen("down", "--all", "--yes", "--json")
+    try:
+        hold.wait_arrived(2, timeout=60)
+    finally:
+        hold.release()
     (aout, aerr), (bout, berr) = a.communicate(timeout=90), b.communicate(timeout=90)
-    moto.faults.rules.clear()
+    assert not hold.timed_out
     assert a.returncode == 0 and b.returncode == 0, aerr + berr
     _no_lock_trouble(aerr, berr)
-    import json
-
     ra, rb = json.loads(aout), json.loads(bout)
     assert ra["clean"] and rb["clean"]
     assert aws_remains(moto, install_id) == {"instances": [], "volumes": [], "addresses": [], "groups": [],
@@ -116,36 +119,27 @@ def test_two_down_all_at_once(wbhome, moto, monkeypatch):
 
 @pytest.mark.timeout(120)
 def test_a_launch_and_a_teardown_of_it_racing(wbhome, moto):
-    """`down ID` starts while `launch` is between its tag look-up and run_instances (slowed to 1.5 s).
+    """`down ID` runs from start to end while `launch` is inside run_instances: its RunInstances request
+    is parked in the server (a hold rule) until the teardown has finished, then carried out.
 
-    Whichever wins, the end state must be known: every machine that exists is shown by status,
-    and a second `down` (as the user would run after seeing it) leaves nothing."""
+    The end state must be known: every machine that exists is shown by status, and a second `down`
+    (as the user would run after seeing it) leaves nothing."""
     wbhome.add_aws(moto)
     spec = wbhome.spec("race")
-    moto.faults.add(FaultRule(operation="RunInstances", latency_s=1.5, error=None))
+    hold = moto.faults.hold("RunInstances")
     launch = wbhome.popen("launch", str(spec), "--provider", "aws", "--yes", "--json")
-    deadline = time.monotonic() + 40
-    lid = None
-    while time.monotonic() < deadline and lid is None:
-        if moto.faults.find("CreateSecurityGroup"):
-            import json
-
-            st = json.loads(wbhome("status", "--json").stdout)
-            lid = next((launch_["launch_id"] for launch_ in st["launches"]), None)
-        time.sleep(0.1)
-    assert lid, "the launch never got as far as its security group"
-    down = wbhome.popen("down", lid, "--yes", "--json")
-    dout, derr = down.communicate(timeout=90)
-    # the launch goes on to wait for SSH on a machine that never boots: stop it once it has a machine
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and launch.poll() is None and not moto.faults.find("RunInstances"):
-        time.sleep(0.1)
-    time.sleep(2.0)
-    launch.kill()
-    lout, lerr = launch.communicate(timeout=30)
-    moto.faults.rules.clear()
-    _no_lock_trouble(derr, lerr)
-    assert down.returncode in (0, 4), derr  # 4: it found the machine still starting and says it still bills
+    try:
+        hold.wait_arrived(timeout=60)  # key pair and security group made, run_instances sent
+        (lid,) = [launch_["launch_id"] for launch_ in wbhome.json("status")["launches"]]
+        down = wbhome("down", lid, "--yes", "--json", timeout=90)  # the whole teardown, meanwhile
+        assert hold.held == 1 and launch.poll() is None  # the race ran: the launch waited all along
+    finally:
+        hold.release()
+    hold.wait_answered()  # moto has made the machine the teardown did not see
+    lout, lerr = launch.communicate(timeout=60)
+    assert not hold.timed_out
+    _no_lock_trouble(down.stderr, lerr)
+    assert down.returncode in (0, 4), down.stderr  # 4: it found the launch still starting and says it may bill
     install_id = wbhome.install_id()
     existing = aws_instances_by_launch(moto, install_id)
     st = wbhome.json("status")

@@ -70,16 +70,22 @@ def test_sigkill_at_each_point_then_status_shows_all_and_down_all_leaves_nothing
             killer.pid = proc.pid
         procs.append((point, proc, killer))
         time.sleep(0.3)  # stagger the interpreter start-ups a little on a busy machine
-    for point, proc, killer in procs:
-        try:
-            rc = proc.wait(60)
-        except Exception:  # noqa: BLE001
-            proc.kill()
-            proc.wait(10)
-            raise AssertionError(f"{point}: the launch never reached its crash point") from None
-        out, err = proc.communicate()
-        assert rc == -signal.SIGKILL, f"{point}: rc {rc}\n{out}\n{err[-2000:]}"
-        assert killer is None or killer.fired.is_set(), point
+    try:
+        for point, proc, killer in procs:
+            try:
+                rc = proc.wait(60)
+            except Exception:  # noqa: BLE001
+                proc.kill()
+                proc.wait(10)
+                raise AssertionError(f"{point}: the launch never reached its crash point") from None
+            out, err = proc.communicate()
+            assert rc == -signal.SIGKILL, f"{point}: rc {rc}\n{out}\n{err[-2000:]}"
+            assert killer is None or killer.fired.wait(10), point  # set just after its kill: wait, not peek
+    finally:
+        for _point, proc, _killer in procs:  # a failed check above must not leave the others running
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=10)
 
     install_id = wbhome.install_id()
     existing = aws_instances_by_launch(moto, install_id)

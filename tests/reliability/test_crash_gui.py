@@ -42,16 +42,22 @@ def test_sigkill_of_the_gui_mid_launch_is_recovered_by_status_and_down_all(wbhom
             killer.pid = proc.pid
         procs.append((point, proc, killer))
         time.sleep(0.3)
-    for point, proc, killer in procs:
-        try:
-            rc = proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-            raise AssertionError(f"{point}: the GUI never reached its crash point") from None
-        out, err = proc.communicate()
-        assert rc == -signal.SIGKILL, f"{point}: rc {rc}\n{out}\n{err[-2000:]}"
-        assert "launched" not in out
+    try:
+        for point, proc, killer in procs:
+            try:
+                rc = proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+                raise AssertionError(f"{point}: the GUI never reached its crash point") from None
+            out, err = proc.communicate()
+            assert rc == -signal.SIGKILL, f"{point}: rc {rc}\n{out}\n{err[-2000:]}"
+            assert "launched" not in out
+    finally:
+        for _point, proc, _killer in procs:  # a failed check above must not leave the others running
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=10)
 
     install_id = wbhome.install_id()
     existing = aws_instances_by_launch(moto, install_id)

@@ -29,7 +29,7 @@ def test_six_launches_and_their_teardown_under_a_fault_storm_leave_nothing(tmp_p
     from workbench.core.domain.errors import TransientError
     from workbench.core.domain.jobspec import parse_spec
     from workbench.core.domain.models import Profile
-    from workbench.core.lifecycle.launcher import execute, plan, remains
+    from workbench.core.lifecycle.launcher import choose_offer, execute, remains
     from workbench.core.lifecycle.teardown import teardown
     from workbench.core.providers.accounts import Accounts
     from workbench.core.store.database import Store
@@ -53,7 +53,7 @@ def test_six_launches_and_their_teardown_under_a_fault_storm_leave_nothing(tmp_p
     launched, failed = {}, []
     try:
         for n in range(6):
-            lp = plan(acc, parse_spec(SPEC.format(name=f"storm{n}")), provider="alibaba")
+            lp = choose_offer(acc, parse_spec(SPEC.format(name=f"storm{n}")), provider="alibaba")
             try:
                 insts = execute(acc, lp)
             except TransientError as exc:

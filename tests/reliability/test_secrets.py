@@ -26,7 +26,7 @@ import pytest
 from aws_moto import FaultRule
 from reltools import aws_remains, needs_secret_service, unique
 
-pytestmark = [needs_secret_service, pytest.mark.keyring]
+pytestmark = [needs_secret_service]  # the keyring marker (tests/support/secret_service.py)
 
 
 def _forms(secret: str) -> list[bytes]:

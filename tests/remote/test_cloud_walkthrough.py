@@ -81,5 +81,8 @@ def test_v100_example_into_moto_uploads_runs_streams_and_is_released(tmp_path, m
         assert states and set(states.values()) == {"terminated"}
         assert all(i.state == InstanceState.TERMINATED for i in acc.store.list_instances(inst.launch_id))
     finally:
+        # moto's terminate cannot reach the sshd standing in for the machine: end the job there as the
+        # vanished VM would (its own on_finish.sh waits out the hold the app set, 15 min)
+        sshd_server.end_jobs()
         acc.store.close()
         stack.reset()

@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from .helpers import Events, job, launch, make_spec, wait_until
 
 from workbench.core import paths
@@ -16,6 +18,25 @@ from workbench.core.remote.job import read_state, recorded_exit_code
 
 def _provider_state(remote) -> dict:
     return json.loads((remote.data_dir / "sshcloud" / "loop.json").read_text())
+
+
+def _wait_past_the_grace(remote, launch_id: str, grace_s: int) -> None:
+    """Until the machine's own on_finish.sh says it checked after its grace and went on waiting."""
+    waited = _remote_job_dir(remote, launch_id) / "on_finish.waited"
+
+    def past() -> bool:
+        try:
+            return int(waited.read_text().strip() or -1) >= grace_s
+        except (FileNotFoundError, ValueError):
+            return False
+
+    try:
+        wait_until(past, 45, f"on_finish.sh to wait past its {grace_s} s grace")
+    except AssertionError:
+        jdir = _remote_job_dir(remote, launch_id)
+        seen = {n: (jdir / n).read_text()[-300:] if (jdir / n).exists() else None
+                for n in ("on_finish.waited", "on_finish.log", "phase", "exit_code", "hold", "handled")}
+        raise AssertionError(f"on_finish.sh never said it waited past its {grace_s} s grace: {seen}") from None
 
 
 def test_job_prints_and_exits_3_then_terminate_tears_down(remote, tmp_path):
@@ -129,6 +150,7 @@ def test_with_the_app_closed_the_machine_applies_on_finish_itself(remote, tmp_pa
     assert (jdir / "exit_code").read_text().strip() == "5"
 
 
+@pytest.mark.timeout(120)
 def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     spec = make_spec(tmp_path, "mkdir -p out && echo result > out/r.txt", outputs=["out"])
     inst = launch(remote.accounts, spec)
@@ -140,10 +162,11 @@ def test_the_app_holds_the_machine_while_it_downloads(remote, tmp_path):
     assert (paths.job_dir(inst.launch_id) / "outputs" / "out" / "r.txt").read_text() == "result\n"
     hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
     assert hold > time.time() + 600  # the machine's own on_finish waits past this
-    time.sleep(2.5)  # past the grace: only the hold keeps the machine from ending itself
+    _wait_past_the_grace(remote, inst.launch_id, 2)  # only the hold keeps the machine from ending itself
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
 
 
+@pytest.mark.timeout(120)
 def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machine(remote, tmp_path):
     """The GUI leaves terminate/stop to the finish guard (grace + "keep running"); keeping the
     machine also tells the machine's own on_finish to stand down."""
@@ -160,5 +183,5 @@ def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machin
     assert "kept" in events.phases()
     hold = int((_remote_job_dir(remote, inst.launch_id) / "hold").read_text())
     assert hold > time.time() + 365 * 86400
-    time.sleep(2.5)  # past the machine's grace: the hold keeps it from ending itself
+    _wait_past_the_grace(remote, inst.launch_id, 2)  # the hold keeps it from ending itself
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()

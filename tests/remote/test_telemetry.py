@@ -1,4 +1,4 @@
-"""Telemetry: the nvidia-smi parser on every recording, the hub's rings and minute history, the SSH stream."""
+"""Telemetry: the nvidia-smi parser on every kept output (synthetic/ and recorded/), the hub's rings and minute history, the SSH stream."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from workbench.core.telemetry.nvidia_smi import (LEGACY_FIELDS, QUERY_FIELDS, Gp
 
 from .helpers import launch, make_spec, wait_until
 
-REC = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia_smi"
+NVIDIA_SMI = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia_smi"
+REC = NVIDIA_SMI / "synthetic"  # hand-written in the real format (see the README there)
 
 
 def _rounds(name: str) -> list[list]:
@@ -24,7 +25,8 @@ def _rounds(name: str) -> list[list]:
 
 
 def test_every_recording_asks_for_the_fields_the_app_queries():
-    for folder in (p for p in REC.iterdir() if p.is_dir()):
+    for folder in (p for kind in ("synthetic", "recorded") if (NVIDIA_SMI / kind).is_dir()
+                   for p in (NVIDIA_SMI / kind).iterdir() if p.is_dir()):
         fields = LEGACY_FIELDS if folder.name.endswith("_legacy") else QUERY_FIELDS  # an older driver
         assert (folder / "fields").read_text().strip() == ",".join(fields), folder.name
     assert query_command(250).endswith("--format=csv,noheader,nounits -lms 250")

@@ -14,7 +14,7 @@ from workbench.core.telemetry.nvidia_smi import LEGACY_FIELDS, QUERY_FIELDS, Rea
 
 from .helpers import launch, make_spec, wait_until
 
-REC = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia_smi"
+REC = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia_smi" / "synthetic"  # hand-written (README there)
 
 
 def test_newer_fields_parse_and_the_eight_field_line_still_does():

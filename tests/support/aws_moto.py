@@ -9,8 +9,11 @@ talks real HTTP to it.  The injector:
   protocol (EC2 XML, query XML, JSON), a bare 5xx, a canned answer (for what
   moto cannot show: quota values, fresh spot prices), or latency — each with a
   rate, a count and an optional predicate on the call (e.g. instance type and AZ);
-- answers the Price List API (which moto lacks) from recorded responses under
-  ``tests/plugins/aws/recorded/pricing/<region>/page<N>.json``;
+- holds a matching request until the test releases it (:meth:`FaultInjector.hold`, a
+  :class:`holds.Hold`): a race test parks the call it races, does the racing thing, then
+  lets it go (see tests/support/holds.py for what a hold guarantees);
+- answers the Price List API (which moto lacks) from hand-written pages of the real shape
+  under ``tests/plugins/aws/synthetic/pricing/<region>/page<N>.json`` (see the README there);
 - answers ``/__checkip`` with a fixed public address (the "what is my IP" service);
 - keeps EC2 placement groups itself (:class:`PlacementGroups`): moto 5.2 has no Create/Describe/
   DeletePlacementGroup (it answers HTTP 500) and ignores ``Placement.GroupName`` in RunInstances, so
@@ -35,8 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from holds import Hold
+
 ROOT = Path(__file__).resolve().parents[2]
-RECORDED = ROOT / "tests" / "plugins" / "aws" / "recorded"
+SYNTHETIC = ROOT / "tests" / "plugins" / "aws" / "synthetic"
 CHECKIP_ADDRESS = "198.51.100.23"
 
 _CREDENTIAL = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
@@ -53,6 +58,8 @@ class AwsCall:
     params: dict[str, Any]
     access_key: str
     at: float
+    method: str = ""  # the HTTP method and path: what identifies a REST call (S3) that has no action name
+    path: str = ""
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.params.get(name, default)
@@ -68,6 +75,8 @@ class FaultRule:
     ``rate``: probability per matching call; ``times``: how many times at most (None = always).
     ``latency_s``: sleep first (then answer from moto unless error/respond is set).
     ``after``: let moto do the request first, then answer with the fault (the answer was lost).
+    ``hold``: park the request in the server until the test releases it (:meth:`FaultInjector.hold`),
+    then go on with the rest of the rule; ``times`` is then how many requests are held.
     """
 
     operation: str | tuple[str, ...] | None = None
@@ -81,6 +90,7 @@ class FaultRule:
     respond: tuple[int, str, str] | Callable[[AwsCall], tuple[int, str, str]] | None = None
     latency_s: float = 0.0
     after: bool = False
+    hold: Hold | None = None
     fired: int = field(default=0, init=False)
 
     def matches(self, call: AwsCall) -> bool:
@@ -112,7 +122,8 @@ def _parse(environ: dict[str, Any], body: bytes) -> AwsCall:
             form = urllib.parse.parse_qs(environ["QUERY_STRING"])
         params = {k: v[0] for k, v in form.items()}
         operation = params.get("Action", "")
-    return AwsCall(service, region, operation, params, access_key, time.time())
+    return AwsCall(service, region, operation, params, access_key, time.time(), environ.get("REQUEST_METHOD", ""),
+                   environ.get("PATH_INFO", ""))
 
 
 def error_response(call: AwsCall, code: str | None, message: str, status: int) -> tuple[int, str, bytes]:
@@ -133,12 +144,12 @@ def error_response(call: AwsCall, code: str | None, message: str, status: int) -
     return status, "application/x-amz-json-1.1", json.dumps({"__type": code, "message": message}).encode()
 
 
-def _recorded_pricing(call: AwsCall) -> tuple[int, str, bytes]:
-    """GetProducts from ``recorded/pricing/<region>/<page>.json`` (page1 first, then the NextToken's)."""
+def _synthetic_pricing(call: AwsCall) -> tuple[int, str, bytes]:
+    """GetProducts from ``synthetic/pricing/<region>/<page>.json`` (page1 first, then the NextToken's)."""
     filters = {f.get("Field"): f.get("Value") for f in call.params.get("Filters") or []}
     region = filters.get("regionCode", "")
     page = call.params.get("NextToken") or "page1"
-    path = RECORDED / "pricing" / region / f"{page}.json"
+    path = SYNTHETIC / "pricing" / region / f"{page}.json"
     if call.operation == "GetProducts" and region and re.fullmatch(r"page\d+", page) and path.is_file():
         return 200, "application/x-amz-json-1.1", path.read_bytes()
     empty = {"FormatVersion": "aws_v1", "PriceList": []}
@@ -264,8 +275,24 @@ class FaultInjector:
             self.rules.append(rule)
         return rule
 
+    def hold(self, operation: str | tuple[str, ...] | None = None, *, service: str | tuple[str, ...] | None = None,
+             when: Callable[[AwsCall], bool] | None = None, count: int = 1, timeout_s: float = 60.0,
+             **rule: Any) -> Hold:
+        """Park the next ``count`` matching requests until the test calls ``release()`` on the result.
+
+        ``rule``: more :class:`FaultRule` fields applied once a held request is released (default:
+        none, the request then goes to moto unchanged).  See tests/support/holds.py.
+        """
+        hold = Hold(count=count, timeout_s=timeout_s, what=str(operation or service or "request"))
+        self.add(FaultRule(operation=operation, service=service, when=when, times=count, hold=hold,
+                           **{"error": None, **rule}))
+        return hold
+
     def clear(self) -> None:
         with self._lock:
+            for rule in self.rules:
+                if rule.hold is not None:
+                    rule.hold.release()  # nothing stays parked across tests
             self.rules.clear()
             self.calls.clear()
             self.serve_pricing = True
@@ -285,6 +312,8 @@ class FaultInjector:
                 if rule.times is not None and rule.fired >= rule.times:
                     continue
                 if rule.matches(call) and (rule.rate >= 1.0 or self._random.random() < rule.rate):
+                    if rule.hold is not None and not rule.hold.claim():
+                        continue
                     rule.fired += 1
                     return rule
         return None
@@ -303,6 +332,16 @@ class FaultInjector:
         with self._lock:
             self.calls.append(call)
         rule = self._choose(call)
+        if rule is not None and rule.hold is not None:
+            rule.hold.park(call)
+        try:
+            return self._answer(rule, call, environ, start_response)
+        finally:
+            if rule is not None and rule.hold is not None:
+                rule.hold.answered()
+
+    def _answer(self, rule: FaultRule | None, call: AwsCall, environ: dict[str, Any],
+                start_response: Callable) -> Iterable[bytes]:
         answer: tuple[int, str, bytes] | None = None
         if rule is not None:
             if rule.latency_s:
@@ -316,7 +355,7 @@ class FaultInjector:
             elif rule.error is not None or rule.status >= 500:
                 answer = error_response(call, rule.error, rule.message, rule.status)
         if answer is None and call.service == "pricing" and self.serve_pricing:
-            answer = _recorded_pricing(call)
+            answer = _synthetic_pricing(call)
         if answer is None and call.service == "ec2" and call.operation in PlacementGroups.OPERATIONS:
             with self._lock:
                 answer = self.placement_groups.answer(call)
@@ -351,7 +390,7 @@ class MotoStack:
         self.checkip_url = f"{self.url}/__checkip"
 
     def reset(self) -> None:
-        """Forget every AWS resource (moto's reset API) and every fault rule and recorded call."""
+        """Forget every AWS resource (moto's reset API) and every fault rule and logged call."""
         req = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST", data=b"")
         with urllib.request.urlopen(req, timeout=30) as answer:
             answer.read()

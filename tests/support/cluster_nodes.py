@@ -136,6 +136,7 @@ class MotoCluster:
         finally:
             for rank, server in enumerate(self.servers):
                 self.kill_jobs(rank)
+                server.end_jobs()  # anything else of a job on this "machine" (moto's terminate cannot reach it)
                 server.stop()
             self.accounts.store.close()
             self.stack.reset()

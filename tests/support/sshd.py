@@ -14,6 +14,7 @@ action into the job folder's ``self_stopped``.
 
 Threading: start/stop from one thread.  ``kill_sessions`` kills the per-connection
 sshd processes this server forked (a dropped network, as far as clients can tell);
+``end_jobs`` kills a job's processes (what a terminated machine does to them);
 ``restart`` stops the listener and starts a new one on the same port, optionally
 with a new host key (a machine that was re-imaged).
 """
@@ -97,6 +98,10 @@ class Sshd:
         end_bill.chmod(0o755)
         self.set_gpu("v100x1")
         path = f"{self.bin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+        # a session gets sshd's SetEnv, not the test's environment: pass the test run's marker on,
+        # so the run's end finds a job process a test left behind (tests/support/honest_run.py)
+        run = os.environ.get("WORKBENCH_TEST_RUN")
+        marker = f" WORKBENCH_TEST_RUN={run} WORKBENCH_TEST_NODE=a-session-of-the-test-sshd" if run else ""
         self.config.write_text("\n".join([
             f"Port {self.port}",
             f"ListenAddress {self.address}",
@@ -115,7 +120,7 @@ class Sshd:
             f"SetEnv PATH={path} WORKBENCH_REMOTE_DIR={self.remote_dir} "
             f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state} WORKBENCH_SELF_STOP={end_bill} "
             f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'} "
-            f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}",
+            f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}{marker}",
             "Subsystem sftp internal-sftp",
             "",
         ]))
@@ -160,6 +165,34 @@ class Sshd:
                 pass
         return killed
 
+    def end_jobs(self, launch_id: str = "") -> int:
+        """What a machine that is gone does to its jobs: kill every process of ``launch_id``'s job
+        (every job when empty) — the supervisor, the run, its ``on_finish.sh`` — and wait for them.
+
+        A cloud's terminate (moto's, the ARM server's) cannot reach this "machine"; a test that
+        ran a job here through such a cloud calls this.  The supervisor runs in its own session
+        (setsid), so its session id also finds children whose command lines do not name the folder.
+        """
+        marker = f"{self.remote_dir}/jobs/{launch_id}"
+        own = os.getsid(0)
+        sids = set()
+        for p in psutil.process_iter(["cmdline"]):
+            try:
+                if any(marker in part for part in (p.info["cmdline"] or [])) and os.getsid(p.pid) != own:
+                    sids.add(os.getsid(p.pid))
+            except (psutil.Error, OSError):
+                continue
+        victims = []
+        for p in psutil.process_iter():
+            try:
+                if os.getsid(p.pid) in sids:
+                    p.kill()
+                    victims.append(p)
+            except (psutil.Error, OSError):
+                continue
+        psutil.wait_procs(victims, timeout=5)
+        return len(victims)
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.kill_sessions()
@@ -196,7 +229,7 @@ class Sshd:
         return " ".join((self.host_key.with_suffix(".pub")).read_text().split()[:2])
 
     def set_gpu(self, recording: str, period_ms: int | None = None) -> None:
-        """Make the fake nvidia-smi replay ``recording`` (a folder under tests/fixtures/nvidia_smi)."""
+        """Make the fake nvidia-smi replay ``recording`` (a folder under tests/fixtures/nvidia_smi/synthetic or recorded)."""
         (self.nvidia_state / "recording").write_text(recording)
         if period_ms is not None:
             (self.nvidia_state / "period_ms").write_text(str(period_ms))

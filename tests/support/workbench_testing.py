@@ -62,17 +62,9 @@ def fake_cloud_accounts(monkeypatch, profiles: Mapping[str, Mapping[str, str]] =
     return acc, creds
 
 
-def _needs_secret_service():
-    import os
-
-    import pytest
-
-    return pytest.mark.skipif(os.environ.get("WORKBENCH_SECRET_SERVICE") != "1",
-                              reason="needs the private Secret Service that `make test` starts")
-
-
-#: marks a test that talks to the real (private) Secret Service that `make test` starts
-needs_secret_service = _needs_secret_service()
+#: marks a test that talks to the real (private) Secret Service that `make test` starts (the
+#: ``keyring`` marker: tests/support/secret_service.py)
+from secret_service import HAS_SECRET_SERVICE, needs_secret_service  # noqa: E402,F401
 
 
 class ManualClock:

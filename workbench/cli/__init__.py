@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.advice_args import add_parsers as add_advice_parsers  # advise, report
 
     add_advice_parsers(sub, common, _positive_float)
+    from workbench.cli.storage_args import add_parsers as add_storage_parsers  # storage, attempts, interrupt
+
+    add_storage_parsers(sub, common)
     return p
 
 
@@ -193,6 +196,8 @@ COMMANDS = {
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
     "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
     "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
+    "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
+    "interrupt": ("recovery", "cmd_interrupt"),
 }
 
 

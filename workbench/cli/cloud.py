@@ -110,6 +110,9 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
 
     spec, secret_env, _ = load_for_launch(ctx, args)
     lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
+    from workbench.cli import storage as storage_cli  # mounts checked before anything bills
+
+    storage_plan = storage_cli.check_for_launch(ctx, lp)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:
@@ -126,13 +129,19 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n"
                   + (f"  chosen: {lp.matched}, the {'first with an offer' if spec.choose == 'in_order' else 'cheapest'}"
                      f" of {lp.alternatives + 1} matching offers\n" if lp.matched else ""))
+        for line in storage_cli.describe_plan(storage_plan):
+            out.write(line + "\n")
         out.flush()
+    for w in storage_plan.warnings:
+        err(f"warning: {w}")
     if not _confirm("Launch?", args.yes):
         err("cancelled: nothing was launched")
         return EXIT_INPUT
+    lp, uploads = storage_cli.upload_for_launch(ctx, lp, storage_plan)
     instances = execute(ctx.accounts, lp, secret_env=secret_env)
     if ctx.json:
-        emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances]})
+        emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances],
+                   "storage": storage_plan.to_json(), "uploads": [u.to_json() for u in uploads]})
     else:
         print(f"launch id: {lp.launch_id}")
         _instance_table(instances, {})

@@ -215,19 +215,30 @@ def _print_event(as_json: bool) -> Callable[[GuardEvent], None]:
 def cmd_watch(ctx: CliContext, args: argparse.Namespace) -> int:
     clock = (lambda: args.now) if args.now is not None else time.time
     engine = GuardEngine(ctx.accounts, clock=clock, on_event=_print_event(args.json), finish_grace_s=args.grace)
+    recovery = None
+    if not args.no_recovery:
+        from workbench.cli.recovery import WatchRecovery  # relaunches interrupted launches (their recovery policy)
+
+        recovery = WatchRecovery(ctx, args.json, args.retry)
     if not args.once and not args.json:
-        print(f"watching every {args.interval:g} s: budgets, max runtime, idle GPU, finished jobs (Ctrl-C stops "
-              "watching; machines keep their own guard)")
+        print(f"watching every {args.interval:g} s: budgets, max runtime, idle GPU, finished jobs"
+              f"{', recovery of interrupted jobs' if recovery else ''} (Ctrl-C stops watching; machines keep their "
+              "own guard)")
     billing_left = False
     try:
         while True:
             events = engine.poll()
             billing_left = any(e.action == "still_billing" for e in events)
+            if recovery is not None:
+                recovery.poll()
             if args.once:
                 break
             time.sleep(args.interval)
     except KeyboardInterrupt:
         return EXIT_OK
+    finally:
+        if recovery is not None:
+            recovery.stop()
     return EXIT_BILLING if billing_left else EXIT_OK
 
 

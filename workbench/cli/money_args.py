@@ -44,11 +44,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     cu.add_argument("--rate", type=positive, metavar="CNY_PER_USD", help="your exchange rate, e.g. 7.2")
 
     w = sub.add_parser("watch", parents=[common], help="run the guards headless (budget, max runtime, idle "
-                       "GPU, job finished) until Ctrl-C")
+                       "GPU, job finished) and recovery (relaunch interrupted spot jobs) until Ctrl-C")
     w.add_argument("--interval", type=positive, default=60.0, metavar="SECONDS", help="poll every (default 60)")
     w.add_argument("--grace", type=float, default=600.0, metavar="SECONDS",
                    help="after a job finished, wait this long for `workbench keep` (default 600)")
     w.add_argument("--once", action="store_true", help="one poll, then exit")
+    w.add_argument("--no-recovery", action="store_true", help="do not relaunch launches whose machine was taken "
+                   "back or whose job failed (their spec's recovery policy)")
+    w.add_argument("--retry", type=positive, default=300.0, metavar="SECONDS",
+                   help="wait this long before trying a failed relaunch again (default 300)")
     w.add_argument("--now", type=float, help=argparse.SUPPRESS)  # tests: judge as of this POSIX time
 
     k = sub.add_parser("keep", parents=[common], help="keep a finished job's machine running (answers the "

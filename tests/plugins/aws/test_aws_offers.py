@@ -1,4 +1,4 @@
-"""Offers against moto + the recorded Price List: live shapes, live and snapshot prices, quotas, fallbacks."""
+"""Offers against moto + the synthetic Price List pages: live shapes, live and snapshot prices, quotas, fallbacks."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ def test_offers_have_live_shapes_live_prices_and_the_seed_types(moto, make_provi
     assert p3.prices.on_demand == 3.06 and p3.prices.reserved_1y == 2.142 and p3.prices.reserved_3y == 1.469
     assert p3.prices.source.startswith("live: AWS Price List API") and p3.prices.as_of == _today()
     assert offers["p3.8xlarge"].prices.on_demand == 12.24 and offers["p3.8xlarge"].gpu_count == 4
-    g5 = offers["g5.xlarge"]  # listed live by the endpoint, priced from the second recorded page
+    g5 = offers["g5.xlarge"]  # listed live by the endpoint, priced from the second synthetic page
     assert g5.extra["shape_source"] == "live" and (g5.gpu_model, g5.gpu_memory_gb) == ("A10G", 24.0)
     assert g5.prices.on_demand == 1.006 and g5.network_gbps and not g5.rdma
-    p5 = offers["p5.48xlarge"]  # no recorded price: the snapshot's, and it says so
+    p5 = offers["p5.48xlarge"]  # no Price List price: the snapshot's, and it says so
     assert p5.prices.source == "snapshot" and p5.prices.as_of == "2024-11-01" and p5.rdma and p5.gpu_count == 8
     assert {"g4dn.xlarge", "g6.xlarge", "p4d.24xlarge"} <= set(offers)
     assert all(o.hourly() is not None for o in offers.values())
@@ -47,7 +47,7 @@ def test_offers_are_cached_and_cover_every_enabled_region(moto, make_provider):
     offers = list(provider.offers())
     assert {o.region for o in offers} == {"us-east-1", "us-west-2", "eu-west-1"}
     eu = _by_type(offers, "eu-west-1")["p3.2xlarge"]
-    assert eu.prices.on_demand == 3.305 and eu.prices.source == "snapshot"  # no recorded eu prices
+    assert eu.prices.on_demand == 3.305 and eu.prices.source == "snapshot"  # no Price List pages for eu
     calls = len(moto.faults.calls)
     assert len(list(provider.offers())) == len(offers) and len(moto.faults.calls) == calls
     assert {o.region for o in provider.offers("us-west-2")} == {"us-west-2"}

@@ -16,9 +16,12 @@ from .conftest import POLICY, policy_actions
 
 PLUGIN = Path(__file__).resolve().parents[3] / "plugins" / "workbench_aws"
 SERVICES = {"ec2": "ec2", "sts": "sts", "pricing": "pricing", "service-quotas": "servicequotas", "ssm": "ssm",
-            "cloudwatch": "cloudwatch", "ce": "ce"}
-#: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone
-IMPLIED = {"ec2:CreateTags"}
+            "cloudwatch": "cloudwatch", "ce": "ce", "s3": "s3"}
+#: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone;
+#: s3:PutObject is what boto3's transfer manager sends for an upload (never named in the plugin's code), and
+#: with s3:GetObject what the machines' session credentials may do: GetFederationToken gives them the
+#: intersection of the profile's policy and the mount's, so the profile must hold what the machine needs
+IMPLIED = {"ec2:CreateTags", "s3:PutObject", "s3:GetObject"}
 
 
 def called_actions() -> set[str]:
@@ -27,10 +30,12 @@ def called_actions() -> set[str]:
 
     session = botocore.session.get_session()
     by_method: dict[str, set[str]] = {}
+    from workbench_aws.errors import iam_action
+
     for service, prefix in SERVICES.items():
         model = session.get_service_model(service)
         for op in model.operation_names:
-            by_method.setdefault(xform_name(op), set()).add(f"{prefix}:{op}")
+            by_method.setdefault(xform_name(op), set()).add(iam_action(prefix, op))
     source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PLUGIN.glob("*.py")))
     # client.run_instances(...), a bound method handed on (ec2.describe_vpcs), or a paginator's name
     names = set(re.findall(r"\.([a-z][a-z0-9_]+)\b", source)) | set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)',

@@ -1,4 +1,5 @@
-"""Pure parts of the AWS plugin: Price List parsing on recorded answers, spot history, snapshot, quotas, settings."""
+"""Pure parts of the AWS plugin: Price List parsing (synthetic pages and a captured one), spot history, snapshot,
+quotas, settings."""
 
 from __future__ import annotations
 
@@ -14,23 +15,43 @@ from workbench.core.domain.models import Guards, JobSpec, Profile
 from workbench_aws import errors, inventory, pricing, quotas, settings, snapshot, userdata
 from workbench_aws.offers import nominal_gpu_memory, shape_from_type
 
-RECORDED = Path(__file__).parent / "recorded" / "pricing"
+SYNTHETIC = Path(__file__).parent / "synthetic" / "pricing"  # hand-written (see the README there)
+RECORDED = Path(__file__).parent / "recorded"  # captured from AWS (see the README there)
 
 
 def _entries(region: str) -> list[str]:
     out = []
-    for page in sorted((RECORDED / region).glob("page*.json")):
+    for page in sorted((SYNTHETIC / region).glob("page*.json")):
         out.extend(json.loads(page.read_text())["PriceList"])
     return out
 
 
-def test_recorded_price_list_gives_on_demand_and_reserved_no_upfront():
+def test_synthetic_price_list_gives_on_demand_and_reserved_no_upfront():
     prices = pricing.parse_price_list(_entries("us-east-1"))
     assert set(prices) == {"p3.2xlarge", "p3.8xlarge", "g4dn.xlarge", "g5.xlarge"}
     p3 = prices["p3.2xlarge"]
     assert (p3.on_demand, p3.reserved_1y, p3.reserved_3y, p3.region) == (3.06, 2.142, 1.469, "us-east-1")
     assert prices["p3.8xlarge"].on_demand == 12.24
     assert prices["g5.xlarge"].reserved_1y < prices["g5.xlarge"].on_demand
+
+
+def test_a_real_price_list_page_is_parsed_and_its_real_next_token_followed(caplog):
+    """A page AWS answered (tests/plugins/aws/recorded): an io1 volume, with AWS's own opaque NextToken."""
+    page = json.loads((RECORDED / "get-products-ebs-piops-ap-southeast-1.json").read_text())
+    asked: list[dict] = []
+
+    class Client:  # the real page first, then the end of the list
+        def get_products(self, **kwargs):
+            asked.append(kwargs)
+            return page if "NextToken" not in kwargs else {"FormatVersion": "aws_v1", "PriceList": []}
+
+    with caplog.at_level("WARNING", logger="workbench"):
+        assert pricing.fetch_list_prices(Client(), "ap-southeast-1") == {}  # a volume has no instance price
+    assert [a.get("NextToken") for a in asked] == [None, page["NextToken"]]  # the token went back verbatim
+    entry = json.loads(page["PriceList"][0])
+    assert entry["product"]["attributes"]["location"] == "Asia Pacific (Singapore)" and "version" in entry
+    assert pricing.parse_product(page["PriceList"][0]) is None
+    assert "malformed" not in caplog.text  # well-formed: skipped for what it is, not as garbage
 
 
 def test_effective_hourly_spreads_the_upfront_fee_over_the_lease():

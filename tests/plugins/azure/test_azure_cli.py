@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-HAS_SECRET_SERVICE = os.environ.get("WORKBENCH_SECRET_SERVICE") == "1"
+from secret_service import HAS_SECRET_SERVICE
 
 
 def _wb(home, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -53,7 +53,7 @@ def test_offers_list_nd96asr_v4_with_a_price_from_the_snapshot_before_sign_in(tm
     assert ("westus2", "Standard_ND96asr_v4") in sizes and all(o["gpu_count"] >= 8 for o in data["offers"])
 
 
-@pytest.mark.skipif(not HAS_SECRET_SERVICE, reason="needs the private Secret Service that `make test` starts")
+@pytest.mark.keyring
 def test_offers_are_live_once_the_secret_is_in_the_keyring(tmp_path, arm, account):
     home = tmp_path / "home"
     name = f"az-{uuid.uuid4().hex[:6]}"

@@ -1,4 +1,5 @@
-"""Retail Prices API parsing on recorded pages of the real shape, live paging over HTTPS, the snapshot."""
+"""Retail Prices API parsing on synthetic pages of the real shape and on items Microsoft published from the real
+API, live paging over HTTPS, the snapshot."""
 
 from __future__ import annotations
 
@@ -10,30 +11,41 @@ import pytest
 from workbench.core.domain.errors import PluginError, TransientError
 from workbench_azure import retail, snapshot
 
-RECORDED = Path(__file__).parent / "recorded"
+SYNTHETIC = Path(__file__).parent / "synthetic"  # hand-written pages (see the README there)
+RECORDED = Path(__file__).parent / "recorded"  # items Microsoft published from the real API (README there)
 PAGE1 = "retail-virtual-machines-p1.json"
 
 
-def _recorded_getter(calls: list[str]):
-    """Serves the recorded pages: the first request gets page 1, a NextPageLink the page it names."""
+def _synthetic_getter(calls: list[str]):
+    """Serves the synthetic pages: the first request gets page 1, a NextPageLink the page it names."""
 
     def get(url: str, params):
         calls.append(url)
         if params is not None:
             assert params["$filter"].startswith("serviceName eq 'Virtual Machines'")
-            return json.loads((RECORDED / PAGE1).read_text())
+            return json.loads((SYNTHETIC / PAGE1).read_text())
         n = int(url.rsplit("$skip=", 1)[1]) // 100 + 1
-        return json.loads((RECORDED / f"retail-virtual-machines-p{n}.json").read_text())
+        return json.loads((SYNTHETIC / f"retail-virtual-machines-p{n}.json").read_text())
 
     return get
 
 
-def test_recorded_pages_follow_next_page_link_and_parse_linux_meters_only():
+def test_items_answered_by_the_real_api_follow_the_parse_rules():
+    items = json.loads((RECORDED / "retail-items-microsoft-docs.json").read_text())
+    prices = retail.parse(items)
+    # the F16s meters are Windows (one DevTest, one in EUR): skipped; the E64 v4 reservation is kept
+    assert list(prices) == [("southcentralus", "Standard_E64_v4")]
+    e64 = prices[("southcentralus", "Standard_E64_v4")]
+    assert e64.reserved_1y == round(25007.0 / (365 * 24), 6) and e64.on_demand is None and e64.spot is None
+    assert e64.currency == "USD"
+
+
+def test_synthetic_pages_follow_next_page_link_and_parse_linux_meters_only():
     calls: list[str] = []
     items = retail.fetch("https://prices.azure.com/api/retail/prices", "serviceName eq 'Virtual Machines'",
-                         get_json=_recorded_getter(calls))
+                         get_json=_synthetic_getter(calls))
     assert len(calls) == 2 and "$skip=100" in calls[1]
-    raw = [i for p in sorted(RECORDED.glob("retail-*.json")) for i in json.loads(p.read_text())["Items"]]
+    raw = [i for p in sorted(SYNTHETIC.glob("retail-*.json")) for i in json.loads(p.read_text())["Items"]]
     assert len(items) == len(raw)
     prices = retail.parse(items)
     nd = prices[("eastus", "Standard_ND96asr_v4")]

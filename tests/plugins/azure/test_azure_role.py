@@ -41,6 +41,15 @@ def test_the_plugin_needs_exactly_the_role_s_actions(arm, account, make_provider
 
     prov.check_credentials()
     assert prov.offers("eastus")
+    # a job's storage mount on Azure Blob: the account found and its key read through ARM (the SAS is made here)
+    from azure_arm.storage import add_account
+    from workbench.core.domain.storage_uri import parse_storage_uri
+
+    add_account(arm.state, account.subscription, "data", "roletestacct", "eastus", "http://127.0.0.1:9/roletestacct",
+                "a2V5LW5vdC1hLXNlY3JldA==")
+    remote = prov.storage_machine_remote(parse_storage_uri("https://roletestacct.blob.core.windows.net/runs/p"),
+                                         write=True, duration_s=3600, label="role")
+    assert remote.options["type"] == "azureblob" and "sig=" in remote.options["sas_url"]
     assert prov.actual_costs("2025-01-01", "2025-01-31") == []
     req = request_for(prov, spec=JobSpec(name="train", run="x", guards=Guards(max_runtime_minutes=90)))
     [inst] = prov.launch(req)

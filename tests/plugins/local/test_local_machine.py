@@ -71,8 +71,13 @@ def test_samples_of_a_running_job(local: LocalSetup) -> None:
     inst = local.launch(provider, JobSpec(name="busy", run="sleep 30"))
     samples = provider.samples(inst)
     assert samples
-    if hardware.probe_gpus():
-        pytest.skip("this computer has GPUs: samples are per GPU")
+    gpus = hardware.probe_gpus()
+    if gpus:  # a computer with GPUs: one reading per GPU, from NVML
+        assert [s.index for s in samples] == list(range(len(gpus)))
+        assert all(s.kind == "gpu" and s.instance_id == inst.instance_id and s.mem_total_mb > 0 for s in samples)
+        provider.terminate([inst])
+        assert provider.samples(inst) == []
+        return
     (sample,) = samples
     assert sample.kind == "cpu" and sample.index == 0 and sample.name == "CPU"
     assert sample.instance_id == inst.instance_id

@@ -34,6 +34,7 @@ from workbench.core.domain.models import Instance, InstanceState, JobSpec, Launc
 from workbench.core.providers.contract import launch_tags
 from workbench.core.money.spend import projected_cost
 from workbench.core.store.database import LaunchRecord
+from workbench.core.storage.machine import machine_spec
 
 log = logging.getLogger("workbench.launch")
 
@@ -197,6 +198,10 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     launch_secrets.remember(lp.launch_id, secret_env or {})  # memory only: for the job's start on the machine
     store = accounts.store
     offer = lp.choice.offer
+    provider = accounts.provider(lp.profile)
+    # storage mounts / recovery: the spec the provider runs (Local: the storage agent around it,
+    # short-lived credentials in its environment); checked before anything is recorded or billed
+    job_spec = machine_spec(accounts, lp.spec, lp.launch_id, lp.profile, provider.runs_jobs_over_ssh)
     report(STEP_RECORD)
     store.add_launch(LaunchRecord(
         launch_id=lp.launch_id, name=lp.spec.name, provider=lp.profile.provider, profile=lp.profile.name,
@@ -204,11 +209,10 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
         projected_cost=lp.projected_cost, currency=offer.prices.currency,
     ))
     crash_point("launch:recorded")
-    req = LaunchRequest(launch_id=lp.launch_id, spec=lp.spec, offer=offer, profile=lp.profile.name,
+    req = LaunchRequest(launch_id=lp.launch_id, spec=job_spec, offer=offer, profile=lp.profile.name,
                         tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spot,
                         secret_env=dict(secret_env or {}), count=lp.num_nodes)
     report(STEP_PROVIDER)
-    provider = accounts.provider(lp.profile)
     try:
         instances = provider.launch(req)
     except WorkbenchError as exc:

@@ -33,6 +33,7 @@ from typing import Callable, Iterable, Literal, Sequence
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, Profile, Resource
+from workbench.core.lifecycle.endings import note_teardown  # ended on purpose: never relaunched
 from workbench.core.lifecycle.reconcile import reconcile
 
 log = logging.getLogger("workbench.teardown")
@@ -296,6 +297,8 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
     run = _Run(accounts, ids, timeout, poll, clock, progress)
     report = run.report
     by_name = {p.name: p for p in accounts.profiles()}
+    note_teardown(accounts.store, ids if ids is not None else
+                  {i.launch_id for i in accounts.store.list_instances() if i.state.billable})
     pre = reconcile(accounts)
     for name, exc in pre.errors:
         run.error(by_name.get(name) or Profile(name, "?"), exc)

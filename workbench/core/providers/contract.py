@@ -148,3 +148,12 @@ class SupportsSpotHistory(ABC):
     @abstractmethod
     def spot_price_history(self, instance: Instance, start: float, end: float) -> list[tuple[float, float]]:
         """(POSIX seconds, price per hour) points for ``instance`` between ``start`` and ``end``, oldest first."""
+
+
+class SupportsEndReason(ABC):
+    """Capability: say why machines that are no longer listed ended (recovery tells a spot
+    interruption from a failure by it).  Returns the instances as the cloud last saw them, with
+    ``extra["state_reason"]`` / ``extra["spot_interrupted"]`` where it says; unknown ones are left out."""
+
+    @abstractmethod
+    def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]: ...

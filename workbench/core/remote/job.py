@@ -12,7 +12,8 @@ offset (see :mod:`.logs`), a recorded exit code goes straight to on_finish.
 States (``JobEvent.phase``, also saved in ``<job dir>/remote.json`` for the CLI and
 GUI): connecting · booting (no SSH yet / cloud-init running, with its last output
 line) · driver (nvidia-smi not ready) · uploading · starting · setup · running ·
-reconnecting · finished · downloading · terminating · stopping · kept · done · error.
+reconnecting · interrupted (the storage agent heard the cloud take the machine back: following ends) ·
+finished · downloading · terminating · stopping · kept · done · error.
 
 on_finish, applied here when the run's exit code is known: the spec's ``outputs``
 are downloaded first (into ``<job dir>/outputs``; the machine is held meanwhile),
@@ -42,6 +43,7 @@ from workbench.core.domain.errors import NotFoundError, TransientError, Workbenc
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
 from workbench.core.remote import logs, sshconfig, supervisor, transfer
+from workbench.core.remote import storage as remote_storage
 from workbench.core.remote.connection import Backoff, Connection, Target, connect_with_backoff
 from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
 
@@ -114,6 +116,7 @@ class RemoteJob:
         self._stop = threading.Event()
         self._conn: Connection | None = None
         self._ssh_config_written = False
+        self.interrupted = False  # the machine is being taken back (the storage agent's notice)
 
     # -- plumbing -------------------------------------------------------------
     def stop(self) -> None:
@@ -214,7 +217,8 @@ class RemoteJob:
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
         env = self._job_env()
         env.update(self._secret_env)
-        scripts = supervisor.render(self.spec, self.launch_id, env, info.get("supervisor", "setsid"),
+        run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
+        scripts = supervisor.render(run_spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)
         supervisor.install(conn, self.remote_dir, scripts)
         self._before_start(conn, info)
@@ -271,7 +275,7 @@ class RemoteJob:
                 return None
             try:
                 code = self._follow_on(conn)
-                if code is not None or self.stopped:
+                if code is not None or self.stopped or self.interrupted:
                     return code
             except TransientError as exc:
                 self._emit("reconnecting", exc.message)
@@ -302,6 +306,15 @@ class RemoteJob:
                 while logs.pull(conn, remote_log, self.local_log):
                     pass
                 return self._record_exit(int(parts[1]))
+            if phase == "interrupted":  # the storage agent heard the cloud take the machine back
+                record = remote_storage.fetch_interruption(conn, self.remote_dir, self.launch_id)
+                if record is not None and record.get("saved_at") is not None:  # the last save is over
+                    while logs.pull(conn, remote_log, self.local_log):
+                        pass
+                    self.interrupted = True
+                    self._emit("interrupted", remote_storage.describe(record))
+                    self._emit("interrupted", remote_storage.describe(record), kind="warning")
+                    return None  # the machine goes; recovery (if the spec has it) relaunches the job
             if phase != shown:
                 self._emit({"setup": "setup", "run": "running"}.get(phase, "running"))
                 shown = phase

@@ -13,6 +13,7 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      exit_code      written atomically when run (or a failed setup) ends
                      hold           an epoch time until which the machine must not end itself
                                     (the app extends it while it downloads the outputs)
+                     on_finish.waited  seconds on_finish.sh has waited so far (rewritten each second)
                      handled        written by the app when the machine must not act at all
 
 ``start.sh`` starts ``supervise.sh`` once (a ``start.lock`` folder makes it
@@ -86,6 +87,7 @@ while :; do
   [ -f "$J/handled" ] && exit 0
   hold=$(cat "$J/hold" 2>/dev/null); now=$(date +%s)
   if [ "$waited" -ge "$GRACE" ] && [ "$now" -ge "${hold:-0}" ]; then break; fi
+  echo "$waited" > "$J/on_finish.waited"  # "checked after N s and still waiting" (what tests wait on)
   sleep 1; waited=$((waited + 1))
 done
 echo "$(date -u +%FT%TZ) the app did not take over within $GRACE s: applying on_finish=$ACTION here"

@@ -55,6 +55,7 @@ from workbench.core import paths
 from workbench.core.domain.errors import StoreError
 from workbench.core.store import opening
 from workbench.core.store.launches import LaunchRecord, LaunchTables, LedgerEntry
+from workbench.core.store.attempts import AttemptTables
 from workbench.core.store.money import MoneyTables
 from workbench.core.store.opening import BUSY_TIMEOUT_S, store_error
 from workbench.core.store.profiles import ProfileTables
@@ -68,12 +69,12 @@ __all__ = ["APPLICATION_ID", "BUSY_TIMEOUT_S", "MIGRATIONS", "LaunchRecord", "Le
 log = logging.getLogger("workbench.store")
 
 
-class Store(ProfileTables, LaunchTables, TelemetryTables, MoneyTables):
+class Store(ProfileTables, LaunchTables, TelemetryTables, MoneyTables, AttemptTables):
     """A handle on the state store; thread-safe; use :meth:`open`, then :meth:`close`.
 
     Profiles: :class:`ProfileTables`; launches, instances and the ledger: :class:`LaunchTables`;
     GPU and host samples: :class:`TelemetryTables`; budgets, settings, spot prices, actual costs and
-    guard events: :class:`MoneyTables`.
+    guard events: :class:`MoneyTables`; attempts of relaunched launches: :class:`AttemptTables`.
     """
 
     path: Path

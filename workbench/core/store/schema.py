@@ -13,6 +13,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 
+from workbench.core.store.attempts import migrate_4
 from workbench.core.store.money import migrate_2
 from workbench.core.store.telemetry import migrate_3
 
@@ -66,7 +67,7 @@ def migrate_1(conn: sqlite3.Connection) -> None:
 
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [migrate_1, migrate_2, migrate_3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [migrate_1, migrate_2, migrate_3, migrate_4]
 
 
 def latest_version() -> int:

@@ -9,6 +9,11 @@
       <translation> 分钟</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source> times</source>
+      <translation> 次</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>$/h</source>
       <translation>$/小时</translation>
@@ -264,6 +269,11 @@
       <translation>测试凭据(&amp;T)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>&amp;Upload a folder…</source>
+      <translation>上传文件夹(&amp;U)…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;View</source>
       <translation>视图(&amp;V)</translation>
@@ -277,6 +287,11 @@
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>(spot)</source>
       <translation>（竞价）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>(uploaded first to {uri})</source>
+      <translation>（先上传到 {uri}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -319,6 +334,11 @@
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>A folder of this computer: the launch uploads it to your account's bucket first (only what changed), then copies it to the machine</source>
+      <translation>本机的文件夹：启动时先上传到你账户的存储桶（只传改动过的文件），再复制到机器上</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>A profile name uses only letters, digits, '.', '_' and '-', starts with a letter or digit, and has at most 63 characters.</source>
       <translation>配置文件名称只能使用字母、数字、'.'、'_' 和 '-'，必须以字母或数字开头，最多 63 个字符。</translation>
@@ -337,6 +357,16 @@
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Accounts</source>
       <translation>账号</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Add a &amp;bucket…</source>
+      <translation>添加存储桶(&amp;B)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Add a bucket</source>
+      <translation>添加存储桶</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -519,6 +549,11 @@
       <translation>正在检查是否有残留资源…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Checking the buckets…</source>
+      <translation>正在检查存储桶…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Choose an instance…</source>
       <translation>选择一个实例…</translation>
@@ -646,6 +681,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>深色</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Data and recovery</source>
+      <translation>数据与恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Data:</source>
+      <translation>数据：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Describe the job in a short form.</source>
       <translation>用简短表单描述作业。</translation>
@@ -711,6 +756,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>估算:按各云服务商的计费规则,价格 × 计费秒数;金额单位:{note}。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Every (s)</source>
+      <translation>间隔（秒）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Every matching offer is blocked by quota or capacity: request a quota increase, or go back and ask for another machine.</source>
       <translation>所有匹配的报价都受配额或容量限制：请申请提高配额，或返回选择其他机器。</translation>
@@ -739,6 +789,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Filter by name, provider, region, type, state…</source>
       <translation>按名称、云服务商、区域、类型、状态筛选…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder in the bucket:</source>
+      <translation>存储桶中的文件夹：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder on the machine:</source>
+      <translation>机器上的文件夹：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Folder to upload</source>
+      <translation>要上传的文件夹</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -911,6 +976,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业已完成</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Job interrupted</source>
+      <translation>作业被中断</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Job relaunched</source>
+      <translation>作业已重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job spec:</source>
       <translation>作业规格：</translation>
@@ -1004,6 +1079,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Line</source>
       <translation>行</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Listing the buckets of your accounts…</source>
+      <translation>正在列出你账户中的存储桶…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -1121,6 +1201,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业占用的内存（RSS）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Mode</source>
+      <translation>模式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Mode:</source>
+      <translation>模式：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Model</source>
       <translation>型号</translation>
@@ -1184,6 +1274,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor/advice_panel.py" />
       <source>No advice: {error}</source>
       <translation>无法给出建议：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>No bucket found in your accounts: type an address.</source>
+      <translation>你的账户中没有找到存储桶：请输入地址。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1276,6 +1371,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>未评估：{rule}（{why}）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Not relaunched</source>
+      <translation>未重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Note</source>
       <translation>说明</translation>
@@ -1299,6 +1399,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Offers could not be fetched: {error}</source>
       <translation>无法获取报价：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>On the machine</source>
+      <translation>机器上</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -1446,6 +1551,26 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在记录启动任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Recovery</source>
+      <translation>恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Recovery problem</source>
+      <translation>恢复出错</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Recovery relaunches the job only while this app (or `workbench watch`) is running. With both closed, an interrupted job stays ended until you open the app again; the machine's own guard still ends its bill.</source>
+      <translation>只有在本应用（或 `workbench watch`）运行时，恢复功能才会重新启动作业。两者都关闭时，被中断的作业会一直停着，直到你再次打开应用；机器自带的守护仍会结束它的计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Recovery:</source>
+      <translation>恢复：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Refresh failed: {error}</source>
       <translation>刷新失败：{error}</translation>
@@ -1459,6 +1584,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Region</source>
       <translation>区域</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Relaunch after a spot &amp;interruption, up to</source>
+      <translation>竞价实例被中断后重新启动(&amp;I)，最多</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
+      <source>Relaunch failed</source>
+      <translation>重新启动失败</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Remo&amp;ve</source>
+      <translation>移除(&amp;V)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/session.py" />
@@ -1631,6 +1771,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>出现问题</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Source</source>
+      <translation>来源</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Spend</source>
       <translation>花费</translation>
@@ -1664,6 +1809,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Spot interrupted</source>
       <translation>竞价实例被回收</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/session.py" />
+      <source>Spot machine taken back</source>
+      <translation>竞价机器被收回</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1799,6 +1949,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>The GPUs wait for data</source>
       <translation>GPU 在等待数据</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>The buckets could not be listed: {error}</source>
+      <translation>无法列出存储桶：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1968,6 +2123,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>输入区域，或运行“测试”以列出该云服务商的区域。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Type the bucket's address.</source>
+      <translation>请输入存储桶的地址。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Unexpected error</source>
       <translation>意外错误</translation>
@@ -1986,6 +2146,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Uploading {files} files, {size} MB…</source>
       <translation>正在上传 {files} 个文件,共 {size} MB…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_run.py" />
+      <source>Uploading {folder}: {pct} % ({done} of {total} files; {skipped} unchanged)</source>
+      <translation>正在上传 {folder}：{pct} %（{total} 个文件中的 {done} 个；{skipped} 个未改动）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -2063,6 +2228,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>位置：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>Without a sync mount a relaunched job starts from the beginning: add a bucket in sync mode for its checkpoints.</source>
+      <translation>没有同步挂载时，重新启动的作业会从头开始：请添加一个同步模式的存储桶来保存检查点。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a SkyPilot task</source>
       <translation>SkyPilot 任务</translation>
@@ -2073,14 +2243,34 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>dstack 任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>a spot interruption</source>
+      <translation>竞价实例中断</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>a spot interruption or a failure</source>
+      <translation>竞价实例中断或作业失败</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>add 'outputs:' to the spec</source>
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>also when the job fails</source>
+      <translation>作业失败时也重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>attempt {n} of {root}: relaunched after an interruption (Spend lists every attempt)</source>
+      <translation>{root} 的第 {n} 次尝试：中断后重新启动（“花费”中列出每一次尝试）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2126,6 +2316,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>cannot be checked (no exchange rate)</source>
       <translation>无法检查(未设置汇率)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>copy {source} → {path} before setup</source>
+      <translation>在 setup 之前复制 {source} → {path}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>copy: bring it to the machine before setup (a dataset)</source>
+      <translation>复制：在 setup 之前把它拷到机器上（数据集）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/remote_access.py" />
@@ -2193,9 +2398,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>已完成</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>folder in the bucket, e.g. datasets/imagenet</source>
+      <translation>存储桶中的文件夹，例如 datasets/imagenet</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>give the folder on the machine, e.g. data</source>
+      <translation>请给出机器上的文件夹，例如 data</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2343,6 +2558,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>off: an interrupted spot machine ends the job</source>
+      <translation>关闭：竞价机器被中断时作业随之结束</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>on-demand</source>
       <translation>按需</translation>
@@ -2351,6 +2571,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>one key=value per line, provider-specific</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>or type an address: s3://BUCKET/PREFIX, https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX, oss://…</source>
+      <translation>或输入地址：s3://BUCKET/PREFIX、https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX、oss://…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -2376,6 +2601,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>refused</source>
       <translation>已拒绝</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or `workbench watch` runs)</source>
+      <translation>发生{on}后，在允许的最便宜的配置上重新启动，最多 {n} 次（需本应用或 `workbench watch` 在运行）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2463,6 +2693,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{left}后停止</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>sync</source>
+      <translation>同步</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>sync {path} → {source} every {every}</source>
+      <translation>每 {every} 把 {path} 同步到 {source}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>sync: save the folder there while the job runs (checkpoints)</source>
+      <translation>同步：作业运行期间把文件夹保存到那里（检查点）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>terminate the machine (billing stops)</source>
       <translation>终止机器（停止计费）</translation>
@@ -2486,6 +2731,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>terminating…</source>
       <translation>正在终止…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>that is not a bucket address</source>
+      <translation>这不是存储桶地址</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -2531,6 +2781,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unknown reason</source>
       <translation>原因未知</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>uploaded to your account's bucket when you launch</source>
+      <translation>启动时上传到你账户的存储桶</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -2696,6 +2951,16 @@ What to do: {hint}</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>{name} · attempt {n}</source>
+      <translation>{name} · 第 {n} 次尝试</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>{name} · attempt {n} of {root}</source>
+      <translation>{name} · {root} 的第 {n} 次尝试</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>{name} · {n} machines · node 0</source>
       <translation>{name} · {n} 台机器 · 节点 0</translation>
     </message>
@@ -2733,6 +2998,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>{n} MB</source>
       <translation>{n} MB</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_storage.py" />
+      <source>{n} buckets: choose one, or type an address.</source>
+      <translation>{n} 个存储桶：选择一个，或输入地址。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -2798,6 +3068,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>{series} (of {total})</source>
       <translation>{series}（共 {total}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{size} in {n} files</source>
+      <translation>{n} 个文件，共 {size}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

@@ -19,6 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.lifecycle.recovery import attempt_of
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, money, state_label
 from workbench.ui.common.table_model import RowTableModel
@@ -45,6 +46,13 @@ def state_text(inst: Instance) -> str:
     if inst.exit_code is not None:
         text += " · " + tr("exit {code}").format(code=inst.exit_code)
     return text
+
+
+def name_text(inst: Instance, launch: LaunchRecord | None) -> str:
+    """The machine's name, and "attempt N" when recovery relaunched its launch."""
+    name = inst.name or inst.instance_id
+    got = attempt_of(inst.launch_id, launch.spec if launch is not None else None)
+    return name if got is None else tr("{name} · attempt {n}").format(name=name, n=got[0])
 
 
 def guard_text(inst: Instance, launch: LaunchRecord | None, spent: float, now: float) -> str:
@@ -133,9 +141,9 @@ class InstancesModel(RowTableModel):
     def head_of(self, inst: Instance) -> Instance:
         return self.nodes_of(inst)[0]
 
-    def name_text(self, inst: Instance) -> str:
+    def name_cell(self, inst: Instance) -> str:
         """The Name cell: a multi-node launch's head names the launch and its size; the others hang under it."""
-        name = inst.name or inst.instance_id
+        name = name_text(inst, self._snap.launches.get(inst.launch_id))
         nodes = self._nodes.get(inst.launch_id)
         if not nodes:
             return name
@@ -161,7 +169,7 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             up = self._uptime(inst)
             return (
-                self.name_text(inst),
+                self.name_cell(inst),
                 f"{inst.provider} / {inst.profile}",
                 inst.region,
                 inst.instance_type,
@@ -191,6 +199,11 @@ class InstancesModel(RowTableModel):
             if nodes:
                 tip.append(tr("node {rank} of the launch's {n} machines: Terminate and Stop act on all of "
                               "them").format(rank=node_rank_of(inst.extra), n=len(nodes)))
+            launch = self._snap.launches.get(inst.launch_id)
+            got = attempt_of(inst.launch_id, launch.spec if launch is not None else None)
+            if got is not None:
+                tip.append(tr("attempt {n} of {root}: relaunched after an interruption (Spend lists every "
+                              "attempt)").format(n=got[0], root=got[1]))
             if inst.state.billable:
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:

@@ -24,10 +24,15 @@ field                written by  read by
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
 ``nodes``            OfferPage   ReviewPage, the launch (None: the spec's num_nodes)
 ``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
+``storage``          JobPage     ReviewPage (its check), the launch (None: the spec's own
+                     (StorageBox) mounts; local folders are uploaded at launch)
+``recovery``         JobPage     ReviewPage, the launch (UNSET: the spec's own policy)
+                     (StorageBox)
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
-with every page's own part folded in (the guards, the number of machines).  The launch
+with every page's own part folded in (the guards, the number of machines, the storage mounts, the
+recovery policy).  The launch
 (:class:`~workbench.ui.launch.launch_run.LaunchRun`) is given the whole draft
 value when the review page's Launch action is triggered, so a field that the
 launch needs reaches it without new plumbing.
@@ -51,8 +56,12 @@ from typing import Any, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
-from workbench.core.domain.models import Guards, JobSpec
+from workbench.core.domain.models import Guards, JobSpec, Recovery, StorageMount
 from workbench.core.providers.catalog import RankedOffer
+
+
+#: the ``recovery`` field before the job page set it: the spec's own policy applies
+UNSET = "unset"
 
 
 def _blank_spec() -> JobSpec:
@@ -77,14 +86,22 @@ class LaunchDraft:
     nodes: int | None = None
     #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
     secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: the storage mounts set on the job page; None: the spec's own
+    storage: tuple[StorageMount, ...] | None = None
+    #: the recovery policy set on the job page (None: off); UNSET: the spec's own
+    recovery: Recovery | None | str = UNSET
 
     def launch_spec(self) -> JobSpec:
-        """The job to launch: ``spec`` with the pages' own parts (guards, machines) folded in."""
+        """The job to launch: ``spec`` with the pages' own parts (guards, machines, storage, recovery) folded in."""
         spec = self.spec
         if self.guards is not None and self.guards != spec.guards:
             spec = dataclasses.replace(spec, guards=self.guards)
         if self.nodes is not None and self.nodes != spec.num_nodes:
             spec = dataclasses.replace(spec, num_nodes=self.nodes)
+        if self.storage is not None and self.storage != spec.storage:
+            spec = dataclasses.replace(spec, storage=self.storage)
+        if self.recovery != UNSET and self.recovery != spec.recovery:
+            spec = dataclasses.replace(spec, recovery=self.recovery)
         return spec
 
     @property

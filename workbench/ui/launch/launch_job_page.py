@@ -35,6 +35,7 @@ from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.import_notes import ImportNotesPanel
 from workbench.ui.launch.launch_draft import Draft
+from workbench.ui.launch.launch_storage import StorageBox
 
 # The jobspec's name rule: names become file names, cloud tags and resource-group names.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -44,7 +45,7 @@ GPU_NONE, GPU_ANY = "", "any"
 class JobPage(QWizardPage):
     """Name, command and resources of the job; ``build_spec()`` gives the JobSpec to launch."""
 
-    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None, session=None) -> None:
         super().__init__(parent)
         self.draft = draft
         self.setObjectName("launch-job-page")
@@ -104,8 +105,10 @@ class JobPage(QWizardPage):
         form.addRow("", self.gpu_from_file)
         form.addRow("", self.spot)
         form.addRow(tr("&Disk:"), self.disk)
+        self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.storage_box)
         layout.addWidget(self.error)
         layout.addWidget(self.import_panel, 1)
         layout.addStretch(1)
@@ -157,6 +160,7 @@ class JobPage(QWizardPage):
     def clear_spec(self) -> None:
         self.base = None
         self.load_error = None
+        self.storage_box.fill((), None)
         self.spec_path.clear()
         self.spec_error.show_text(None)
         self.import_panel.show_result(None)
@@ -174,6 +178,7 @@ class JobPage(QWizardPage):
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
         self.disk.setValue(spec.resources.disk_gb)
+        self.storage_box.fill(spec.storage, spec.recovery)
         self._lock_gpu(spec)
         self._changed()
 
@@ -243,4 +248,5 @@ class JobPage(QWizardPage):
         if self.problem() is not None:
             return False
         self.draft.update(spec=self.build_spec())
+        self.storage_box.write_to(self.draft)
         return True

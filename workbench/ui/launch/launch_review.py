@@ -45,6 +45,15 @@ def guards_text(g: Guards) -> str:
     return " · ".join(parts)
 
 
+def recovery_text(spec: JobSpec) -> str:
+    r = spec.recovery
+    if r is None:
+        return tr("off: an interrupted spot machine ends the job")
+    on = tr("a spot interruption or a failure") if "failure" in r.on else tr("a spot interruption")
+    return tr("relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or "
+              "`workbench watch` runs)").format(on=on, n=r.max_restarts)
+
+
 def cost_text(choice: RankedOffer, g: Guards, nodes: int = 1) -> str:
     """``$6.12 if it runs the full 2 h 00 min ($3.060/h × 2 h)``; a warning when nothing caps it.
 
@@ -264,6 +273,7 @@ class ReviewPage(QWizardPage):
                            ("machine", tr("Machine:")), ("choice", tr("Chosen:")), ("disk", tr("Disk:")),
                            ("pricing", tr("Pricing:")),
                            ("on_finish", tr("When the job ends:")), ("guards", tr("Guards:")),
+                           ("storage", tr("Data:")), ("recovery", tr("Recovery:")),
                            ("cost", tr("Projected cost:"))):
             value = QLabel(objectName=f"review-{key}", wordWrap=True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -278,6 +288,8 @@ class ReviewPage(QWizardPage):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.cost.setFont(font)
         self.cost_warning = InlineMessage("warning", "cost-warning")
+        self.storage_warning = InlineMessage("warning", "storage-warning")
+        self.storage_error = InlineMessage("error", "storage-error")
         self.comparison = CostComparisonBox()
         self.secrets = SecretsBox(draft)
         self.secrets_missing = InlineMessage("error", "secrets-missing")
@@ -293,6 +305,8 @@ class ReviewPage(QWizardPage):
         layout.addWidget(self.secrets)
         layout.addWidget(self.secrets_missing)
         layout.addWidget(self.cost_warning)
+        layout.addWidget(self.storage_warning)
+        layout.addWidget(self.storage_error)
         layout.addWidget(self.comparison)
         layout.addWidget(self.panel)
         layout.addStretch(1)
@@ -331,6 +345,8 @@ class ReviewPage(QWizardPage):
         f["disk"].setText(tr("{n} GB").format(n=spec.resources.disk_gb))
         f["on_finish"].setText(tr(ON_FINISH_TEXT[spec.on_finish]))
         f["guards"].setText(guards_text(spec.guards))
+        f["recovery"].setText(recovery_text(spec))
+        self.show_storage(spec, None)
         if choice is None:
             return
         o = choice.offer
@@ -362,6 +378,37 @@ class ReviewPage(QWizardPage):
         self.cost.setText(cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)
+
+    def show_storage(self, spec: JobSpec, result: object, checking: bool = False) -> None:
+        """The mounts in words; ``result`` the storage check's plan (sizes, regions, warnings) or its error."""
+        from workbench.core.storage.checks import StoragePlan
+
+        if not spec.storage:
+            self.fields["storage"].setText(tr("none"))
+            self.storage_warning.show_text(None)
+            self.storage_error.show_text(None)
+            return
+        checked = {m.index: m for m in result.mounts} if isinstance(result, StoragePlan) else {}
+        lines = []
+        for i, m in enumerate(spec.storage):
+            what = tr("copy {source} → {path} before setup") if m.mode.value == "copy" else \
+                tr("sync {path} → {source} every {every}")
+            line = what.format(source=m.source, path=m.path, every=duration(m.interval_s))
+            c = checked.get(i)
+            if c is not None and c.upload_from:
+                line += " " + tr("(uploaded first to {uri})").format(uri=c.uri)
+            if c is not None and c.bytes is not None:
+                size = f"{c.bytes / 1e9:,.2f} GB" if c.bytes >= 1e9 else f"{c.bytes / 1e6:,.1f} MB"
+                line += " · " + tr("{size} in {n} files").format(size=size, n=c.objects)
+            if c is not None and c.region:
+                line += " · " + c.region
+            lines.append(line)
+        if checking:
+            lines.append(tr("Checking the buckets…"))
+        self.fields["storage"].setText("\n".join(lines))
+        self.storage_warning.show_text("\n".join(result.warnings) if isinstance(result, StoragePlan) else None)
+        self.storage_error.show_text(getattr(result, "message", None) or (str(result) if isinstance(result, Exception)
+                                                                        else None))
 
     # -- the launch's state, as the wizard reports it -------------------------------
     def set_run_state(self, busy: bool, launched: bool = False) -> None:

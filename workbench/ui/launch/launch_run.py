@@ -30,6 +30,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.lifecycle.launcher import execute, new_launch_id, plan_offer, remains
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.teardown import teardown
+from workbench.ui.i18n import tr
 from workbench.ui.launch.launch_draft import LaunchDraft
 from workbench.ui.runtime.session import Session
 
@@ -61,6 +62,7 @@ class LaunchRun(QObject):
     failed = Signal(object)  # the provider's exception
     cleanup_started = Signal(str)  # "failed" | "cancelled"
     cleanup_done = Signal(object)  # Cleanup
+    uploading = Signal(str)  # a line about a storage folder's upload (before anything is launched)
 
     def __init__(self, session: Session, draft: LaunchDraft, wait_s: float = WAIT_FOR_START_S,
                  parent: QObject | None = None) -> None:
@@ -91,6 +93,7 @@ class LaunchRun(QObject):
 
         def work() -> list[Instance]:
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
+            lp = prepare_storage(accounts, lp, self.uploading.emit, lambda: self.cancel_requested)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
                            should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
@@ -175,6 +178,26 @@ class LaunchRun(QObject):
         log.info("launch %s: %s, cleanup %s", self.launch_id, result.reason,
                  "clean" if result.clean else f"{len(result.remaining)} remaining, {len(result.errors)} errors")
         self.cleanup_done.emit(result)
+
+
+def prepare_storage(accounts, lp, say, should_stop):  # type: ignore[no-untyped-def]
+    """Storage mounts checked (errors raise: nothing is launched) and local folders uploaded (worker thread)."""
+    if not lp.spec.storage:
+        return lp
+    import dataclasses
+
+    from workbench.core.storage.checks import check_storage, upload_sources
+
+    plan = check_storage(accounts, lp.spec, lp.profile, lp.choice.offer)
+
+    def progress(_index: int, p) -> None:  # type: ignore[no-untyped-def]
+        pct = 100.0 * p.bytes_done / p.bytes_total if p.bytes_total else 100.0
+        say(tr("Uploading {folder}: {pct} % ({done} of {total} files; {skipped} unchanged)").format(
+            folder=plan.mounts[_index].upload_from, pct=f"{min(pct, 100.0):.0f}", done=p.files_done,
+            total=p.files_total, skipped=p.skipped_files))
+
+    spec, _reports = upload_sources(accounts, lp.spec, plan, progress, should_stop)
+    return dataclasses.replace(lp, spec=spec)
 
 
 def _as_workbench_error(exc: BaseException) -> WorkbenchError:

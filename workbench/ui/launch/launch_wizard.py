@@ -80,7 +80,7 @@ class LaunchWizard(QWizard):
         self.launched_ok = False
         self.launch_id: str | None = None
         self.error_box: QMessageBox | None = None
-        self.job_page = JobPage(self.draft)
+        self.job_page = JobPage(self.draft, session=session)
         self.offer_page = OfferPage(self.draft, session)
         self.guards_page = GuardsPage(self.draft)
         self.review_page = ReviewPage(self.draft)
@@ -95,8 +95,30 @@ class LaunchWizard(QWizard):
         finish = self.button(QWizard.WizardButton.FinishButton)
         finish.clicked.disconnect()
         finish.clicked.connect(self.review_page.launch_action.trigger)
+        self.currentIdChanged.connect(self._page_shown)
         if spec_path:
             self.job_page.load_file(spec_path)
+
+    def _page_shown(self, page_id: int) -> None:
+        if page_id == PAGE_REVIEW:
+            self.check_storage()
+
+    def check_storage(self) -> None:
+        """The review page's storage lines: each mount checked (bucket, access, region, size) off the UI thread."""
+        draft = self.draft.value
+        spec = draft.launch_spec()
+        self.review_page.show_storage(spec, None, checking=bool(spec.storage))
+        if not spec.storage or draft.choice is None or self.session.accounts is None:
+            return
+        accounts, choice = self.session.accounts, draft.choice
+
+        def work():  # type: ignore[no-untyped-def]
+            from workbench.core.storage.checks import check_storage
+
+            return check_storage(accounts, spec, accounts.profile(choice.profile), choice.offer)
+
+        self.session.run(work).then(lambda plan: self.review_page.show_storage(spec, plan)).fail(
+            lambda exc: self.review_page.show_storage(spec, exc))
 
     # -- the draft, read-only views for callers ---------------------------------------
     @property
@@ -133,6 +155,7 @@ class LaunchWizard(QWizard):
         run.failed.connect(self._failed)
         run.cleanup_started.connect(self._cleanup_started)
         run.cleanup_done.connect(self._cleanup_done)
+        run.uploading.connect(self.panel.status.setText)
         self.run = run
         self.launch_id = run.launch_id
         self.panel.begin(f"{run.provider} ({run.profile})")

@@ -24,6 +24,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
+from workbench.core.lifecycle.recovery import attempt_of
 from workbench.core.money import budgets, currency
 from workbench.core.providers.accounts import Accounts
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
@@ -100,8 +101,11 @@ def build_report(accounts: Accounts, now: float | None = None, fetch_actual: boo
         act = actual.get(r.launch_id)
         st = statuses.get(budgets.launch_scope(r.launch_id))
         projected = book.projection(r.launch_id, now)
+        attempt = attempt_of(r.launch_id, r.spec)
+        name = r.name if attempt is None else tr("{name} · attempt {n} of {root}").format(
+            name=r.name, n=attempt[0], root=attempt[1])
         rows.append(SpendRow(
-            r.launch_id, r.name, f"{r.provider} / {r.profile}", r.region or "", r.status, r.created_at,
+            r.launch_id, name, f"{r.provider} / {r.profile}", r.region or "", r.status, r.created_at,
             by_launch.get(r.launch_id, 0.0), None if projected is None else cur.convert(projected, r.currency or "USD"),
             cur.display, None if act is None else cur.convert(act.amount, act.currency),
             act.source if act else "", st.budget.amount if st else None, st.percent if st else None))

@@ -110,6 +110,10 @@ class Session(QObject):
         self.remote_event.connect(self._on_remote_event)
         # app-side guards (budget, runtime, idle, finished) after each refresh
         self.guards = GuardHook(self)
+        # recovery: relaunch interrupted launches whose spec asks for it, after each refresh
+        from workbench.ui.runtime.recovery_loop import RecoveryHook
+
+        self.recovery = RecoveryHook(self)
 
     # -- refresh loop -------------------------------------------------------
     first_refresh_delay_ms = FIRST_REFRESH_DELAY_MS
@@ -169,6 +173,8 @@ class Session(QObject):
             self.notify.emit(tr("Remote job problem"), f"{ev.launch_id}: {ev.message}", "error")
         elif ev.kind == "warning" and ev.phase == "kept":
             self.notify.emit(tr("Still billing"), ev.message, "warning")
+        elif ev.kind == "warning" and ev.phase == "interrupted":
+            self.notify.emit(tr("Spot machine taken back"), f"{ev.launch_id}: {ev.message}", "warning")
 
     def _announce_changes(self, old: Snapshot, new: Snapshot) -> None:
         """Notify when a machine became ready or a job ended since the last refresh."""

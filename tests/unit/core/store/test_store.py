@@ -405,6 +405,7 @@ _WORKER = textwrap.dedent(
     from workbench.core.domain.models import Instance, InstanceState
     from workbench.core.store.database import LaunchRecord, Store
     path, wid, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+    (go.parent / f"ready-{wid}").touch()  # imports done: the test starts every worker at once
     deadline = time.time() + 20
     while not go.exists() and time.time() < deadline:
         time.sleep(0.005)
@@ -426,7 +427,10 @@ def test_concurrent_processes(db: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(db), f"w{w}", str(go)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for w in range(4)]
-    time.sleep(0.3)  # let them import, so the writes really overlap
+    deadline = time.monotonic() + 30
+    while len(list(db.parent.glob("ready-*"))) < 4:  # all imported, so the writes really overlap
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs), "a worker never got ready"
+        time.sleep(0.01)
     go.touch()
     errs = []
     for p in procs:

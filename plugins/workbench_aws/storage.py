@@ -1,0 +1,244 @@
+"""S3 for the app: check a bucket, list a prefix, upload a folder, and mint a machine's credentials.
+
+On this computer everything goes through boto3 with the profile's own credentials: the
+bucket's region is asked first (``HeadBucket`` answers it even when it refuses), then each
+call goes to that region.  Uploads use boto3's S3 transfer manager (parallel, multipart above
+64 MB); unfinished multipart uploads under the prefix are aborted before a new upload, so an
+interrupted one leaves nothing billing.
+
+The machine never gets the user's keys: :meth:`S3Storage.machine_remote` asks STS for
+session credentials (``GetFederationToken``; ``AssumeRole`` of the profile setting
+``storage_role_arn`` where the profile's own credentials are temporary, e.g. SSO) under a
+policy that allows only the mount's bucket and prefix: read for ``copy`` mounts, read and
+write for ``sync`` ones.  They expire with the launch's max runtime (at most 36 h).
+
+Threading: one S3Storage per provider; boto3 clients per thread (see :mod:`.clients`).
+Failure rules: botocore errors leave through :func:`.errors.translate`, S3's own codes
+mapped here first (NoSuchBucket → NotFoundError, AccessDenied → AuthError).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+from workbench.core.domain.errors import AuthError, ConfigError, NotFoundError, WorkbenchError
+from workbench.core.domain.storage_uri import StorageUri
+from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
+from workbench.core.storage.rclone import s3_compatible_remote
+
+from .clients import Clients
+from .codes import error_code
+from .errors import translate
+
+log = logging.getLogger("workbench.aws.storage")
+
+ROLE_SETTING = "storage_role_arn"
+MULTIPART_BYTES = 64 * 1024 * 1024
+CONCURRENCY = 16
+MAX_FEDERATION_S = 36 * 3600
+MAX_ROLE_S = 12 * 3600
+_MISSING = ("NoSuchBucket", "404", "NotFound")
+_DENIED = ("AccessDenied", "403", "Forbidden", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch")
+
+
+def bucket_policy(uri: StorageUri, write: bool, partition: str = "aws") -> dict[str, Any]:
+    """The IAM policy a machine's session gets: this bucket's prefix only; writes only for ``write``."""
+    bucket = f"arn:{partition}:s3:::{uri.bucket}"
+    objects = f"{bucket}/{uri.prefix}/*" if uri.prefix else f"{bucket}/*"
+    listing: dict[str, Any] = {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket}
+    if uri.prefix:
+        listing["Condition"] = {"StringLike": {"s3:prefix": [uri.prefix, f"{uri.prefix}/", f"{uri.prefix}/*"]}}
+    actions = ["s3:GetObject"] + (["s3:PutObject", "s3:AbortMultipartUpload"] if write else [])
+    return {"Version": "2012-10-17", "Statement": [
+        listing,
+        {"Effect": "Allow", "Action": actions, "Resource": objects},
+        {"Effect": "Allow", "Action": "s3:GetBucketLocation", "Resource": bucket},
+    ]}
+
+
+def _partition(region: str) -> str:
+    return "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+
+
+class S3Storage:
+    """S3 on behalf of one AWS profile (see the module doc)."""
+
+    def __init__(self, clients: Clients, regions: Sequence[str], profile_name: str,
+                 settings: dict[str, str]) -> None:
+        self.clients = clients
+        self.home = regions[0]
+        self.profile_name = profile_name
+        self.role_arn = (settings.get(ROLE_SETTING) or "").strip() or None
+        self._regions: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    # -- plumbing ------------------------------------------------------------------
+    def _fail(self, exc: BaseException, what: str, uri: StorageUri, operation: str, service: str = "s3"
+              ) -> WorkbenchError:
+        code = error_code(exc)
+        if code in _MISSING:
+            return NotFoundError(f"the S3 bucket {uri.bucket!r} does not exist (or is not visible to profile "
+                                 f"{self.profile_name!r})", hint="check the name; buckets are created in the S3 "
+                                                                 "console or with `aws s3 mb`")
+        if code in _DENIED:
+            return AuthError(f"profile {self.profile_name!r} may not use the S3 bucket {uri.bucket!r} ({code})",
+                             hint="give its IAM user s3:ListBucket, s3:GetObject and s3:PutObject on the bucket "
+                                  "(resources/policies/aws-iam-policy.json)")
+        return translate(exc, what, service=service, operation=operation, secrets=self.clients.secret_values())
+
+    def region_of(self, uri: StorageUri) -> str:
+        """The bucket's region (HeadBucket says it in a header, even on a refusal or a redirect)."""
+        with self._lock:
+            known = self._regions.get(uri.bucket)
+        if known:
+            return known
+        s3 = self.clients.client("s3", self.home)
+        try:
+            answer = s3.head_bucket(Bucket=uri.bucket)
+            headers = answer.get("ResponseMetadata", {}).get("HTTPHeaders", {})
+        except Exception as exc:  # noqa: BLE001 - mapped
+            headers = getattr(exc, "response", {}).get("ResponseMetadata", {}).get("HTTPHeaders", {})
+            if error_code(exc) not in ("301", "PermanentRedirect") or not headers.get("x-amz-bucket-region"):
+                raise self._fail(exc, f"looking up the S3 bucket {uri.bucket}", uri, "HeadBucket") from None
+        region = headers.get("x-amz-bucket-region") or self.home
+        with self._lock:
+            self._regions[uri.bucket] = region
+        return region
+
+    def _s3(self, uri: StorageUri) -> Any:
+        return self.clients.client("s3", self.region_of(uri))
+
+    @staticmethod
+    def _key(uri: StorageUri, rel: str) -> str:
+        return f"{uri.prefix}/{rel}" if uri.prefix else rel
+
+    # -- the contract's storage methods --------------------------------------------
+    def probe(self, uri: StorageUri) -> BucketInfo:
+        region = self.region_of(uri)
+        return BucketInfo(uri, region, f"S3 bucket {uri.bucket} ({region})")
+
+    def list(self, uri: StorageUri) -> dict[str, RemoteObject]:
+        s3 = self._s3(uri)
+        base = f"{uri.prefix}/" if uri.prefix else ""
+        out: dict[str, RemoteObject] = {}
+        try:
+            for page in s3.get_paginator("list_objects_v2").paginate(Bucket=uri.bucket, Prefix=base):
+                for obj in page.get("Contents") or []:
+                    rel = obj["Key"][len(base):]
+                    if rel and not rel.endswith("/"):
+                        out[rel] = RemoteObject(int(obj.get("Size", 0)), str(obj.get("ETag", "")).strip('"'))
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, f"listing s3://{uri.bucket}/{base}", uri, "ListObjectsV2") from None
+        return out
+
+    def abort_incomplete(self, uri: StorageUri) -> int:
+        s3 = self._s3(uri)
+        base = f"{uri.prefix}/" if uri.prefix else ""
+        n = 0
+        try:
+            for page in s3.get_paginator("list_multipart_uploads").paginate(Bucket=uri.bucket, Prefix=base):
+                for up in page.get("Uploads") or []:
+                    s3.abort_multipart_upload(Bucket=uri.bucket, Key=up["Key"], UploadId=up["UploadId"])
+                    n += 1
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, f"cleaning unfinished uploads in s3://{uri.bucket}/{base}", uri,
+                             "ListMultipartUploads") from None
+        if n:
+            log.info("aborted %d unfinished multipart upload(s) under s3://%s/%s", n, uri.bucket, base)
+        return n
+
+    def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
+            on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
+        if not files:
+            return
+        from boto3.s3.transfer import TransferConfig, create_transfer_manager
+        from s3transfer.subscribers import BaseSubscriber
+
+        class _Progress(BaseSubscriber):
+            def __init__(self, item: PutFile) -> None:
+                self.item = item
+
+            def on_progress(self, future: Any, bytes_transferred: int, **kwargs: Any) -> None:
+                on_bytes(bytes_transferred)
+
+            def on_done(self, future: Any, **kwargs: Any) -> None:
+                try:
+                    future.result()
+                except BaseException:  # noqa: BLE001 - reported when the caller collects the result
+                    return
+                on_done(self.item, "")
+
+        s3 = self._s3(uri)
+        config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
+                                max_concurrency=CONCURRENCY)
+        futures = []
+        with create_transfer_manager(s3, config) as manager:
+            for item in files:
+                if should_stop():
+                    break
+                futures.append((item, manager.upload(item.path, uri.bucket, self._key(uri, item.key),
+                                                     subscribers=[_Progress(item)])))
+            failure: tuple[PutFile, BaseException] | None = None
+            for item, fut in futures:
+                while not fut.done():
+                    if should_stop():
+                        for _, other in futures:
+                            other.cancel()
+                        break
+                    time.sleep(0.05)
+                try:
+                    fut.result()
+                except BaseException as exc:  # noqa: BLE001 - cancelled or failed
+                    if not should_stop() and failure is None:
+                        failure = (item, exc)
+                        for _, other in futures:
+                            other.cancel()
+        if failure is not None and not should_stop():
+            item, exc = failure
+            raise self._fail(exc, f"uploading {item.path} to s3://{uri.bucket}/{self._key(uri, item.key)}", uri,
+                             "PutObject") from None
+
+    def buckets(self) -> list[str]:
+        try:
+            answer = self.clients.client("s3", self.home).list_buckets()
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, "listing S3 buckets", StorageUri("s3", bucket="*"), "ListBuckets") from None
+        return sorted(f"s3://{b['Name']}" for b in answer.get("Buckets") or [])
+
+    def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
+        region = self.region_of(uri)
+        policy = json.dumps(bucket_policy(uri, write, _partition(region)), separators=(",", ":"))
+        sts = self.clients.client("sts", self.home)
+        name = re.sub(r"[^\w+=,.@-]", "-", f"wb-{label}")[:32]
+        try:
+            if self.role_arn:
+                answer = sts.assume_role(RoleArn=self.role_arn, RoleSessionName=name, Policy=policy,
+                                         DurationSeconds=int(min(duration_s, MAX_ROLE_S)))
+            else:
+                answer = sts.get_federation_token(Name=name, Policy=policy,
+                                                  DurationSeconds=int(min(duration_s, MAX_FEDERATION_S)))
+        except Exception as exc:  # noqa: BLE001 - mapped
+            operation = "AssumeRole" if self.role_arn else "GetFederationToken"
+            if not self.role_arn and error_code(exc) in ("AccessDenied", "InvalidClientTokenId"):
+                raise AuthError(f"profile {self.profile_name!r} cannot make credentials for the machine "
+                                f"(STS {operation}: {error_code(exc)})",
+                                hint="GetFederationToken needs an IAM user's access key; with SSO or other "
+                                     f"temporary credentials set {ROLE_SETTING}=arn:aws:iam::ACCOUNT:role/NAME, a "
+                                     "role the app may assume that can use the bucket") from None
+            raise translate(exc, f"making credentials for s3://{uri.bucket}", service="sts", operation=operation,
+                            secrets=self.clients.secret_values()) from None
+        c = answer["Credentials"]
+        expires = c.get("Expiration")
+        return s3_compatible_remote(uri, c["AccessKeyId"], c["SecretAccessKey"], c["SessionToken"], region,
+                                    self.clients.settings.endpoint("s3"),
+                                    expires.timestamp() if hasattr(expires, "timestamp") else None)
+
+
+def check_uri(uri: StorageUri) -> None:
+    if uri.kind != "s3":
+        raise ConfigError(f"the AWS plugin serves s3:// addresses, not {uri}")

@@ -1,0 +1,112 @@
+"""Before a launch bills anything: storage mounts checked against moto S3 and Azurite (through the ARM
+test server), each problem a clear error naming the mount, local folders uploaded to the profile's
+bucket (and skipped the second time), transfer costs named when data crosses a region or a cloud."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from workbench.core.domain.errors import ConfigError, NotFoundError
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.domain.models import Offer, Prices
+from workbench.core.storage.checks import check_storage, upload_sources
+
+
+def offer(provider="aws", region="us-east-1") -> Offer:
+    return Offer(provider, region, "p3.2xlarge", "V100", 1, 16, 8, 61, Prices(on_demand=3.06))
+
+
+def spec(tmp_path, mounts: str, disk: int = 100):
+    return parse_spec(f"name: t\nrun: x\nresources: {{disk_gb: {disk}}}\nstorage:\n{mounts}", source="t.yaml",
+                      base_dir=tmp_path)
+
+
+def test_a_missing_bucket_or_an_empty_prefix_is_named_before_launch(cloud, tmp_path):
+    with pytest.raises(NotFoundError) as missing:
+        check_storage(cloud.accounts, spec(tmp_path, "  - {path: /data, source: s3://nope-bucket/x}\n"),
+                      cloud.profile, offer())
+    assert missing.value.message.startswith("storage[0] (s3://nope-bucket/x): the S3 bucket 'nope-bucket' does not")
+    cloud.bucket("lab", files={"other/a": b"1"})
+    with pytest.raises(ConfigError) as empty:
+        check_storage(cloud.accounts, spec(tmp_path, "  - {path: /data, source: s3://lab/imagenet}\n"),
+                      cloud.profile, offer())
+    assert "nothing under this address to copy" in empty.value.message and "mode: sync" in empty.value.hint
+    # a sync mount may start empty
+    plan = check_storage(cloud.accounts, spec(tmp_path, "  - {path: ckpt, source: s3://lab/runs, mode: sync}\n"),
+                         cloud.profile, offer())
+    assert plan.mounts[0].bytes is None and plan.warnings == ()
+
+
+def test_a_dataset_larger_than_the_disk_is_refused_before_launch(cloud, tmp_path):
+    cloud.bucket("lab", files={"big/part-0": b"\0" * (101 * 1000 * 1000)})
+    with pytest.raises(ConfigError) as big:
+        check_storage(cloud.accounts, spec(tmp_path, "  - {path: /data, source: s3://lab/big}\n", disk=1),
+                      cloud.profile, offer())
+    assert "101.0 MB" in big.value.message and "1 GB disk" in big.value.message
+    assert "raise resources.disk_gb" in big.value.hint
+    ok = check_storage(cloud.accounts, spec(tmp_path, "  - {path: /data, source: s3://lab/big}\n", disk=100),
+                       cloud.profile, offer())
+    assert ok.copy_bytes == 101 * 1000 * 1000 and ok.mounts[0].objects == 1
+
+
+def test_data_in_another_region_or_cloud_comes_with_its_transfer_cost(cloud, tmp_path):
+    cloud.bucket("west-lab", region="us-west-2", files={"d/a": b"\0" * 2_000_000})
+    s = spec(tmp_path, "  - {path: /data, source: s3://west-lab/d}\n")
+    (same,) = check_storage(cloud.accounts, s, cloud.profile, offer(region="us-west-2")).mounts
+    assert same.region == "us-west-2"
+    assert check_storage(cloud.accounts, s, cloud.profile, offer(region="us-west-2")).warnings == ()
+    (cross,) = check_storage(cloud.accounts, s, cloud.profile, offer(region="us-east-1")).warnings
+    assert "s3://west-lab/d is in us-west-2" in cross and "USD 0.02/GB" in cross and "2.0 MB" in cross
+    (other,) = check_storage(cloud.accounts, s, cloud.profile, offer("azure", "eastus")).warnings
+    assert "bills data leaving it for another cloud" in other and "USD 0.09/GB" in other
+
+
+def test_a_local_folder_goes_to_the_profile_bucket_first_and_only_once(cloud, tmp_path):
+    data = tmp_path / "dataset"
+    (data / "sub").mkdir(parents=True)
+    (data / "a.txt").write_text("a")
+    (data / "sub" / "b.txt").write_text("bb")
+    s = spec(tmp_path, "  - {path: /data, source: ./dataset}\n")
+    with pytest.raises(ConfigError) as unset:
+        check_storage(cloud.accounts, s, cloud.profile, offer())
+    assert "has no bucket to upload it to" in unset.value.message and "storage_uri=s3://" in unset.value.hint
+    cloud.bucket("lab")
+    prof = dataclasses.replace(cloud.profile, settings={**cloud.profile.settings, "storage_uri": "s3://lab/wb"})
+    cloud.accounts.save_profile(prof)
+    plan = check_storage(cloud.accounts, s, prof, offer())
+    (m,) = plan.uploads
+    assert m.upload_from == str(data) and m.uri.startswith("s3://lab/wb/workbench-uploads/dataset-") and m.bytes == 3
+    uploaded, reports = upload_sources(cloud.accounts, s, plan)
+    assert uploaded.storage[0].source == m.uri and reports[0].uploaded == 2
+    prefix = m.uri.removeprefix("s3://lab/") + "/"
+    assert cloud.keys("lab", prefix) == {prefix + "a.txt": b"a", prefix + "sub/b.txt": b"bb"}
+    _, again = upload_sources(cloud.accounts, s, check_storage(cloud.accounts, s, prof, offer()))
+    assert (again[0].uploaded, again[0].skipped) == (0, 2)
+
+
+def test_on_this_computer_mounts_live_in_the_job_folder(cloud, tmp_path):
+    local = cloud.accounts.profile("local")
+    with pytest.raises(ConfigError) as absolute:
+        check_storage(cloud.accounts, spec(tmp_path, "  - {path: /data, source: s3://lab/x, mode: sync}\n"), local,
+                      offer("local", "local"))
+    assert "on this computer a mount lives in the job's folder" in absolute.value.message
+    assert "'data'" in absolute.value.hint
+
+
+def test_azure_names_a_missing_container_or_account(cloud, azure, tmp_path):
+    lab = cloud.accounts.profile("lab")
+    with pytest.raises(NotFoundError) as container:
+        check_storage(cloud.accounts, spec(tmp_path, f"  - {{path: /d, source: '{azure.uri('nothere')}'}}\n"), lab,
+                      offer("azure", "eastus"))
+    assert "the container 'nothere' does not exist in storage account 'devstoreaccount1'" in container.value.message
+    with pytest.raises(NotFoundError) as account:
+        check_storage(cloud.accounts, spec(tmp_path, "  - {path: /d, source: 'https://ghostacct.blob.core.windows.net/c"
+                                                     "ont/x'}\n"), lab, offer("azure", "eastus"))
+    assert "no storage account 'ghostacct'" in account.value.message
+    azure.container("sets", {"x/a": b"12345"})
+    plan = check_storage(cloud.accounts, spec(tmp_path, f"  - {{path: /d, source: '{azure.uri('sets', 'x')}'}}\n"),
+                         lab, offer("azure", "eastus"))
+    assert plan.mounts[0].region == "westeurope" and plan.copy_bytes == 5
+    assert "between regions is billed" in plan.warnings[0]

@@ -1,0 +1,109 @@
+"""What a cloud plugin implements to serve object storage (S3, Azure Blob, OSS) to the app.
+
+A provider class that also derives from :class:`SupportsObjectStorage` serves the storage
+kinds it names (``"s3"``, ``"azure"``, ``"oss"``) with the credentials of its profile.  The
+app uses it on this computer (check a bucket before launch, list what is there, upload a
+local folder) and to mint the *machine's* credentials: short-lived, scoped to one mount's
+bucket and prefix, never the user's own keys (AWS: STS session credentials under a policy;
+Azure: an expiring container SAS; OSS: an STS token).  Data on the machine moves with
+rclone; the plugin only says how rclone reaches the bucket (:class:`MachineRemote`).
+
+Threading: like the Provider contract (reads from any thread, blocking on the network).
+Failure rules: only workbench errors escape; a missing bucket or container is
+NotFoundError, refused access AuthError, throttling and 5xx TransientError, each naming the
+bucket and what to do.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Iterable, Mapping, Sequence
+
+from workbench.core.domain.storage_uri import StorageUri
+
+
+@dataclass(frozen=True)
+class BucketInfo:
+    """A bucket (or Azure container) that exists and answers: where it lives."""
+
+    uri: StorageUri
+    region: str | None  # e.g. "us-east-1", "eastus"; None when the service does not say
+    display: str = ""  # e.g. "S3 bucket data-lab (us-east-1)"
+
+
+@dataclass(frozen=True)
+class RemoteObject:
+    """One object under a prefix: its size and the service's checksum tag (S3 ETag, Azure ETag)."""
+
+    size: int
+    etag: str
+
+
+@dataclass(frozen=True)
+class PutFile:
+    """One file to upload: ``key`` is relative to the destination prefix, '/'-separated."""
+
+    path: str
+    key: str
+    size: int
+
+
+@dataclass(frozen=True)
+class MachineRemote:
+    """How rclone on the machine reaches one mount: a remote definition and the path within it.
+
+    ``options`` are rclone config keys (``type``, ``provider``, ``access_key_id`` …) and hold
+    the short-lived credentials: they travel to the machine only as environment variables or
+    a 0600 file there, never into the app's store or logs.  ``path`` follows the remote name:
+    ``bucket/prefix`` (S3, OSS) or ``container/prefix`` (Azure).
+    """
+
+    options: Mapping[str, str]
+    path: str
+    expires_at: float | None = None
+    secret_keys: tuple[str, ...] = ()  # which option names are secrets (scrubbed from any display)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+class SupportsObjectStorage(ABC):
+    """Capability of a provider: serve ``storage_kinds`` buckets with this profile's credentials."""
+
+    storage_kinds: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def storage_probe(self, uri: StorageUri) -> BucketInfo:
+        """Check that the bucket exists and these credentials may use it (no object is read)."""
+
+    @abstractmethod
+    def storage_list(self, uri: StorageUri) -> dict[str, RemoteObject]:
+        """Every object under the URI's prefix, keyed relative to it ('' prefix: the whole bucket)."""
+
+    @abstractmethod
+    def storage_put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
+                    on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
+        """Upload ``files`` under the URI's prefix, in parallel.
+
+        ``on_done(file, etag)`` after each file is stored; ``on_bytes(n)`` as bytes go out (any
+        thread).  Returns early, without error, when ``should_stop()`` turns true (files in
+        flight are abandoned: the next upload sends them again).  A file that fails raises.
+        """
+
+    @abstractmethod
+    def storage_buckets(self) -> list[str]:
+        """The buckets (containers) these credentials can see, as URIs, for a picker."""
+
+    @abstractmethod
+    def storage_machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
+        """Mint credentials for a machine: read (``write`` False) or read + write under the URI's prefix only.
+
+        ``label`` names the session where the cloud records one (e.g. the launch id).
+        """
+
+    def storage_abort_incomplete(self, uri: StorageUri) -> int:
+        """Drop unfinished multipart uploads under the prefix (they bill storage); how many went."""
+        return 0
+
+
+def objects_size(objects: Iterable[RemoteObject]) -> int:
+    return sum(o.size for o in objects)

@@ -1,0 +1,81 @@
+"""Recovery in the GUI: after each refresh, relaunch interrupted launches, off the UI thread.
+
+:class:`RecoveryHook` belongs to the Session (which makes it; this module knows it only as the
+small :class:`RecoveryHost` protocol).  After every snapshot that holds a launch with a recovery
+policy it runs one :meth:`RecoveryEngine.poll` on its own lane ("recovery"), never overlapping the
+previous one.  Each event becomes a notification (``session.notify``) and an ``event`` signal; a
+relaunch asks the session for a fresh snapshot, whose remote-jobs sync then uploads and starts
+the new attempt on a cloud machine.  While the app is closed nothing is relaunched (``workbench
+watch`` does it headless); the wizard and the README say so.
+
+Main thread only, except the engine's poll, which runs on the lane.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from PySide6.QtCore import QObject, Signal, SignalInstance
+
+from workbench.core.lifecycle.recovery import RecoveryEngine, RecoveryEvent
+from workbench.ui.i18n import tr
+from workbench.ui.runtime.tasks import Task
+
+if TYPE_CHECKING:
+    from workbench.core.providers.accounts import Accounts
+
+LANE = "recovery"
+
+
+class RecoveryHost(Protocol):
+    accounts: "Accounts | None"
+    notify: SignalInstance  # (title, message, level)
+    snapshot_changed: SignalInstance
+
+    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task: ...
+
+    def refresh(self) -> Any: ...
+
+
+def event_title(ev: RecoveryEvent) -> str:
+    return {"relaunched": tr("Job relaunched"), "relaunch_failed": tr("Relaunch failed"),
+            "gave_up": tr("Not relaunched"), "not_recovered": tr("Job interrupted")}.get(ev.action, tr("Recovery"))
+
+
+class RecoveryHook(QObject):
+    """Runs the recovery engine after each refresh that has something to recover (see the module docstring)."""
+
+    event = Signal(object)  # RecoveryEvent, on the main thread
+
+    def __init__(self, session: RecoveryHost, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(session if isinstance(session, QObject) else None)
+        self.session = session
+        self.clock = clock
+        self.enabled = True
+        self.engine: RecoveryEngine | None = None
+        self._busy = False
+        session.snapshot_changed.connect(self.check)
+
+    def check(self, snap: Any = None) -> Task | None:
+        if not self.enabled or self._busy or self.session.accounts is None:
+            return None
+        launches = getattr(snap, "launches", None)
+        if launches is not None and not any((r.spec or {}).get("recovery") for r in launches.values()):
+            return None  # nothing in the store asks for recovery: no work, no lane
+        if self.engine is None:
+            self.engine = RecoveryEngine(self.session.accounts, clock=lambda: self.clock())
+        self._busy = True
+        return (self.session.run(self.engine.poll, lane=LANE).then(self._show)
+                .fail(lambda exc: self.session.notify.emit(tr("Recovery problem"), str(exc), "error"))
+                .finally_(self._done))
+
+    def _done(self) -> None:
+        self._busy = False
+
+    def _show(self, events: list[RecoveryEvent]) -> None:
+        for ev in events:
+            self.session.notify.emit(event_title(ev), ev.message, ev.level)
+            self.event.emit(ev)
+        if any(ev.action == "relaunched" for ev in events):
+            self.session.refresh()
