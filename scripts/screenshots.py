@@ -215,6 +215,22 @@ def one(lang: str, out: Path) -> int:
     win.show_view("accounts")
     _pump(app, 1.5)
     shot("accounts")
+    # prices before any account (AWS and Azure have none here: priced from the catalog) and the planner
+    prices = win.view("prices")
+    win.show_view("prices")
+    _wait(app, lambda: prices.compare.result is not None)
+    model = prices.compare.model
+    catalog = next((n for n in range(model.rowCount()) if model.offer(n).needs_account), None)
+    if catalog is not None:
+        prices.compare.table.selectRow(catalog)
+    _pump(app, 0.8)
+    shot("prices-compare")
+    prices.planner.currency.setCurrentIndex(prices.planner.currency.findData("CNY"))
+    prices.planner.rate.setValue(7.2)
+    prices.show_planner()
+    _wait(app, lambda: prices.planner.plan is not None and not prices.planner.busy)
+    _pump(app, 1.0)
+    shot("prices-planner")
     win.show_view("instances")
 
     box = win.quit_dialog()

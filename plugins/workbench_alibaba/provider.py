@@ -54,6 +54,8 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
 
     id = "alibaba"
     display_name = "Alibaba Cloud (ECS)"
+    sdk_modules = ("alibabacloud_tea_openapi", "alibabacloud_ecs20140526", "alibabacloud_vpc20160428")
+    install_extra = "alibaba"
     credential_fields = (
         CredentialField(ACCESS_KEY_ID, "AccessKey ID", optional=True,
                         help="a RAM user's AccessKey ID (LTAI…); leave empty to use an Alibaba Cloud CLI profile"),

@@ -35,8 +35,9 @@ from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
-from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling, SupportsSpotHistory,
-                                     SupportsStop, SupportsTelemetry, SupportsEndReason)
+from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
+                                               SupportsEndReason, SupportsPublicPrices, SupportsSpotHistory,
+                                               SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
 from workbench.core.storage.contract import SupportsObjectStorage
 
@@ -64,11 +65,13 @@ REGION_NAMES = {
 
 
 class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
-                  SupportsEndReason):
+                  SupportsEndReason, SupportsPublicPrices):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
     display_name = "Amazon Web Services (EC2)"
+    sdk_modules = ("boto3", "botocore")
+    install_extra = "aws"
     credential_fields = (
         CredentialField(ACCESS_KEY, "Access key ID", optional=True,
                         help="an IAM user's key (AKIA…); leave empty to use a named profile instead"),
@@ -103,6 +106,16 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
     @classmethod
     def default_region(cls) -> str | None:
         return DEFAULT_REGION
+
+    public_price_regions = ("us-east-1", "us-west-2", "eu-west-1")
+    public_price_source = "AWS Price List offer files"
+
+    @classmethod
+    def public_prices(cls, regions, known, fetch):  # type: ignore[no-untyped-def]
+        """The public EC2 and Savings Plans offer files (no account, no boto3): :mod:`.price_list`."""
+        from .price_list import public_prices
+
+        return public_prices(regions, known, fetch)
 
     # -- plumbing ------------------------------------------------------------------------------
     def _fail(self, exc: BaseException, what: str, operation: str, region: str = "", service: str = "ec2",

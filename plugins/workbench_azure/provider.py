@@ -26,7 +26,8 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
-from workbench.core.providers.contract import CredentialField, Provider, ProviderContext, SupportsBilling, SupportsStop
+from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
+                                               SupportsPublicPrices, SupportsStop)
 from workbench.core.storage.contract import SupportsObjectStorage
 
 from .settings import AzureSettings, parse
@@ -42,12 +43,24 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage):
+class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
     display_name = "Microsoft Azure"
     storage_kinds = ("azure",)
+    sdk_modules = ("azure.identity", "azure.mgmt.compute", "azure.mgmt.network", "azure.mgmt.resource",
+                   "azure.mgmt.resource.subscriptions", "requests")
+    install_extra = "azure"
+    public_price_regions = ("eastus", "westus2", "westeurope")
+    public_price_source = "Azure Retail Prices API"
+
+    @classmethod
+    def public_prices(cls, regions, known, fetch):  # type: ignore[no-untyped-def]
+        """The public Retail Prices API (no sign-in, no SDK): :mod:`.public_prices`."""
+        from .public_prices import public_prices
+
+        return public_prices(regions, known, fetch)
     credential_fields = (
         CredentialField("tenant_id", "Tenant ID", optional=True,
                         help="Directory (tenant) ID of the app registration; or tenant_id= in the profile settings"),

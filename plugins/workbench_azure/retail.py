@@ -14,6 +14,8 @@ Rules of :func:`parse` (the API returns every meter of a size):
   are skipped.  When a meter appears twice the newest ``effectiveStartDate`` wins.
 * Prices are in the item's ``currencyCode`` (the request's ``currencyCode``: USD by
   default; Azure converts for reference, e.g. CNY).
+* Savings plan: with ``api-version=2023-01-01-preview`` a pay-as-you-go item carries
+  ``savingsPlan``: ``[{"term": "1 Year"|"3 Years", "retailPrice": hourly}, …]``.
 
 No SDK: plain HTTPS through ``requests`` (installed with azure-core), imported lazily.
 Failure rules: :func:`fetch` raises TransientError (network, 429/5xx after two
@@ -40,6 +42,8 @@ class MeterPrices:
     reserved_1y: float | None = None
     reserved_3y: float | None = None
     currency: str = "USD"
+    savings_plan_1y: float | None = None
+    savings_plan_3y: float | None = None
     _dates: dict[str, str] = field(default_factory=dict, repr=False)
 
     def offer(self, kind: str, price: float, date: str) -> None:
@@ -54,20 +58,27 @@ def build_filter(region: str, sizes: Iterable[str]) -> str:
     return f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and ({names})"
 
 
+#: the API version whose items carry savings plan prices
+SAVINGS_PLAN_API = "2023-01-01-preview"
+
+
 def fetch(url: str, filter_: str, currency: str = "USD", *, verify: bool | str = True, timeout: float = 30.0,
-          get_json: GetJson | None = None) -> list[dict[str, Any]]:
+          get_json: GetJson | None = None, api_version: str | None = None) -> list[dict[str, Any]]:
     """Every item of the query, following ``NextPageLink`` (at most 50 pages)."""
     if get_json is not None:
-        return _pages(get_json, url, filter_, currency)
+        return _pages(get_json, url, filter_, currency, api_version)
     import requests
 
     with requests.Session() as session:
-        return _pages(_requests_getter(session, verify, timeout), url, filter_, currency)
+        return _pages(_requests_getter(session, verify, timeout), url, filter_, currency, api_version)
 
 
-def _pages(get: GetJson, url: str, filter_: str, currency: str) -> list[dict[str, Any]]:
+def _pages(get: GetJson, url: str, filter_: str, currency: str, api_version: str | None = None) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    page = get(url, {"$filter": filter_, "currencyCode": f"'{currency}'"})
+    params = {"$filter": filter_, "currencyCode": f"'{currency}'"}
+    if api_version:
+        params["api-version"] = api_version
+    page = get(url, params)
     for _ in range(MAX_PAGES):
         if not isinstance(page, dict) or not isinstance(page.get("Items"), list):
             raise TransientError("the Retail Prices API answered with something that is not a price page")
@@ -91,10 +102,13 @@ def parse(items: Iterable[dict[str, Any]]) -> dict[tuple[str, str], MeterPrices]
             sku_name = str(it.get("skuName", ""))
             price = float(it["retailPrice"])
             kind = it.get("type")
+            plans: list[tuple[str, float]] = []
             if kind == "Consumption":
                 if sku_name.endswith("Low Priority"):
                     continue
                 slot = "spot" if sku_name.endswith("Spot") else "on_demand"
+                if slot == "on_demand":
+                    plans = _savings_plans(it.get("savingsPlan"))
             elif kind == "Reservation" and it.get("reservationTerm") in HOURS:
                 slot = "reserved_1y" if it["reservationTerm"] == "1 Year" else "reserved_3y"
                 price = price / HOURS[it["reservationTerm"]]
@@ -104,7 +118,22 @@ def parse(items: Iterable[dict[str, Any]]) -> dict[tuple[str, str], MeterPrices]
         except (KeyError, TypeError, ValueError):
             continue
         entry = out.setdefault(key, MeterPrices(currency=str(it.get("currencyCode") or "USD")))
-        entry.offer(slot, round(price, 6), str(it.get("effectiveStartDate") or ""))
+        date = str(it.get("effectiveStartDate") or "")
+        entry.offer(slot, round(price, 6), date)
+        for plan_slot, plan_price in plans:
+            entry.offer(plan_slot, round(plan_price, 6), date)
+    return out
+
+
+def _savings_plans(raw: Any) -> list[tuple[str, float]]:
+    """(slot, hourly) of a pay-as-you-go item's savings plan prices; odd entries are skipped."""
+    out = []
+    for p in raw if isinstance(raw, list) else []:
+        try:
+            if isinstance(p, dict) and p.get("term") in HOURS:
+                out.append(("savings_plan_1y" if p["term"] == "1 Year" else "savings_plan_3y", float(p["retailPrice"])))
+        except (KeyError, TypeError, ValueError):
+            continue
     return out
 
 

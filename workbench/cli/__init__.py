@@ -61,12 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("gui", parents=[common], help="open the desktop app (the default)")
     sub.add_parser("providers", parents=[common], help="list provider plugins and whether they are usable")
 
-    o = sub.add_parser("offers", parents=[common], help="GPU offers, cheapest first")
+    o = sub.add_parser("offers", parents=[common], help="GPU offers of every cloud, cheapest first (no account "
+                       "needed: clouds without one are priced from the price catalog)")
     o.add_argument("--gpu", metavar="MODEL[:COUNT]", help="e.g. V100, A100:8, any:2")
-    o.add_argument("--provider", metavar="P")
-    o.add_argument("--region", metavar="R")
+    o.add_argument("--provider", metavar="P", help="only this cloud (aws, azure, local …)")
+    o.add_argument("--profile", metavar="NAME", help="only what this profile's account offers (no catalog)")
+    o.add_argument("--region", metavar="R", help="only this region (e.g. us-east-1, eastus)")
     o.add_argument("--spot", action="store_true", help="rank by spot price")
     o.add_argument("--max-price", type=float, metavar="X", help="per hour")
+    o.add_argument("--accounts-only", action="store_true",
+                   help="only offers your accounts can launch (leave out the price catalog)")
     o.add_argument("--nodes", type=int, default=1, metavar="N",
                    help="for a job on N machines: the price of all N, and a note where the network is slow")
 
@@ -131,6 +135,21 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
 
     sub.add_parser("doctor", parents=[common], help="check Qt, keyring, plugins and the store, with fixes")
+
+    cat = sub.add_parser("catalog", parents=[common], help="the price catalog (no account needed): show it, or "
+                         "refresh it from the clouds' public price lists")
+    cats = cat.add_subparsers(dest="action", metavar="ACTION")
+    cs = cats.add_parser("show", parents=[common], help="prices per cloud: how many, regions, their date")
+    cs.add_argument("--provider", action="append", metavar="P", help="only this cloud (repeatable)")
+    cu = cats.add_parser("update", parents=[common], help="read the public price lists (AWS offer files, Azure "
+                         "Retail Prices API) into your price cache, dated today")
+    cu.add_argument("--provider", action="append", metavar="P", help="only this cloud (repeatable)")
+    cu.add_argument("--region", action="append", metavar="R",
+                    help="only this region (repeatable; default: the catalog's regions)")
+    cu.add_argument("--price-list-url", action="append", metavar="PROVIDER=URL",
+                    help="read PROVIDER's price list from this base URL (a mirror; repeatable)")
+    cu.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                    help="per request (default 60)")
     from workbench.cli.money_args import add_parsers as add_money_parsers  # cost, plan, budget, currency, watch, keep
 
     add_money_parsers(sub, common, _positive_float)
@@ -175,6 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return 130
+    except ModuleNotFoundError as exc:  # a half-installed SDK: say what to install, not "internal error"
+        from workbench.core.providers.registry import missing_module_error
+
+        error = missing_module_error(exc)
+        log.warning("%s failed: %s", command, error.message, exc_info=True)
+        if as_json:
+            emit_json({"error": error.to_json()})
+        err(f"error: {error}")
+        return error.exit_code
     except Exception as exc:  # keep tracebacks out of users' faces; the log has them
         log.exception("internal error in %s", command)
         if as_json:
@@ -198,6 +226,7 @@ COMMANDS = {
     "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
     "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
     "interrupt": ("recovery", "cmd_interrupt"),
+    "catalog": ("catalog", "cmd_catalog"),
 }
 
 

@@ -23,7 +23,7 @@ def cmd_providers(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"providers": [e.to_json() for e in entries.values()]})
     else:
         table(["ID", "NAME", "STATUS", "FROM"],
-              [(e.id, e.display_name, "available" if e.available else f"unavailable: {e.reason}",
+              [(e.id, e.display_name, e.status,
                 f"{e.distribution or '?'} {e.version or ''}".strip()) for e in entries.values()])
     return 0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from workbench.core import paths
 from workbench.core.providers.credentials import CredentialStore
 from workbench.core.domain.errors import WorkbenchError
-from workbench.core.providers.registry import discover
+from workbench.core.providers.registry import discover, install_command
 from workbench.cli.output import emit_json
 
 QT_DEBIAN_PACKAGES = ("libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libglib2.0-0 libfreetype6 "
@@ -63,19 +63,32 @@ def _keyring_check() -> Check:
         return Check("keyring", "warn", exc.message, exc.hint or "")
 
 
+#: SDK distributions shown by doctor → the provider that needs them (None: optional for everyone)
+SDKS = (("boto3", "aws"), ("azure-mgmt-compute", "azure"), ("azure-identity", "azure"),
+        ("alibabacloud-ecs20140526", "alibaba"), ("nvidia-ml-py", None))
+
+
 def _plugin_checks(require_all: bool) -> list[Check]:
     out = []
-    for e in discover().values():
+    entries = discover()
+    for e in entries.values():
         if e.available:
             out.append(Check(f"provider {e.id}", "ok", f"{e.display_name} ({e.distribution} {e.version})"))
         else:
-            out.append(Check(f"provider {e.id}", "fail" if require_all else "warn", e.reason or "unavailable",
-                             "reinstall the plugin or the extra it names"))
-    for sdk in ("boto3", "azure-mgmt-compute", "azure-identity", "alibabacloud-ecs20140526", "nvidia-ml-py"):
+            out.append(Check(f"provider {e.id}", "fail" if require_all else "warn",
+                             f"{e.display_name} is unavailable: {e.reason or 'unknown reason'}",
+                             e.fix or "reinstall the plugin or the extra it names"))
+    for sdk, provider in SDKS:
         try:
             out.append(Check(f"sdk {sdk}", "ok", metadata.version(sdk)))
         except metadata.PackageNotFoundError:
-            out.append(Check(f"sdk {sdk}", "ok", "not installed (optional)"))
+            entry = entries.get(provider or "")
+            if entry is None:
+                out.append(Check(f"sdk {sdk}", "ok", "not installed (optional)"))
+            else:  # a cloud the app shows cannot be used without it
+                out.append(Check(f"sdk {sdk}", "fail" if require_all else "warn",
+                                 f"not installed: {entry.display_name} cannot be used",
+                                 entry.fix or install_command(provider or "")))
     return out
 
 

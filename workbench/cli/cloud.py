@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from workbench.core import paths
-from workbench.core.providers.catalog import OfferQuery, collect, interconnect, interconnect_note
+from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, interconnect, interconnect_note  # noqa: F401
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.lifecycle.launcher import execute, choose_offer
@@ -61,47 +61,95 @@ def parse_gpu_arg(value: str) -> tuple[str | None, int | None]:
     return canon, n if n is not None else (1 if canon else None)
 
 
+def _price_age(as_of: str) -> tuple[int | None, bool]:
+    from workbench.core.providers.price_snapshot import age_days, is_stale
+
+    return age_days(as_of), is_stale(as_of)
+
+
+def stale_warning(dates: list[str]) -> str | None:
+    """"warning: prices from DATE …" for the oldest shown date older than 90 days; None when all are fresh."""
+    from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, age_days, is_stale
+
+    old = sorted(d for d in dates if d and is_stale(d))
+    if not old:
+        return None
+    return (f"warning: prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
+            "run `workbench catalog update` for the current public prices")
+
+
 def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
+    from workbench.core.providers.browse import browse
+
     model, count = parse_gpu_arg(args.gpu) if args.gpu else (None, None)
     if args.max_price is not None and args.max_price <= 0:
         raise ConfigError("--max-price must be greater than 0")
-    if args.provider:
-        ctx.accounts.resolve(args.provider, None)
     nodes = getattr(args, "nodes", 1) or 1
     if not 1 <= nodes <= 64:
         raise ConfigError(f"--nodes must be 1 to 64, not {nodes}")
+    profiles = None
+    if args.profile:
+        profiles = [ctx.accounts.resolve(args.provider, args.profile)]
+    elif args.provider:
+        ctx.accounts.resolve(args.provider, None) if args.accounts_only else _known_provider(ctx, args.provider)
     q = OfferQuery(gpu_model=model, gpu_count=count, provider=args.provider, region=args.region,
                    spot=args.spot, max_price=args.max_price)
-    ranked, errors = collect(ctx.accounts, q)
-
-    def note(r: Any) -> str:
-        slow = interconnect_note(r.offer) if nodes > 1 else None
-        return "; ".join(x for x in (r.offer.availability_note, slow) if x)
-
+    result = browse(ctx.accounts, q, profiles, include_catalog=not (args.accounts_only or args.profile))
+    ranked, errors = result.ranked, result.errors
     if ctx.json:
-        emit_json({
-            "offers": [{"profile": r.profile, "price_per_hour": r.price, "spot": args.spot,
-                        "nodes": nodes, "price_per_hour_all_nodes": None if r.price is None else r.price * nodes,
-                        "interconnect": interconnect(r.offer), "interconnect_note": interconnect_note(r.offer),
-                        **r.offer.to_json()} for r in ranked],
-            "errors": _errors_json(errors),
-        })
+        rows = []
+        for r in ranked:
+            age, stale = _price_age(r.offer.prices.as_of)
+            rows.append({"profile": r.profile or None, "price_per_hour": r.price, "spot": args.spot,
+                         **r.offer.to_json(), "needs_account": r.needs_account, "price_age_days": age,
+                         "stale": stale, "nodes": nodes,
+                         "price_per_hour_all_nodes": None if r.price is None else r.price * nodes,
+                         "interconnect": interconnect(r.offer), "interconnect_note": interconnect_note(r.offer)})
+        emit_json({"offers": rows, "errors": _errors_json(errors),
+                   "catalog_providers": result.catalog_providers,
+                   "reason": result.reason.to_json() if result.reason else None,
+                   "warning": stale_warning([r.offer.prices.as_of for r in ranked])})
     else:
-        price_head = "$/H" if nodes == 1 else f"$/H (×{nodes})"
-        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK", price_head,
-               "SOURCE", "NOTE"],
-              [(r.offer.provider, r.profile, r.offer.region, r.offer.instance_type,
+        def source(r: RankedOffer) -> str:
+            stale = _price_age(r.offer.prices.as_of)[1]
+            return f"{r.offer.prices.source} ({r.offer.prices.as_of})" + (" old" if stale else "")
+
+        def note(r: RankedOffer) -> str:
+            slow = interconnect_note(r.offer) if nodes > 1 else None
+            return "; ".join(x for x in (r.offer.availability_note, slow) if x)
+
+        def price(r: RankedOffer) -> str:
+            cur = r.offer.prices.currency
+            one = money(r.price, cur)
+            return one if nodes == 1 else f"{one} ({money(None if r.price is None else r.price * nodes, cur)})"
+
+        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK",
+               "PRICE/H" if nodes == 1 else f"PRICE/H (×{nodes})", "SOURCE", "NOTE"],
+              [(r.offer.provider, r.profile or "-", r.offer.region, r.offer.instance_type,
                 f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
                 f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
-                f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer),
-                money(r.price, r.offer.prices.currency) if nodes == 1 else
-                f"{money(r.price, r.offer.prices.currency)} ({money(None if r.price is None else r.price * nodes, r.offer.prices.currency)})",
-                f"{r.offer.prices.source} ({r.offer.prices.as_of})", note(r))
+                f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer), price(r), source(r), note(r))
                for r in ranked])
         if not ranked:
-            err("no offers match")
+            err(f"no offers match: {result.reason.detail}" if result.reason else "no offers match")
+        if result.catalog_providers and ranked:
+            names = ", ".join(result.catalog_providers)
+            err(f"note: {names} priced from the price catalog (no account of yours answered for them): "
+                "compare freely; add an account to launch (`workbench profiles add PROVIDER NAME`)")
+        warning = stale_warning([r.offer.prices.as_of for r in ranked])
+        if warning:
+            err(warning)
         _print_errors(errors)
     return EXIT_PROVIDER if errors and not ranked else EXIT_OK
+
+
+def _known_provider(ctx: CliContext, provider: str) -> None:
+    """An unknown --provider is an input error; a known one needs no profile (the catalog prices it)."""
+    from workbench.core.providers.price_snapshot import providers as catalog_providers
+
+    if provider not in ctx.accounts.entries and provider not in catalog_providers():
+        known = ", ".join(sorted(set(ctx.accounts.entries) | set(catalog_providers())))
+        raise NotFoundError(f"unknown provider {provider!r}", hint=f"known providers: {known}")
 
 
 # -- launch -------------------------------------------------------------------

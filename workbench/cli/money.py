@@ -129,32 +129,62 @@ def _print_cost(by: str, rows: list[dict], totals: dict, statuses: list, cur: Cu
 
 # -- plan -----------------------------------------------------------------------------------------
 def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
+    from workbench.cli.cloud import stale_warning
+
     model, count = parse_gpu_arg(args.gpu)
     if model is None:
         raise ConfigError("--gpu needs a model, e.g. V100:8")
     hw = None
     if args.buy_price is not None:
         hw = Hardware(args.buy_price, args.power_kw, args.kwh_price, args.upkeep, args.resale)
-    result, errors = compare_costs_from_accounts(ctx.accounts, model, count or 1, args.hours, hw)
+    fx = None
+    if args.rate is not None:
+        fx = CurrencySettings(args.currency or "USD", args.rate)
+    result, errors = compare_costs_from_accounts(ctx.accounts, model, count or 1, args.hours, hw,
+                                                 use_reference=not args.no_reference, display=args.currency, fx=fx)
     rows = list(result.rows) if args.all else result.summary()
     od = result.cheapest("on-demand")
-    breakeven = break_even_hours(hw, od.hourly) if hw is not None and od is not None else None
+    breakeven = None
+    buy = result.cheapest("buy")
+    if buy is not None and od is not None and buy.currency == od.currency:
+        used_hw = hw or _reference(model, count or 1)
+        if used_hw is not None and used_hw.currency == od.currency:
+            breakeven = break_even_hours(used_hw, od.hourly)
+    warning = stale_warning([r.price_as_of for r in rows if r.option != "buy"])
     if args.json:
         emit_json({**result.to_json(all_rows=args.all), "break_even_hours_vs_on_demand": breakeven,
-                   "errors": _errors_json(errors)})
+                   "currency": args.currency, "warning": warning, "errors": _errors_json(errors)})
     else:
         print(f"{count or 1}× {model} for {args.hours:,.0f} h ({args.hours / 24:,.1f} days), cheapest first:")
-        table(["OPTION", "PROVIDER", "REGION", "TYPE", "MACHINES", "$/H (ALL)", "TOTAL", "NOTE"],
+        table(["OPTION", "PROVIDER", "REGION", "TYPE", "MACHINES", "PER HOUR (ALL)", "TOTAL", "PRICES FROM", "NOTE"],
               [(r.option, r.provider or "-", r.region or "-", r.instance_type or "-", r.machines,
-                money(r.hourly, r.currency), money(r.total, r.currency), r.note) for r in rows])
+                money(r.hourly, r.currency), money(r.total, r.currency), r.price_as_of or "-",
+                "; ".join(x for x in (r.note, f"converted from {r.original_currency} at your rate"
+                                      if r.original_currency else "") if x))
+               for r in rows])
         if not rows:
             err(f"no offers of {model} found: add a profile of a provider that has them (`workbench offers`)")
-        if hw is None:
+        if hw is None and buy is not None:
+            print("\nbuy: a documented reference price (see the note); add --buy-price (and --power-kw, --kwh-price, "
+                  "--upkeep) to compare with your own quote")
+        elif hw is None:
             print("\nadd --buy-price (and --power-kw, --kwh-price, --upkeep) to compare with buying the hardware")
-        elif breakeven is not None:
-            print(f"\nbuying beats the cheapest on-demand offer after {breakeven:,.0f} h of use")
+        if breakeven is not None:
+            print(f"buying beats the cheapest on-demand offer after {breakeven:,.0f} h of use")
+        currencies = {r.currency for r in rows}
+        if len(currencies) > 1:
+            print("rows are in their own currency (" + ", ".join(sorted(currencies)) + "); compare them with "
+                  "--currency CNY or --currency USD (your rate: `workbench currency CNY --rate 7.2`, or --rate)")
+        if warning:
+            err(warning)
         _print_errors(errors)
     return EXIT_PROVIDER if errors and not rows else EXIT_OK
+
+
+def _reference(model: str, gpus: int) -> Hardware | None:
+    from workbench.core.money.planner import reference_hardware
+
+    return reference_hardware(model, gpus)
 
 
 # -- budgets and currency ---------------------------------------------------------------------------

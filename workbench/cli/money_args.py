@@ -30,6 +30,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p.add_argument("--upkeep", type=float, default=0.0, metavar="X", help="upkeep per year (space, cooling, admin)")
     p.add_argument("--resale", type=float, default=0.0, metavar="X", help="resale value after the job")
     p.add_argument("--all", action="store_true", help="every offer and region, not only the best per provider")
+    p.add_argument("--currency", choices=currency.SUPPORTED, type=str.upper, metavar="USD|CNY",
+                   help="show every row in this currency, converted at your rate")
+    p.add_argument("--rate", type=positive, metavar="CNY_PER_USD",
+                   help="the exchange rate to convert with (default: the one set with `workbench currency`)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="no reference buy row (only --buy-price figures)")
 
     b = sub.add_parser("budget", parents=[common], help="show or set the monthly and per-launch budgets")
     b.add_argument("--monthly", type=positive, metavar="AMOUNT", help="budget for all spend this month")

@@ -2,9 +2,12 @@
 
 For each offer of the requested GPU model (across providers and regions) the
 planner prices the job on-demand, on spot (with the interruption caveat), on
-1- and 3-year reserved / savings terms (you pay for the whole term: a
+1- and 3-year reserved terms and savings plans (you pay for the whole term: a
 three-month job on a one-year term pays for twelve months), and compares it
-with buying the hardware (purchase price, power and upkeep the user enters).
+with buying the hardware (purchase price, power and upkeep the user enters, or
+the documented reference price of :mod:`.hardware_reference` when they enter none).
+Rows keep their own currency unless a display currency is asked for: then every
+row is converted at the user's rate and says so.
 
 Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.
 Pure computation, safe on any thread; ``compare_costs_from_accounts`` asks providers
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
-from workbench.core.domain.models import Offer, Prices
+from workbench.core.domain.models import Offer
 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts
@@ -31,7 +34,10 @@ log = logging.getLogger("workbench.planner")
 
 HOURS_1Y = 8760.0
 HOURS_3Y = 3 * HOURS_1Y
-OPTIONS = ("on-demand", "spot", "reserved-1y", "reserved-3y", "buy")
+OPTIONS = ("on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan-1y", "savings-plan-3y", "buy")
+#: option → (Prices field, term in years) for the committed terms
+TERMS = {"reserved-1y": ("reserved_1y", 1), "reserved-3y": ("reserved_3y", 3),
+         "savings-plan-1y": ("savings_plan_1y", 1), "savings-plan-3y": ("savings_plan_3y", 3)}
 
 SPOT_CAVEAT = ("may be interrupted at short notice (AWS gives 2 minutes, Azure 30 s); the job must checkpoint "
                "and resume, and the price changes over time")
@@ -47,6 +53,11 @@ class Hardware:
     upkeep_per_year: float = 0.0  # rack space, cooling, support contract, admin time
     resale_value: float = 0.0  # what it fetches when sold after the job (0: not counted)
     currency: str = "USD"
+    source: str = ""  # where a reference price comes from (empty: the user's own figures)
+    as_of: str = ""
+    reference: bool = False  # the documented reference price, not the user's quote
+    servers: int = 1
+    gpus_per_server: int = 0
 
     def __post_init__(self) -> None:
         for name in ("purchase_price", "power_kw", "price_per_kwh", "upkeep_per_year", "resale_value"):
@@ -77,6 +88,7 @@ class CostRow:
     profile: str | None = None
     price_source: str = ""
     price_as_of: str = ""
+    original_currency: str | None = None  # set when the row was converted to a display currency
 
     @property
     def used_share(self) -> float:
@@ -119,9 +131,9 @@ class CostComparison:
                 "rows": [r.to_json() for r in rows]}
 
 
-def _terms(hours: float) -> dict[str, float]:
-    return {"reserved-1y": HOURS_1Y * math.ceil(hours / HOURS_1Y),
-            "reserved-3y": HOURS_3Y * math.ceil(hours / HOURS_3Y)}
+def _paid_hours(hours: float, years: int) -> float:
+    term = HOURS_1Y * years
+    return term * math.ceil(hours / term)
 
 
 def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
@@ -152,22 +164,73 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
 
     add("on-demand", p.on_demand, hours)
     add("spot", p.spot, hours, SPOT_CAVEAT)
-    for option, paid in _terms(hours).items():
-        price = p.reserved_1y if option == "reserved-1y" else p.reserved_3y
-        term = "1-year" if option == "reserved-1y" else "3-year"
-        extra = (f"you pay for the whole {term} term ({paid:,.0f} h) even though the job needs {hours:,.0f} h"
-                 if paid > hours else f"{term} term")
-        add(option, price, paid, extra)
+    for option, (field, years) in TERMS.items():
+        paid = _paid_hours(hours, years)
+        term = f"{years}-year"
+        what = "savings plan commitment" if option.startswith("savings") else "term"
+        extra = (f"you pay for the whole {term} {what} ({paid:,.0f} h) even though the job needs {hours:,.0f} h"
+                 if paid > hours else f"{term} {what}")
+        add(option, getattr(p, field, None), paid, extra)
+    return out
+
+
+def buy_row(hardware: Hardware, gpus: int, hours: float) -> CostRow:
+    """The "buy" row: purchase, power and upkeep for ``hours`` (a reference price says where it comes from)."""
+    power = hardware.power_kw * hardware.price_per_kwh
+    what = (f"reference: {hardware.servers} server(s) of {hardware.gpus_per_server} GPUs at "
+            f"{hardware.purchase_price / max(1, hardware.servers):,.0f} each ({hardware.source}, {hardware.as_of}); "
+            "enter your own quote with --buy-price; " if hardware.reference else "")
+    return CostRow(
+        option="buy", provider=None, region=None, instance_type=None, machines=hardware.servers, gpus=gpus,
+        hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
+        currency=hardware.currency, _hours=hours,
+        price_source=hardware.source or "your figures", price_as_of=hardware.as_of,
+        note=(what + f"purchase {hardware.purchase_price:,.0f} + power {hardware.power_kw:g} kW × {hours:,.0f} h × "
+              f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
+              + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
+                 "; you keep the hardware afterwards (resale not counted)")))
+
+
+def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
+    """The documented reference price of ``gpus`` GPUs of ``gpu_model`` (whole servers), or None without one."""
+    from workbench.core.money.hardware_reference import reference_for
+
+    ref = reference_for(gpu_model)
+    if ref is None or ref.gpu_count < 1 or gpus < 1:
+        return None
+    servers = math.ceil(gpus / ref.gpu_count)
+    return Hardware(purchase_price=servers * ref.purchase_price, power_kw=servers * ref.power_kw,
+                    price_per_kwh=ref.kwh_price, upkeep_per_year=servers * ref.upkeep_per_year,
+                    currency=ref.currency, source=ref.source, as_of=ref.as_of, reference=True, servers=servers,
+                    gpus_per_server=ref.gpu_count)
+
+
+def convert_rows(rows: Iterable[CostRow], display: str, fx: CurrencySettings | None) -> list[CostRow]:
+    """Every row in ``display`` currency at the user's rate (ConfigError when a rate is needed but not set)."""
+    from dataclasses import replace
+
+    out = []
+    for r in rows:
+        if r.currency == display:
+            out.append(r)
+            continue
+        rate = fx.rate(r.currency, display) if fx is not None else None
+        if rate is None:
+            raise ConfigError(f"showing {r.currency} prices in {display} needs your exchange rate",
+                              hint="set it once with `workbench currency CNY --rate 7.2`, or pass --rate")
+        out.append(replace(r, hourly=r.hourly * rate, total=r.total * rate, currency=display,
+                           original_currency=r.currency))
     return out
 
 
 def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], gpu_model: str, gpus: int,
-                  hours: float, hardware: Hardware | None = None,
-                  fx: CurrencySettings | None = None) -> CostComparison:
+                  hours: float, hardware: Hardware | None = None, fx: CurrencySettings | None = None,
+                  display: str | None = None) -> CostComparison:
     """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
 
     Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
     currencies (without a rate, amounts are ordered as they are, each still labelled with its currency).
+    ``display`` converts every row to that currency at the user's rate (ConfigError without one).
     """
     if gpus < 1:
         raise ConfigError(f"the number of GPUs must be at least 1, not {gpus}")
@@ -185,15 +248,10 @@ def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], 
         seen.add(key)
         rows.extend(rows_for_offer(offer, gpus, hours, profile))
     if hardware is not None:
-        power = hardware.power_kw * hardware.price_per_kwh
-        rows.append(CostRow(
-            option="buy", provider=None, region=None, instance_type=None, machines=1, gpus=gpus,
-            hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
-            currency=hardware.currency, _hours=hours,
-            note=(f"purchase {hardware.purchase_price:,.0f} + power {hardware.power_kw:g} kW × {hours:,.0f} h × "
-                  f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
-                  + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
-                     "; you keep the hardware afterwards (resale not counted)"))))
+        rows.append(buy_row(hardware, gpus, hours))
+    if display:
+        rows = convert_rows(rows, display.upper(), fx)
+
     def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
         return round(r.total if converted is None else converted, 6)
@@ -221,11 +279,14 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
 
 def compare_costs_from_accounts(
         accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None,
-        snapshot_folder: Path | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
+        snapshot_folder: Path | None = None, *, use_reference: bool = True, display: str | None = None,
+        fx: CurrencySettings | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
     """Collect offers of ``gpu_model`` from every profile (blocks) and compare; provider errors returned beside.
 
-    Providers without a working profile are priced from the bundled snapshots
-    (labelled "bundled snapshot"), so the planner works before any account is set up.
+    Providers without a working profile are priced from the price snapshots (labelled "bundled
+    snapshot" or "price cache"), so the planner works before any account is set up.  Without
+    ``hardware`` the documented reference price of the GPU model (if any) gives the buy row.
+    ``fx`` overrides the stored exchange rate; ``display`` converts every row (see :func:`compare_costs`).
     """
     from workbench.core.providers.catalog import OfferQuery, collect
 
@@ -234,4 +295,8 @@ def compare_costs_from_accounts(
     items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
     items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
     from workbench.core.money import currency
-    return compare_costs(items, gpu_model, gpus, hours, hardware, fx=currency.load(accounts.store)), errors
+
+    if hardware is None and use_reference:
+        hardware = reference_hardware(gpu_model, gpus)
+    rate = fx or currency.load(accounts.store)
+    return compare_costs(items, gpu_model, gpus, hours, hardware, fx=rate, display=display), errors

@@ -80,10 +80,11 @@ def interconnect_note(offer: Offer) -> str | None:
 
 @dataclass(frozen=True)
 class RankedOffer:
-    profile: str
+    profile: str  # "" for a catalog offer (no account answered for its cloud)
     offer: Offer
     price: float | None  # hourly price for the query's term (spot or on-demand)
     alternative: int | None = None  # index into the spec's alternatives this offer matched, if it has any
+    needs_account: bool = False  # from the price catalog: compare it, add an account to launch it
 
 
 def matches(offer: Offer, q: OfferQuery) -> bool:

@@ -15,10 +15,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Iterable, Mapping, Sequence
 
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, LaunchRequest, Offer, Profile,
                                           Region, Resource)
+
+if TYPE_CHECKING:
+    from workbench.core.providers.price_fetch import Fetcher
+    from workbench.core.providers.price_snapshot import PriceRow, PriceSnapshot
 
 TAG_MANAGED = "workbench:managed"
 TAG_LAUNCH = "workbench:launch"
@@ -58,6 +62,13 @@ class Provider(ABC):
     #: True when the job runs on the machine through the app's SSH runner (clouds); False when the
     #: provider runs jobs itself (Local) or its machines have no SSH (test doubles).
     runs_jobs_over_ssh: ClassVar[bool] = True
+    #: Modules of the cloud SDK the provider needs (e.g. ``("boto3", "botocore")``).  Discovery checks
+    #: that they can be imported, without importing them: a provider whose SDK is missing is listed as
+    #: unavailable with the exact install command instead of failing later with ModuleNotFoundError.
+    sdk_modules: ClassVar[tuple[str, ...]] = ()
+    #: The extra of the provider's distribution that installs those modules (``"aws"`` →
+    #: ``pip install 'cloud-gpu-workbench[aws]'``); None when the SDK comes some other way.
+    install_extra: ClassVar[str | None] = None
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         self.profile = profile
@@ -157,3 +168,23 @@ class SupportsEndReason(ABC):
 
     @abstractmethod
     def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]: ...
+
+
+class SupportsPublicPrices(ABC):
+    """Capability: read the cloud's public price list, with no account and no cloud SDK.
+
+    Used by ``workbench catalog update`` (and the GUI's "Update prices") to refresh the price catalog
+    (:mod:`workbench.core.providers.price_snapshot`) that compares clouds before any account exists.
+    A class method: no profile, no credentials.  Blocks on the network (call it on a worker thread);
+    raises TransientError when the list cannot be read, Cancelled when ``fetch`` was stopped.
+    """
+
+    #: regions refreshed when the user names none (the snapshot's regions are added to these)
+    public_price_regions: ClassVar[tuple[str, ...]] = ()
+    #: what the rows' ``source`` column says, e.g. "AWS Price List offer files"
+    public_price_source: ClassVar[str] = ""
+
+    @classmethod
+    @abstractmethod
+    def public_prices(cls, regions: Sequence[str], known: "PriceSnapshot", fetch: "Fetcher") -> list["PriceRow"]:
+        """Rows (the price-snapshot layout) for ``regions``; ``known`` gives shapes the list may lack."""

@@ -3,13 +3,20 @@
 Built-in providers (Local, AWS, Azure) register through the same group as
 third-party ones.  Loading is per plugin and never raises: a plugin that
 fails to import, is not a Provider subclass, or whose cloud SDK is missing is
-listed as unavailable *with its reason*, and the others keep working.
+listed as unavailable *with its reason* and, where one exists, the exact command
+that fixes it (``fix``: ``pip install 'cloud-gpu-workbench[aws]'``); the others
+keep working.  A missing SDK is found here, at discovery, from the provider's
+``sdk_modules`` (looked up without importing them), so the CLI, doctor, the
+Accounts view and the wizard all say "unavailable" with the fix instead of a
+ModuleNotFoundError later.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from workbench.core.domain.errors import AuthError, NotFoundError, PluginError, WorkbenchError
@@ -22,8 +29,49 @@ if TYPE_CHECKING:
 GROUP = "workbench.providers"
 log = logging.getLogger("workbench.plugins")
 
-# Extras that bring a built-in provider's SDK, for the "install …" hint.
+DISTRIBUTION = "cloud-gpu-workbench"
+# Extras that bring a built-in provider's SDK, for the "install …" hint when even the plugin cannot load.
 _EXTRA_HINTS = {"aws": "aws", "azure": "azure", "alibaba": "alibaba"}
+# Top-level SDK modules → the extra that installs them (a ModuleNotFoundError met later, e.g. a broken install)
+_MODULE_EXTRAS = {"boto3": "aws", "botocore": "aws", "s3transfer": "aws", "azure": "azure", "msal": "azure",
+                  "alibabacloud_ecs20140526": "alibaba", "alibabacloud_tea_openapi": "alibaba",
+                  "alibabacloud_vpc20160428": "alibaba", "alibabacloud_credentials": "alibaba"}
+
+
+def install_command(extra: str, distribution: str | None = None) -> str:
+    """The exact command that installs an extra: ``pip install 'cloud-gpu-workbench[aws]'``."""
+    return f"pip install '{distribution or DISTRIBUTION}[{extra}]'"
+
+
+def _importable(module: str) -> bool:
+    """True when ``module`` can be imported; nothing is imported to find out (not even its parents)."""
+    top, *rest = module.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # a top-level name: looked up on sys.path, not imported
+    except (ImportError, ValueError):  # a broken __spec__
+        return False
+    if spec is None:
+        return False
+    if not rest:
+        return True
+    for location in spec.submodule_search_locations or ():
+        base = Path(location).joinpath(*rest[:-1])
+        if (base / rest[-1]).is_dir() or any(base.glob(f"{rest[-1]}.*py")) or any(base.glob(f"{rest[-1]}.*.so")):
+            return True
+    return False
+
+
+def missing_sdk(cls: type[Provider]) -> list[str]:
+    """The provider's ``sdk_modules`` that cannot be imported here (none imported to find out)."""
+    return [m for m in getattr(cls, "sdk_modules", ()) if not _importable(m)]
+
+
+def missing_module_error(exc: ModuleNotFoundError) -> PluginError:
+    """A ModuleNotFoundError met after discovery (a half-installed SDK) as an error with the fix."""
+    name = exc.name or "?"
+    extra = _MODULE_EXTRAS.get(name.split(".")[0])
+    fix = install_command(extra) if extra else f"pip install {name.split('.')[0]}"
+    return PluginError(f"a module the app needs is not installed: {name}", hint=f"install it with: {fix}")
 
 
 @dataclass(frozen=True)
@@ -36,6 +84,8 @@ class ProviderEntry:
     version: str | None
     cls: type[Provider] | None
     reason: str | None = None
+    fix: str | None = None  # the exact command that makes it available ("pip install '…[aws]'")
+    loaded: type[Provider] | None = None  # the class even when its SDK is missing (public prices need no SDK)
 
     @property
     def available(self) -> bool:
@@ -43,7 +93,15 @@ class ProviderEntry:
 
     @property
     def display_name(self) -> str:
-        return self.cls.display_name if self.cls else self.id
+        known = self.cls or self.loaded
+        return known.display_name if known else self.id
+
+    @property
+    def status(self) -> str:
+        """"available", or "unavailable: REASON; fix: COMMAND" (one line for tables and logs)."""
+        if self.available:
+            return "available"
+        return f"unavailable: {self.reason or 'unknown reason'}" + (f"; fix: {self.fix}" if self.fix else "")
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -51,6 +109,7 @@ class ProviderEntry:
             "display_name": self.display_name,
             "available": self.available,
             "reason": self.reason,
+            "fix": self.fix,
             "entry_point": self.target,
             "distribution": self.distribution,
             "version": self.version,
@@ -71,7 +130,8 @@ def _load(ep: "metadata.EntryPoint") -> ProviderEntry:
         extra = _EXTRA_HINTS.get(ep.name)
         hint = f"; install the [{extra}] extra" if extra else ""
         return ProviderEntry(ep.name, ep.value, dist_name, version, None,
-                             f"missing module {exc.name!r}{hint}")
+                             f"missing module {exc.name!r}{hint}",
+                             fix=install_command(extra, dist_name) if extra else None)
     except Exception as exc:  # a broken plugin must never take the app down
         log.warning("provider plugin %s failed to load: %s", ep.name, exc, exc_info=True)
         return ProviderEntry(ep.name, ep.value, dist_name, version, None,
@@ -82,7 +142,16 @@ def _load(ep: "metadata.EntryPoint") -> ProviderEntry:
     if getattr(obj, "id", None) != ep.name:
         return ProviderEntry(ep.name, ep.value, dist_name, version, None,
                              f"provider id {getattr(obj, 'id', None)!r} does not match entry point name")
-    return ProviderEntry(ep.name, ep.value, dist_name, version, obj)
+    missing = missing_sdk(obj)
+    if missing:
+        extra = getattr(obj, "install_extra", None) or _EXTRA_HINTS.get(ep.name)
+        names = ", ".join(repr(m) for m in missing)
+        return ProviderEntry(ep.name, ep.value, dist_name, version, None,
+                             f"its SDK is not installed (missing module {names})"
+                             + (f"; install the [{extra}] extra" if extra else ""),
+                             fix=install_command(extra, dist_name) if extra else f"pip install {missing[0]}",
+                             loaded=obj)
+    return ProviderEntry(ep.name, ep.value, dist_name, version, obj, loaded=obj)
 
 
 def discover() -> dict[str, ProviderEntry]:
@@ -105,7 +174,8 @@ def get(entries: Mapping[str, ProviderEntry], provider_id: str) -> type[Provider
         known = ", ".join(sorted(entries)) or "none"
         raise NotFoundError(f"unknown provider {provider_id!r}", hint=f"known providers: {known}")
     if entry.cls is None:
-        raise PluginError(f"provider {provider_id!r} is unavailable: {entry.reason}")
+        raise PluginError(f"provider {provider_id!r} is unavailable: {entry.reason}",
+                          hint=f"install it with: {entry.fix}" if entry.fix else None)
     return entry.cls
 
 
@@ -116,6 +186,8 @@ def construct(cls: type[Provider], profile: Profile, secrets: Mapping[str, str],
         return cls(profile, secrets, context)
     except (AuthError, WorkbenchError):
         raise
+    except ModuleNotFoundError as exc:
+        raise missing_module_error(exc) from None
     except Exception as exc:
         log.warning("provider %s failed to construct", cls.id, exc_info=True)
         raise PluginError(f"provider {cls.id!r} failed to start: {type(exc).__name__}: {exc}") from None

@@ -300,6 +300,12 @@ class RemoteJob:
             res = conn.run(f"cat {q}/phase {q}/{EXIT_FILE} 2>/dev/null", timeout=30)
             parts = res.out.split()
             phase = parts[0] if parts else "starting"
+            if phase == "finished" and len(parts) > 1 and (self.spec.storage or self.spec.recovery):
+                # a job stopped by an interruption notice also finishes (SIGTERM, 143): when the agent's record
+                # is there, the machine is being taken back and that is the outcome, however late we look
+                record = remote_storage.fetch_interruption(conn, self.remote_dir, self.launch_id)
+                if record is not None and record.get("saved_at") is not None:
+                    phase = "interrupted"
             if phase == "finished" and len(parts) > 1:
                 if self.spec.on_finish != OnFinish.KEEP:
                     self._hold(conn)  # the app is here: the machine waits for its on_finish (outputs first)

@@ -194,6 +194,22 @@ class AccountsView(QWidget):
         self.entries, self.profiles, self.stored = data
         self.loaded = True
         self._fill_tree()
+        pending, self._add_after_load = getattr(self, "_add_after_load", None), None
+        if pending is not None:
+            self.add_profile_for(pending)
+
+    def add_profile_for(self, provider_id: str) -> None:
+        """Open "Add profile" on ``provider_id`` (the Prices view's "Add an account to launch here");
+        an unavailable provider is selected instead, so its reason and fix are shown."""
+        if not getattr(self, "loaded", False):
+            self._add_after_load = provider_id  # opened once the providers are read
+            return
+        if self._available(provider_id):
+            self._open_dialog(None, provider_id)
+            return
+        for i in range(self.tree.topLevelItemCount()):
+            if self.tree.topLevelItem(i).data(0, KIND_ROLE) == ("provider", provider_id):
+                self.tree.setCurrentItem(self.tree.topLevelItem(i))
 
     def check_keyring(self) -> None:
         """Show the backend's name, and a banner with the hint when it cannot be used."""
@@ -249,7 +265,7 @@ class AccountsView(QWidget):
             status = tr("available")
         else:
             status = tr("unavailable: {reason}").format(reason=entry.reason or tr("unknown reason"))
-            hint = install_hint(entry.reason)
+            hint = entry.fix or install_hint(entry.reason)
             if hint:
                 status += "  " + tr("Install it with: {command}").format(command=hint)
         item = QTreeWidgetItem(self.tree, [entry.display_name, "", "", status])

@@ -30,7 +30,7 @@ def error_title(exc: BaseException) -> str:
         return tr("No capacity")
     if isinstance(exc, TransientError):
         return tr("The provider is not answering right now")
-    if isinstance(exc, WorkbenchError):
+    if isinstance(exc, (WorkbenchError, ModuleNotFoundError)):  # a missing module has a fix: not a bug
         return tr("Something went wrong")
     return tr("Unexpected error")
 
@@ -44,6 +44,11 @@ def error_parts(exc: BaseException) -> tuple[str, str, str]:
             details += f"\n\ncaused by {type(cause).__name__}: {cause}"
         return exc.message, exc.hint or "", applog.scrub(details)
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if isinstance(exc, ModuleNotFoundError):  # a half-installed cloud SDK: foreseeable, and fixable
+        from workbench.core.providers.registry import missing_module_error
+
+        error = missing_module_error(exc)
+        return error.message, error.hint or "", applog.scrub(tb)
     return f"{type(exc).__name__}: {exc}", tr("This is a bug; the log file has the details."), applog.scrub(tb)
 
 

@@ -4,9 +4,29 @@
   <context>
     <name>Workbench</name>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> GPUs</source>
+      <translation> 块 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> hours</source>
+      <translation> 小时</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source> min</source>
       <translation> 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per kWh</source>
+      <translation> /千瓦时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source> per year</source>
+      <translation> /年</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -62,6 +82,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Command:</source>
       <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Compare</source>
+      <translation>比较(&amp;C)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -184,6 +209,11 @@
       <translation>打开作业规格(&amp;O)…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>&amp;Plan</source>
+      <translation>计算(&amp;P)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider:</source>
       <translation>云服务商(&amp;P)：</translation>
@@ -269,6 +299,11 @@
       <translation>测试凭据(&amp;T)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>&amp;Update prices</source>
+      <translation>更新价格(&amp;U)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>&amp;Upload a folder…</source>
       <translation>上传文件夹(&amp;U)…</translation>
@@ -299,7 +334,7 @@
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>1 USD = </source>
       <translation>1 美元 = </translation>
     </message>
@@ -309,9 +344,34 @@
       <translation>1 小时</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 month</source>
+      <translation>1 个月</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 week</source>
+      <translation>1 周</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>1 year</source>
+      <translation>1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>3 months</source>
+      <translation>3 个月</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>5 min</source>
       <translation>5 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>6 months</source>
+      <translation>6 个月</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -367,6 +427,16 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Add a bucket</source>
       <translation>添加存储桶</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add a {provider} account to launch {type} in {region}</source>
+      <translation>添加 {provider} 账户以在 {region} 启动 {type}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Add an account to launch here</source>
+      <translation>添加账户以在此启动</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -494,6 +564,11 @@
       <translation>消耗速率（{currency}/小时）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Buy: a reference price ({source}, {date}); tick “My own quote” to enter yours.</source>
+      <translation>购买：参考价格（{source}，{date}）；勾选“我自己的报价”可输入您的报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>C&amp;lear</source>
       <translation>清除(&amp;L)</translation>
@@ -599,6 +674,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Command:</source>
       <translation>命令：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Compare GPUs</source>
+      <translation>比较 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Comparing prices…</source>
+      <translation>正在比较价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -724,6 +809,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Duration</source>
       <translation>时长</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Duration…</source>
+      <translation>时长…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -876,6 +966,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>GPU {index} · {model}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>GPU:</source>
+      <translation>GPU：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPUs</source>
       <translation>GPU</translation>
@@ -894,6 +989,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>GPUs idle</source>
       <translation>GPU 空闲</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>GPUs per machine, at least:</source>
+      <translation>每台机器的 GPU 数，至少：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1231,6 +1331,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>每月预算</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>My own quote for buying:</source>
+      <translation>我自己的购买报价：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>N&amp;ame:</source>
       <translation>名称(&amp;A)：</translation>
@@ -1312,8 +1417,18 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
-      <source>No offer matches this job. Go back and ask for less (GPU model, count, memory), or add an account.</source>
-      <translation>没有与此作业匹配的报价。请返回并降低要求（GPU 型号、数量、显存），或添加账号。</translation>
+      <source>No offer matches this job: {reason}</source>
+      <translation>没有符合此作业的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>No offer matches: {reason}</source>
+      <translation>没有符合条件的报价：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>No offer of {gpu} is known.</source>
+      <translation>没有已知的 {gpu} 报价。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1466,6 +1581,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显存峰值</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Per hour (all)</source>
+      <translation>每小时（全部）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Per-GPU utilization</source>
       <translation>各 GPU 利用率</translation>
@@ -1476,6 +1596,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>选择一个实例以查看对其运行的建议。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/prices_view.py" />
+      <source>Plan a job's cost</source>
+      <translation>规划作业成本</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Price per hour</source>
       <translation>每小时价格</translation>
@@ -1484,6 +1609,41 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Price source</source>
       <translation>价格来源</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <source>Prices</source>
+      <translation>价格</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices could not be compared: {error}</source>
+      <translation>无法比较价格：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from</source>
+      <translation>价格日期</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices from {date} (older than {days} days): press Update prices for the current public prices.</source>
+      <translation>价格来自 {date}（超过 {days} 天）：点击“更新价格”获取当前的公开价格。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Prices from {date}: update them under Compare GPUs.</source>
+      <translation>价格来自 {date}：请在“比较 GPU”中更新。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Prices were not updated: {error}</source>
+      <translation>价格未更新：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Pricing {gpus}× {gpu} for {hours} h…</source>
+      <translation>正在计算 {gpus}× {gpu} 使用 {hours} 小时的价格…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1539,6 +1699,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Read as {kind}: {mapped} fields mapped, {ignored} ignored (no effect here), {refused} refused (cannot run here yet).</source>
       <translation>按 {kind} 读取：{mapped} 个字段已映射，{ignored} 个已忽略（在此无效），{refused} 个已拒绝（暂不能在此运行）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Read the clouds' public price lists (no account needed) into your price cache</source>
+      <translation>读取各云的公开价目表（无需账户）到您的价格缓存</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Reading the public price lists (this can take minutes)…</source>
+      <translation>正在读取公开价目表（可能需要几分钟）…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -1639,6 +1809,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Review and launch</source>
       <translation>检查并启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Rows in {currencies}: set “Show in” and your rate to compare them in one currency.</source>
+      <translation>各行的货币为 {currencies}：设置“显示为”和您的汇率，以同一货币比较。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -1751,6 +1926,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>显示云端 GPU 工作台</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Show in:</source>
+      <translation>显示为：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show or hide what was typed</source>
       <translation>显示或隐藏已输入的内容</translation>
@@ -1759,6 +1939,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Some accounts could not be asked; their clouds are priced from the catalog:</source>
+      <translation>部分账户无法查询；其云的价格来自价格目录：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1814,6 +1999,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Spot machine taken back</source>
       <translation>竞价机器被收回</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>Spot prices</source>
+      <translation>竞价实例价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1971,6 +2161,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>端点 URL 必须以 https:// 或 http:// 开头。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>The fewest GPUs one machine must have</source>
+      <translation>一台机器至少需要的 GPU 数量</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The job spec has an error (see above): fix the file and open it again, or clear it.</source>
       <translation>作业规格有错误（见上文）：请修正文件后重新打开，或将其清除。</translation>
@@ -2061,6 +2256,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Their disks are kept (and still bill a little); the job is interrupted. Terminate deletes everything instead.</source>
       <translation>磁盘会保留（仍会产生少量费用）；作业将被中断。若要删除全部资源，请使用“终止”。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>These prices come from the price catalog: no account of yours can launch them yet. Add an account in Accounts for one of these clouds.</source>
+      <translation>这些价格来自价格目录：您还没有可以启动它们的账户。请在“账户”中为其中一个云添加账户。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
@@ -2258,6 +2458,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>add an account to launch</source>
+      <translation>添加账户后可启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>also when the job fails</source>
       <translation>作业失败时也重新启动</translation>
@@ -2266,6 +2471,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>as priced</source>
+      <translation>按原币种</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -2308,6 +2518,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>内置；始终可用</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>bundled snapshot</source>
+      <translation>内置价格快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>buy</source>
       <translation>购买</translation>
@@ -2316,6 +2531,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>cannot be checked (no exchange rate)</source>
       <translation>无法检查(未设置汇率)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>converted from {currency} at your rate</source>
+      <translation>按您的汇率从 {currency} 换算</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -2513,6 +2733,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无配额或容量</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>no rate set</source>
+      <translation>未设置汇率</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>no runtime limit</source>
       <translation>无运行时长上限</translation>
@@ -2588,6 +2813,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>按台计价：下列价格为单台价格，合计为全部 {n} 台</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>price cache</source>
+      <translation>价格缓存</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>reconnecting: {m}</source>
       <translation>正在重新连接:{m}</translation>
@@ -2626,6 +2856,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>running</source>
       <translation>运行中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 1 year</source>
+      <translation>节省计划 1 年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>savings plan 3 years</source>
+      <translation>节省计划 3 年</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -2753,6 +2993,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业描述未指定任何输出</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>total for the job ({currency})</source>
+      <translation>作业总成本（{currency}）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>unavailable: no plugin provides it</source>
       <translation>不可用：没有插件提供它</translation>
@@ -2813,6 +3058,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>等待中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>your own hardware</source>
+      <translation>您自己的硬件</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
       <source>{age} ago</source>
       <translation>{age}前</translation>
@@ -2863,6 +3113,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个匹配报价，其中 {usable} 个可选。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers from {clouds}; cheapest {price}/h: {provider} {type} in {region}.</source>
+      <translation>来自 {clouds} 的 {count} 个报价；最便宜 {price}/小时：{provider} {type}（{region}）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{count} offers.</source>
+      <translation>{count} 个报价。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
       <translation>{count} 条建议 · 价格来自内置价目快照</translation>
@@ -2876,6 +3136,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>{d} d {h} h</source>
       <translation>{d} 天 {h} 小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>{gpus}× {gpu} for {hours} h: cheapest is {option} at {total} ({where}).</source>
+      <translation>{gpus}× {gpu} 使用 {hours} 小时：最便宜的是{option}，{total}（{where}）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -3045,6 +3310,11 @@ What to do: {hint}</source>
       <translation>{profile}：{message}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{provider} (no account)</source>
+      <translation>{provider}（无账户）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{provider} / {profile}, region {region}</source>
       <translation>{provider} / {profile}，区域 {region}</translation>
@@ -3053,6 +3323,16 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>{provider} / {profile}, {region}</source>
       <translation>{provider} / {profile}，{region}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: not updated ({error})</source>
+      <translation>{provider}：未更新（{error}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/prices/compare_view.py" />
+      <source>{provider}: {rows} prices as of {date}</source>
+      <translation>{provider}：{rows} 个价格，截至 {date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />

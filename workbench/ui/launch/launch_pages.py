@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QGr
                                QLabel, QProgressBar, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget,
                                QWizardPage)
 
+from workbench.core.providers.browse import Browse, browse_spec
 from workbench.core.providers.catalog import OfferQuery, RankedOffer
-from workbench.core.providers.offer_choice import collect_spec_offers
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Guards
 from workbench.ui.common.format import duration
@@ -125,15 +125,14 @@ class OfferPage(QWizardPage):
         self.errors.show_text(None)
         self.status.setText(tr("Asking your accounts for offers…"))
         self.completeChanged.emit()
-        (self.session.run(collect_spec_offers, self.session.accounts, spec)
+        (self.session.run(browse_spec, self.session.accounts, spec)
          .then(lambda result: self._loaded(gen, q, result))
          .fail(lambda exc: self._load_failed(gen, exc)))
 
-    def _loaded(self, gen: int, q: OfferQuery,
-                result: tuple[list[RankedOffer], list[tuple[str, WorkbenchError]]]) -> None:
+    def _loaded(self, gen: int, q: OfferQuery, result: Browse) -> None:
         if not shiboken6.isValid(self) or gen != self._generation:
             return  # a newer request is on its way
-        ranked, errors = result
+        ranked, errors = result.ranked, result.errors
         self.loading = False
         self.failed = list(errors)
         self.progress.setVisible(False)
@@ -142,9 +141,12 @@ class OfferPage(QWizardPage):
         usable = sum(1 for r in ranked if r.offer.available)
         self.status.setText(tr("{count} matching offers, {usable} can be chosen.").format(
             count=len(ranked), usable=usable))
-        if not ranked:
-            self.empty.show_text(tr("No offer matches this job. Go back and ask for less (GPU model, count, "
-                                    "memory), or add an account."))
+        if not ranked:  # the real reason: nothing offers it, no account, or the price lists failed
+            self.empty.show_text(tr("No offer matches this job: {reason}").format(
+                reason=result.reason.detail if result.reason else tr("unknown")))
+        elif not usable and any(r.needs_account for r in ranked):
+            self.empty.show_text(tr("These prices come from the price catalog: no account of yours can launch "
+                                    "them yet. Add an account in Accounts for one of these clouds."))
         elif not usable:
             self.empty.show_text(tr("Every matching offer is blocked by quota or capacity: request a quota "
                                     "increase, or go back and ask for another machine."))

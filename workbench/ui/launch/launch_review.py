@@ -162,7 +162,8 @@ class LaunchProgressPanel(QGroupBox):
 
 
 OPTION_TEXT = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved-1y": N_("reserved 1 year"),
-               "reserved-3y": N_("reserved 3 years"), "buy": N_("buy")}
+               "reserved-3y": N_("reserved 3 years"), "savings-plan-1y": N_("savings plan 1 year"),
+               "savings-plan-3y": N_("savings plan 3 years"), "buy": N_("buy")}
 
 
 def job_cost_comparison(spec: JobSpec, offers: list[RankedOffer]) -> CostComparison | None:

@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from workbench.core.providers.browse import NEEDS_ACCOUNT_NOTE
 from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
+from workbench.core.providers.price_snapshot import BUNDLED_LABEL, CACHED_LABEL
 from workbench.ui.common.format import money
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -26,6 +28,16 @@ COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("G
 #: the last two were added for multi-node jobs; the offer page shows them right after the prices
 COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11, 12
 _RIGHT = (3, 4, 5, 6, 7, 8, 11)
+
+
+#: fixed words of the core (price catalog) shown in the UI language
+CORE_TEXT = {NEEDS_ACCOUNT_NOTE: N_("add an account to launch"), BUNDLED_LABEL: N_("bundled snapshot"),
+             CACHED_LABEL: N_("price cache")}
+
+
+def core_text(text: str | None) -> str | None:
+    """``text`` translated when it is one of the core's fixed phrases, else as it is (a provider's words)."""
+    return tr(CORE_TEXT[text]) if text in CORE_TEXT else text
 
 
 def warning_color() -> QColor:
@@ -47,18 +59,27 @@ class OffersModel(RowTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[RankedOffer] = []
+        self._cells: list[tuple[str, ...]] = []  # the display texts, made once per row (views ask often)
         self.spot = False
         self.nodes = 1
 
     def set_nodes(self, nodes: int) -> None:
+        """How many machines the job takes: the total and network cells change with it."""
+        nodes = max(1, nodes)
         if nodes != self.nodes:
-            self.nodes = max(1, nodes)
+            self.nodes = nodes
+            self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
             if self._rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
+        self._warn = QBrush(warning_color())
+        self._dim = QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        self._bold = QFont()
+        self._bold.setBold(True)
         self.spot = spot
         self.endResetModel()
 
@@ -90,7 +111,7 @@ class OffersModel(RowTableModel):
         if col == COL_AVAILABILITY:
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
-            return "⚠ " + (o.availability_note or tr("no quota or capacity"))
+            return "⚠ " + (core_text(o.availability_note) or tr("no quota or capacity"))
         if col == COL_TOTAL:
             return money(None if r.price is None else r.price * self.nodes, cur, 3) + (
                 f" (×{self.nodes})" if self.nodes > 1 else "")
@@ -100,7 +121,7 @@ class OffersModel(RowTableModel):
                 return "⚠ " + tr("{network}: no fast interconnect").format(network=text)
             return text
         return (
-            f"{o.provider} / {r.profile}",
+            f"{o.provider} / {r.profile}" if r.profile else tr("{provider} (no account)").format(provider=o.provider),
             o.region,
             o.instance_type,
             f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("none (CPU)"),
@@ -109,7 +130,7 @@ class OffersModel(RowTableModel):
             _gb(o.memory_gb),
             money(o.prices.on_demand, cur, 3),
             money(o.prices.spot, cur, 3),
-            f"{o.prices.source} · {o.prices.as_of}" if o.prices.as_of else o.prices.source,
+            f"{core_text(o.prices.source)} · {o.prices.as_of}" if o.prices.as_of else core_text(o.prices.source),
         )[col]
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -120,19 +141,15 @@ class OffersModel(RowTableModel):
         if role == OFFER_ROLE:
             return r
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(r, col)
+            return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.ForegroundRole and not r.offer.available:
-            if col == COL_AVAILABILITY:
-                return QBrush(warning_color())
-            return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            return self._warn if col == COL_AVAILABILITY else self._dim
         if role == Qt.ItemDataRole.ForegroundRole and col == COL_NETWORK and self.nodes > 1 \
                 and interconnect_note(r.offer):
-            return QBrush(warning_color())
+            return self._warn
         if role == Qt.ItemDataRole.FontRole and (col == (COL_SPOT if self.spot else COL_ON_DEMAND)
                                                  or (col == COL_TOTAL and self.nodes > 1)):
-            f = QFont()
-            f.setBold(True)
-            return f
+            return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(

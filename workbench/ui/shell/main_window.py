@@ -1,6 +1,6 @@
-"""The main window: toolbar with Stop all billing and the burn badge, five views, tray, quit guard.
+"""The main window: toolbar with Stop all billing and the burn badge, six views, tray, quit guard.
 
-Views (sidebar + stack, Ctrl+1…5): Instances, Launch, Monitor, Spend, Accounts.
+Views (sidebar + stack, Ctrl+1…6): Instances, Launch, Monitor, Spend, Accounts, Prices.
 The window owns nothing that touches a provider: the Session refreshes on the
 TaskRunner and every view listens to its snapshot.  Geometry, toolbar/dock
 state, the last view and the instances table's column layout persist in
@@ -44,14 +44,15 @@ log = logging.getLogger("workbench.ui")
 
 VIEWS = (("instances", N_("Instances"), "instances"), ("launch", N_("Launch"), "launch"),
          ("monitor", N_("Monitor"), "monitor"), ("spend", N_("Spend"), "spend"),
-         ("accounts", N_("Accounts"), "accounts"))
+         ("accounts", N_("Accounts"), "accounts"), ("prices", N_("Prices"), "prices"))
 
 # Views other than Instances are built (and their modules, with numpy, pyqtgraph and keyring,
 # imported) the first time they are shown: the window paints sooner.
 LAZY_VIEWS = {"launch": ("workbench.ui.launch.launch_view", "LaunchView"),
               "monitor": ("workbench.ui.monitor.monitor_view", "MonitorView"),
               "spend": ("workbench.ui.money.spend_view", "SpendView"),
-              "accounts": ("workbench.ui.accounts.accounts_view", "AccountsView")}
+              "accounts": ("workbench.ui.accounts.accounts_view", "AccountsView"),
+              "prices": ("workbench.ui.prices.prices_view", "PricesView")}
 
 BADGE_STYLE = ("QLabel#burn-badge {{ border-radius: 10px; padding: 3px 10px; font-weight: bold; "
                "color: {fg}; background: {bg}; }}")
@@ -280,7 +281,13 @@ class MainWindow(QMainWindow):
         self.views[key] = made
         if key == "launch":
             made.launched.connect(lambda _id: self.show_view("instances"))
+        if key == "prices":  # "Add an account to launch here"
+            made.add_account_requested.connect(self._add_account_for)
         return made
+
+    def _add_account_for(self, provider_id: str) -> None:
+        self.show_view("accounts")
+        self.accounts_view.add_profile_for(provider_id)
 
     @property
     def launch_view(self) -> "LaunchView":

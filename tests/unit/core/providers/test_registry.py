@@ -81,3 +81,27 @@ def test_constructor_failure_becomes_plugin_error(tmp_path):
     Exploding.__abstractmethods__ = frozenset()
     with pytest.raises(PluginError, match="failed to start: ValueError: boom"):
         registry.construct(Exploding, Profile("p", "exploding"), {}, ProviderContext("i", tmp_path))
+
+
+def test_a_missing_cloud_sdk_is_found_at_discovery_with_the_exact_fix(monkeypatch):
+    real = registry._importable
+    monkeypatch.setattr(registry, "_importable", lambda m: m not in ("boto3", "botocore") and real(m))
+    entries = registry.discover()
+    aws = entries["aws"]
+    assert not aws.available and aws.cls is None and aws.loaded is not None  # the class itself still loads
+    assert "'boto3'" in aws.reason and "[aws] extra" in aws.reason
+    assert aws.fix == "pip install 'cloud-gpu-workbench[aws]'"
+    assert aws.display_name == "Amazon Web Services (EC2)" and aws.to_json()["fix"] == aws.fix
+    assert aws.status == f"unavailable: {aws.reason}; fix: {aws.fix}"
+    assert entries["azure"].available and entries["local"].available
+    with pytest.raises(PluginError) as info:
+        registry.get(entries, "aws")
+    assert "unavailable" in info.value.message and info.value.hint == f"install it with: {aws.fix}"
+
+
+def test_a_module_missing_later_becomes_an_error_with_the_fix():
+    err = registry.missing_module_error(ModuleNotFoundError("No module named 'botocore'", name="botocore.session"))
+    assert isinstance(err, PluginError) and "botocore.session" in err.message
+    assert err.hint == "install it with: pip install 'cloud-gpu-workbench[aws]'"
+    assert registry.missing_module_error(ModuleNotFoundError(name="azure.identity")).hint.endswith("[azure]'")
+    assert registry.missing_module_error(ModuleNotFoundError(name="yaml")).hint == "install it with: pip install yaml"
