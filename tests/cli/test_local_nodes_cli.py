@@ -51,7 +51,7 @@ def test_down_ends_every_node(wb):
 def test_offers_for_several_nodes_name_the_network(wb):
     out = wb("offers", "--provider", "local", "--nodes", "4")
     assert out.rc == 0, out.err
-    assert "NETWORK" in out.out and "$/H (×4)" in out.out
+    assert "NETWORK" in out.out and "PRICE/H (×4)" in out.out
     assert "no fast interconnect" in out.out  # this computer has no RDMA network
     js = wb("offers", "--provider", "local", "--nodes", "4", "--json").json["offers"][0]
     assert js["nodes"] == 4 and js["interconnect_note"].startswith("no fast interconnect")
