@@ -210,7 +210,8 @@ def one(lang: str, out: Path) -> int:
     _pump(app, 7)
     shot("monitor")
     win.show_view("spend")
-    _pump(app, 1.5)
+    _wait(app, lambda: win.spend_view.model.rowCount() >= 3)  # the report, not the empty view before it
+    _pump(app, 1.0)
     shot("spend")
     win.show_view("accounts")
     _pump(app, 1.5)
@@ -250,6 +251,7 @@ def one(lang: str, out: Path) -> int:
     dlg.close()
     _advice_shots(app, win, store, shot)
     _storage_and_recovery(app, win, acc, shot)
+    _outcome_shots(app, win, acc, shot)
     win.session.shutdown()
     store.close()
     return 0
@@ -328,6 +330,42 @@ def _advice_shots(app, win, store, shot) -> None:
     _pump(app, 0.8)
     shot("run-report", dlg)
     dlg.close()
+
+
+def _outcome_shots(app, win, acc, shot) -> None:
+    """A job that failed (exit 2) on this computer: its state in Instances, the Logs window with the
+    outcome and where its outputs are, and the folder's path where no file manager can open it."""
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.lifecycle.launcher import choose_offer, execute
+    from workbench.ui.common.open_folder import PathDialog
+
+    work = Path(os.environ["WORKBENCH_HOME"]) / "tokenizer-job"
+    work.mkdir(exist_ok=True)
+    (work / "train.py").write_text(
+        "import os\nos.makedirs('checkpoints', exist_ok=True)\n"
+        "open('checkpoints/epoch-3.pt', 'w').write('weights')\n"
+        "for e in range(1, 4):\n    print(f'epoch {e} loss {1.0 / e:.3f}', flush=True)\n"
+        "print('ValueError: the tokenizer vocabulary does not match the checkpoint')\nraise SystemExit(2)\n")
+    [inst] = execute(acc, choose_offer(acc, parse_spec(
+        f"name: tok-ablation\nrun: python3 train.py\nworkdir: {work}\noutputs: [checkpoints]\n"
+        "guards:\n  max_runtime: 30m\n"), provider="local"))
+    win.show_view("instances")
+    _wait(app, lambda: any(i.launch_id == inst.launch_id and i.exit_code == 2 for i in win.model.instances()), 30)
+    win.instances_view.table.clearSelection()  # the state's own colour, not the selection's
+    _pump(app, 0.5)
+    shot("instances-failed-job")
+    ended = next(i for i in win.model.instances() if i.launch_id == inst.launch_id)
+    logs = win.show_logs(ended)
+    logs.resize(900, 560)
+    _wait(app, lambda: logs.outcome.text() != "" and "epoch 3" in logs.text.toPlainText())
+    _pump(app, 0.5)
+    shot("logs-failed-job", logs)
+    path = PathDialog(logs.outputs / "checkpoints", logs)
+    path.show()
+    _pump(app, 0.3)
+    shot("outputs-path", path)
+    path.close()
+    logs.close()
 
 
 def main(argv: list[str]) -> int:

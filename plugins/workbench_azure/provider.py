@@ -26,7 +26,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchRequest, Offer, Profile, Region, Resource
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
-from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
+from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SettingField, SupportsBilling,
                                                SupportsPublicPrices, SupportsStop)
 from workbench.core.storage.contract import SupportsObjectStorage
 
@@ -68,6 +68,11 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStora
                         help="Application (client) ID of the service principal; or client_id= in the settings"),
         CredentialField("client_secret", "Client secret", secret=True, optional=True,
                         help="The secret's Value; not needed with auth=cli (your `az login`)"),
+    )
+    setting_fields = (
+        SettingField("subscription_id", "Subscription", optional=True,
+                     help="the subscription to launch in; Test lists the ones this identity may use "
+                          "(empty: the only one it sees)"),
     )
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
@@ -134,6 +139,11 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStora
         """Create the launch's resource group and VM; blocks until the VM is provisioned (see .launch)."""
         where = self._build()[0].ssh_address
         return [apply_ssh_address(i, where) for i in self._build()[4].launch(req)]
+
+    def setting_choices(self) -> Mapping[str, list[tuple[str, str]]]:
+        """The subscriptions this identity sees, to pick one (works before one is chosen)."""
+        subs = self._clients.list_subscriptions()
+        return {"subscription_id": [(s["id"], f"{s['name']} ({s['id']})" if s["name"] else s["id"]) for s in subs]}
 
     def cancel_launch(self, launch_id: str) -> bool:
         """Ask an in-flight launch to stop and roll back (any thread); False when none is running."""

@@ -200,7 +200,8 @@ class LocalProvider(Provider, SupportsTelemetry):
         """Derive the instance's state from the process table and the wrapper's exit file."""
         node = node or nodes.NodeProc(0, rec.pid, rec.pgid, rec.create_time, rec.log)
         rank = node.rank
-        extra: dict[str, object] = {"pid": node.pid, "pgid": node.pgid, "log": node.log}
+        extra: dict[str, object] = {"pid": node.pid, "pgid": node.pgid, "log": node.log,  # where its files are:
+                                    "workdir": str(nodes.node_dir(self._store, rec.launch_id, rank) / "work")}
         if rec.num_nodes > 1:
             extra.update(node_rank=rank, num_nodes=rec.num_nodes, private_ip=nodes.HEAD_ADDRESS)
         state, exit_code = InstanceState.RUNNING, None

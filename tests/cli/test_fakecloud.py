@@ -137,3 +137,21 @@ def test_status_shows_leftovers_that_no_machine_uses(wb):
     assert "leftovers" in text.out and "disk" in text.out and "1 leftover(s)" in text.out
     assert wb("down", "--all", "--yes").rc == 0
     assert wb("status", "--json").json["leftovers"] == []
+
+
+@needs_secret_service
+def test_a_profile_that_cannot_be_checked_says_so_and_may_bill_only_where_we_launched(wb):
+    assert wb("profiles", "add", "fakecloud", "fc-never").rc == 0  # no credentials, nothing launched
+    r = wb("down", "--all", "--yes")
+    assert r.rc == 3 and "cannot check fc-never: no credentials stored" in r.err
+    assert "may still be billing" not in r.err
+    _profile(wb, "fc-used")
+    launched = wb("launch", str(EXAMPLES / "v100-single.yaml"), "--profile", "fc-used", "--yes", "--json")
+    assert launched.rc == 0, launched.err
+    assert wb("credentials", "delete", "fakecloud", "fc-used").rc == 0  # now it cannot be listed either
+    st = wb("status", "--json")
+    errors = {e["profile"]: e["may_bill"] for e in st.json["errors"]}
+    assert errors == {"fc-never": False, "fc-used": True}
+    r = wb("down", "--all", "--yes")
+    assert "cannot check fc-used: " in r.err and "something this app launched there may still be billing" in r.err
+    _profile(wb, "fc-used")  # credentials back: the fixture's teardown ends the machine

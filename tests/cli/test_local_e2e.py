@@ -28,6 +28,18 @@ def _launch_entry(status, launch_id):
     return next(x for x in status["launches"] if x["launch_id"] == launch_id)
 
 
+def test_the_examples_try_it_command_runs_it_and_follows_the_log(wb):
+    """local-smoke.yaml says "Try it with: workbench run …": that command launches and follows the log."""
+    text = (EXAMPLES / "local-smoke.yaml").read_text()
+    assert "workbench run resources/examples/local-smoke.yaml" in text
+    r = wb("run", str(EXAMPLES / "local-smoke.yaml"), "--yes", "--interval", "0.2", timeout=90)
+    assert r.rc == 0, r.err
+    assert "launch id: local-smoke-" in r.out and "epoch 5" in r.out
+    assert "exit code: 0" in r.err
+    [launch] = _status(wb)["launches"]
+    assert launch["status"] == "finished"
+
+
 def test_example_runs_end_to_end(wb):
     data = _launch(wb, EXAMPLES / "local-smoke.yaml")
     lid = data["launch"]["launch_id"]
@@ -121,3 +133,18 @@ def test_failed_job_reports_exit_code_and_keeps_logs(wb):
     assert logs.rc == 0 and "about to fail" in logs.out
     human = wb("status")
     assert "exit 7" in human.out and lid in human.out
+
+
+def test_download_of_a_local_launch_prints_where_its_files_are_and_that_folder_exists(wb, tmp_path):
+    from pathlib import Path
+
+    spec = wb.spec("writes", "echo model > model.txt")
+    data = _launch(wb, spec)
+    lid = data["launch"]["launch_id"]
+    wait_for(lambda: _launch_entry(_status(wb), lid)["status"] == "finished", timeout=30)
+    r = wb("download", lid)
+    assert r.rc == 0, r.err
+    folder = Path(r.out.strip().rsplit(" ", 1)[-1])
+    assert folder.is_dir() and (folder / "model.txt").read_text() == "model\n"
+    j = wb("download", lid, "--json")
+    assert j.rc == 0 and Path(j.json["to"]) == folder

@@ -130,7 +130,8 @@ def test_providers_profiles_and_the_generated_form(qtbot, fake_session):
     assert inputs["token"].echoMode() == QLineEdit.EchoMode.Password
     assert inputs["account"].echoMode() == QLineEdit.EchoMode.Normal
     labels = [lbl.text() for lbl in dialog.form.findChildren(QLabel)]
-    assert "API token (optional):" in labels and "Account name:" in labels
+    assert "API token (optional):" in labels and "Account name *:" in labels  # required fields marked
+    assert "* required" in [lbl.text() for lbl in dialog.findChildren(QLabel)]
     show = dialog.form.findChild(QToolButton, "show-token")
     show.click()
     assert inputs["token"].echoMode() == QLineEdit.EchoMode.Normal
@@ -138,8 +139,11 @@ def test_providers_profiles_and_the_generated_form(qtbot, fake_session):
     assert inputs["token"].echoMode() == QLineEdit.EchoMode.Password
     assert dialog.region_combo.currentText() == "fake-east"  # the provider's default region
 
-    # validation: name required, safe, unique; the required account field
-    assert not dialog.save_button.isEnabled() and "name" in dialog.problem.text()
+    # validation: name required, safe, unique; the required account field; no red error before typing
+    assert not dialog.save_button.isEnabled() and dialog.problem.text() == ""
+    dialog.name_edit.setText("x")
+    dialog.name_edit.setText("")
+    assert "name" in dialog.problem.text()
     dialog.name_edit.setText("bad name!")
     assert "letters, digits" in dialog.problem.text() and not dialog.save_button.isEnabled()
     dialog.name_edit.setText("local")
@@ -243,7 +247,7 @@ def test_remove_asks_naming_running_machines_then_deletes(qtbot, fake_session, f
     box.button(QMessageBox.StandardButton.Cancel).click()
     assert "gone" in [p.name for p in fake_accounts.profiles()]
 
-    fake_session.snapshot = Snapshot()
+    fake_session.snapshot = Snapshot(taken_at=1.0)
     qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
     box = view.confirm_box
     qtbot.waitUntil(box.isVisible, timeout=3000)
@@ -338,3 +342,64 @@ def test_save_puts_the_secret_in_the_secret_service_only(qtbot, home, monkeypatc
         _close(qtbot, session)
         CredentialStore().delete("fakecloud", name)
         store.close()
+
+
+def test_remove_never_claims_what_it_could_not_check(qtbot, fake_session, fake_accounts):
+    fake_accounts.add_fake("dark")
+    view = make_view(qtbot, fake_session)
+    select(qtbot, view, "dark")
+    for may_bill, expected in ((False, "Nothing this app launched with it is known to be running."),
+                               (True, "may still be billing")):
+        fake_session.snapshot = Snapshot(errors=(("dark", AuthError("the token expired")),), taken_at=1.0,
+                                         may_bill=frozenset({"dark"}) if may_bill else frozenset())
+        qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
+        box = view.confirm_box
+        qtbot.waitUntil(box.isVisible, timeout=3000)
+        assert "cannot check dark: the token expired" in box.text() and expected in box.text()
+        assert "No machines are running" not in box.text()
+        box.button(QMessageBox.StandardButton.Cancel).click()
+    fake_session.snapshot = Snapshot()  # before the first refresh: not checked yet either
+    qtbot.mouseClick(view.remove_button, Qt.MouseButton.LeftButton)
+    box = view.confirm_box
+    qtbot.waitUntil(box.isVisible, timeout=3000)
+    assert "dark has not been checked yet" in box.text() and "No machines are running" not in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+
+
+def test_fields_fit_their_hints_focus_stays_after_test_and_a_failed_test_asks_before_saving(qtbot, fake_session,
+                                                                                               fake_accounts):
+    from workbench.ui.accounts.profile_dialog import ProfileDialog
+
+    view = make_view(qtbot, fake_session)
+    dialog = open_add(qtbot, view)
+    assert isinstance(dialog, ProfileDialog)
+    for edit in dialog.form.inputs.values():  # wide enough to read the hint whole
+        hint = edit.placeholderText()
+        assert edit.minimumWidth() >= min(560, edit.fontMetrics().horizontalAdvance(hint))
+    dialog.name_edit.setText("shaky")
+    dialog.form.inputs["account"].setText("acct-1")
+    dialog.form.inputs["token"].setText("bad")
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow, timeout=5000)
+    dialog.test_button.setFocus()
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "invalid token" in dialog.result.text() and not dialog.testing, timeout=5000)
+    assert dialog.test_button.hasFocus()  # focus stays where it was
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    box = dialog.confirm_box
+    qtbot.waitUntil(box.isVisible, timeout=3000)
+    assert "failed" in box.text() and "invalid token" in box.informativeText()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert dialog.isVisible() and "shaky" not in [p.name for p in fake_accounts.profiles()]
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    box = dialog.confirm_box
+    qtbot.waitUntil(box.isVisible, timeout=3000)
+    next(b for b in box.buttons() if b.text() == "Save &anyway").click()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    assert "shaky" in [p.name for p in fake_accounts.profiles()]
+    # an edit after the failed test: Save does not ask (the test no longer speaks for the form)
+    dialog2 = open_add(qtbot, view)
+    dialog2.name_edit.setText("steady")
+    dialog2.form.inputs["account"].setText("acct-2")
+    qtbot.mouseClick(dialog2.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog2.isVisible(), timeout=5000)

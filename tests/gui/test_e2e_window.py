@@ -72,11 +72,12 @@ def test_launch_watch_and_stop_a_job_from_the_window(qtbot, accounts, home):
     win.stop_all_action.trigger()
     dlg = win.findChild(StopAllDialog)
     qtbot.waitUntil(lambda: dlg.state == "confirm", timeout=10_000)
-    assert any(inst.instance_id in (dlg.model.index(r, 0).data() or "") for r in range(dlg.model.rowCount()))
-    assert "$0.36" in dlg.model.index(0, 3).data()
+    [(box, item)] = dlg.local_box.boxes  # a job on this computer: listed apart, unticked
+    assert item.instance_id == inst.instance_id and "$0.36/h" in box.text() and not box.isChecked()
+    box.setChecked(True)
     qtbot.mouseClick(dlg.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dlg.state == "done", timeout=30_000)
     assert dlg.result.text() == "0 billable resources remain"
     assert _job_processes(str(home)) == []
-    qtbot.waitUntil(lambda: "0 billable" in win.badge.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Nothing billing" in win.badge.text(), timeout=10_000)
     assert not any(i.state.billable for i in accounts.store.list_instances())

@@ -86,15 +86,20 @@ def test_quick_example_launches_on_this_computer(qtbot, session, accounts):
     assert _cell(wiz, 0, 0) == "local / local" and _cell(wiz, 0, 7) == "$0.360"
     assert "profile setting" in _cell(wiz, 0, 9)
 
-    wiz.next()  # guards: the spec's 10 min, the default idle rule, no budget → said out loud
+    wiz.next()  # guards: the spec's 10 min; what fits this computer (no disk; no idle rule without a GPU)
     g = wiz.guards_page
-    assert g.max_runtime_on.isChecked() and g.max_runtime.value() == 10 and g.idle_on.isChecked()
-    assert not g.budget_on.isChecked() and "No budget" in g.warning.text() and g.warning.isVisible()
+    assert g.max_runtime_on.isChecked() and g.max_runtime.value() == 10
+    assert g.disk.isHidden() and g.disk_label.isHidden()
+    assert g.idle_on.isHidden() == (chosen.offer.gpu_count == 0)
+    assert not g.budget_on.isChecked() and "bill" not in g.subTitle()
 
     wiz.next()
     assert wiz.currentPage() is wiz.review_page
     assert wiz.review_page.cost.text().startswith("$0.06 if it runs the full 10 min")
     assert "local / local" in wiz.review_page.fields["where"].text()
+    r = wiz.review_page
+    assert r.fields["on_finish"].text().startswith("end the job") and "terminate" not in r.fields["on_finish"].text()
+    assert not r.form.isRowVisible(r.fields["disk"])
     assert wiz.button(FINISH).text().replace("&", "") == "Launch"
 
     notes = []
@@ -163,11 +168,17 @@ def test_a_spec_that_fails_to_open_from_the_view_shows_its_line(qtbot, session, 
     assert not wiz.button(NEXT).isEnabled()
 
 
-def test_unticking_a_limit_is_never_silent(qtbot, session):
-    wiz = _wizard(qtbot, session, str(EXAMPLES / "local-smoke.yaml"))
+def test_unticking_a_limit_is_never_silent(qtbot, fake_accounts, fake_session):
+    fake_accounts.add_fake("fc")
+    wiz = _wizard(qtbot, fake_session)
+    _fill_gpu_form(qtbot, wiz)
     _to_offers(qtbot, wiz)
+    wiz.offer_page.select_row(next(r for r in range(wiz.offer_page.model.rowCount())
+                                   if wiz.offer_page.model.offer(r).offer.provider == "fakecloud"))
     wiz.next()
     g = wiz.guards_page
+    assert g.idle_on.isVisible() and g.disk.isVisible()  # a cloud GPU machine: both asked
+    assert "No budget" in g.warning.text()
     g.idle_on.setChecked(False)
     assert "No idle shutdown" in g.warning.text()
     g.max_runtime_on.setChecked(False)
@@ -300,3 +311,57 @@ def test_cancel_during_a_slow_launch_tears_it_down_and_the_ui_keeps_turning(qtbo
     assert wiz.button(CANCEL).text() == "Close" and wiz.button(CANCEL).isEnabled()
     qtbot.mouseClick(wiz.button(CANCEL), Qt.MouseButton.LeftButton)
     assert not wiz.isVisible()
+
+
+# ---------------------------------------------------------------------------------------- the first minutes
+
+def test_ctrl_n_offers_the_quick_example_and_a_fresh_form_shows_no_error(qtbot, accounts):
+    from workbench.ui.shell.main_window import MainWindow
+
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win._quitting = True
+    win.show()
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=5000)
+    qtbot.keyClick(win, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    wiz = win.launch_view.wizard
+    qtbot.waitUntil(lambda: wiz is not None and wiz.isVisible(), timeout=5000)
+    page = wiz.job_page
+    assert not page.error.isVisible() and page.error.text() == ""  # nothing typed yet: no red error
+    assert not wiz.button(NEXT).isEnabled()
+    assert page.quick_button.isVisible()
+    qtbot.mouseClick(page.quick_button, Qt.MouseButton.LeftButton)
+    assert page.name_edit.text() == "local-smoke" and wiz.button(NEXT).isEnabled()
+    assert page.spec_path.text().endswith("local-smoke.yaml")
+    page.name_edit.setText("")  # once the user types, a problem is said
+    assert page.error.isVisible() and "name" in page.error.text()
+
+
+def test_one_matching_offer_is_singular_and_the_disk_is_asked_for_a_cloud_machine(qtbot, fake_accounts,
+                                                                                   fake_session, tmp_path):
+    fake_accounts.add_fake("fc", regions="fake-east")
+    spec = tmp_path / "big.yaml"
+    spec.write_text("name: big\nrun: python3 train.py\nproviders: [fakecloud]\nresources:\n  gpu: A100:8\n"
+                    "  disk_gb: 100\n", encoding="utf-8")
+    wiz = _wizard(qtbot, fake_session, str(spec))
+    _to_offers(qtbot, wiz)
+    fake = [r for r in range(wiz.offer_page.model.rowCount())
+            if wiz.offer_page.model.offer(r).offer.provider == "fakecloud"]
+    assert len(fake) == wiz.offer_page.model.rowCount() == 1  # one A100×8 shape in the one region
+    assert wiz.offer_page.status.text() == "1 matching offer, 1 can be chosen."
+    wiz.offer_page.select_row(fake[0])
+    wiz.next()
+    g = wiz.guards_page
+    assert g.disk.isVisible() and g.disk.value() == 100
+    g.disk.setValue(250)
+    wiz.next()
+    assert wiz.spec.resources.disk_gb == 250 and wiz.draft.value.disk_gb == 250
+    assert wiz.review_page.fields["disk"].text() == "250 GB"
+
+
+def test_plural_helper_says_one_apart():
+    from workbench.ui.common.format import plural
+
+    assert plural(1, "1 matching offer", "{count} matching offers") == "1 matching offer"
+    assert plural(3, "1 matching offer", "{count} matching offers").format(count=3) == "3 matching offers"

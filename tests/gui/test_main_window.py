@@ -71,8 +71,39 @@ def test_window_lists_a_running_job_with_badge_and_guards(qtbot, accounts):
     qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
     assert win.model.index(0, 5).data() == "running"
     assert win.model.index(0, 9).data().startswith("stops in")  # 5 min max runtime counts down
-    assert "1 billable" in win.badge.text() and "today" in win.badge.text()
+    # a free job on this computer is running, not billing: the badge counts money
+    assert win.badge.text() == "Nothing billing · $0.00 today · 1 running here"
+    assert "#2e7d32" in win.badge.styleSheet()
+    assert win.model.index(0, 5).data(Qt.ItemDataRole.ForegroundRole) is None  # not the red "billing" state
     assert win.instances_view.table.isVisible() and not win.instances_view.empty.isVisible()
+
+
+def _fake_machine(accounts, name="cloud-job"):
+    accounts.add_fake("cloud")
+    return execute(accounts, choose_offer(accounts, parse_spec(f"name: {name}\nrun: x\nresources:\n  gpu: V100:1\n"),
+                                  profile="cloud"))[0]
+
+
+def test_the_badge_counts_money_and_names_what_cannot_be_checked(qtbot, fake_accounts):
+    from workbench.core.domain.models import Profile
+
+    _fake_machine(fake_accounts)
+    win = _window(qtbot, fake_accounts)
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    assert win.badge.text().startswith("1 billing · $3.06/h · ") and "#c62828" in win.badge.styleSheet()
+    assert win.model.index(0, 5).data(Qt.ItemDataRole.ForegroundRole) is not None  # red: it costs money
+    # a profile where nothing was launched, that cannot be listed: named, not "may still be billing"
+    fake_accounts.save_profile(Profile("nocreds", "fakecloud", "fake-east"))
+    win.refresh()
+    qtbot.waitUntil(lambda: "cannot check nocreds" in win.statusBar().currentMessage(), timeout=10_000)
+    assert "may still be billing" not in win.statusBar().currentMessage()
+    assert "cannot check" not in win.badge.text()
+    # the profile of our machine stops answering: now it may still be billing (amber once nothing else bills)
+    fake_accounts.credentials.delete("fakecloud", "cloud")
+    fake_accounts.forget("cloud")
+    win.refresh()
+    qtbot.waitUntil(lambda: "cannot check 1" in win.badge.text(), timeout=10_000)
+    assert "cannot check cloud" in win.badge.toolTip() and "may still be billing" in win.badge.toolTip()
 
 
 def test_every_action_has_a_shortcut_and_views_switch_by_keyboard(qtbot, accounts):
@@ -244,8 +275,20 @@ def test_refresh_skips_a_tick_while_running(qtbot, accounts):
     assert len(calls) == 1
 
 
-def test_quit_with_billable_machines_asks_cancel_and_keep(qtbot, accounts):
-    _launch(accounts, "still-running")
+def test_quit_with_only_free_local_jobs_does_not_ask(qtbot, accounts):
+    _launch(accounts, "training-here")
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    win.close()
+    assert not win.isVisible() and win.findChild(QMessageBox, "quit-dialog") is None
+    assert any(i.state.billable for i in accounts.store.list_instances())  # the job goes on
+
+
+def test_quit_with_billable_machines_asks_cancel_and_keep(qtbot, fake_accounts):
+    accounts = fake_accounts
+    _fake_machine(accounts, "still-running")
     win = MainWindow(accounts, refresh_ms=60_000)
     qtbot.addWidget(win)
     win.show()
@@ -264,8 +307,9 @@ def test_quit_with_billable_machines_asks_cancel_and_keep(qtbot, accounts):
     assert any(i.state.billable for i in accounts.store.list_instances())  # kept running, as asked
 
 
-def test_quit_tear_everything_down_ends_the_machines_then_closes(qtbot, accounts):
-    _launch(accounts, "to-be-ended")
+def test_quit_tear_everything_down_ends_the_machines_then_closes(qtbot, fake_accounts):
+    accounts = fake_accounts
+    _fake_machine(accounts, "to-be-ended")
     win = MainWindow(accounts, refresh_ms=60_000)
     qtbot.addWidget(win)
     win.show()
@@ -280,6 +324,35 @@ def test_quit_tear_everything_down_ends_the_machines_then_closes(qtbot, accounts
     dlg.confirm()
     qtbot.waitUntil(lambda: not win.isVisible(), timeout=30_000)
     assert not any(i.state.billable for i in accounts.store.list_instances())
+
+
+def test_quit_tear_down_with_an_unusable_profile_quits_once_the_result_was_seen(qtbot, fake_accounts):
+    from workbench.core.domain.models import Profile
+    from workbench.ui.instances.stop_all import StopAllDialog
+
+    accounts = fake_accounts
+    _fake_machine(accounts, "to-be-ended")
+    accounts.save_profile(Profile("nocreds", "fakecloud", "fake-east"))  # unusable; nothing launched there
+    notes: list[tuple] = []
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win.session.notify.connect(lambda *a: notes.append(a))
+    win.show()
+    qtbot.waitUntil(lambda: win.model.rowCount() == 1, timeout=10_000)
+    win.close()
+    box = win.findChild(QMessageBox, "quit-dialog")
+    assert "may still be billing" not in box.informativeText()
+    _button(box, "quit-teardown").click()
+    qtbot.waitUntil(lambda: win.findChild(StopAllDialog) is not None, timeout=5000)
+    dlg = win.findChild(StopAllDialog)
+    qtbot.waitUntil(lambda: dlg.state == "confirm", timeout=10_000)
+    dlg.confirm()
+    qtbot.waitUntil(lambda: dlg.state == "done", timeout=30_000)
+    assert dlg.result.text() == "0 billable resources remain" and win.isVisible()  # shown, not hidden by a quit
+    assert notes[-1][0] == "Billing stopped" and notes[-1][2] == "info"  # no red "Still billing"
+    assert dlg.close_button.text() == "&Quit"
+    qtbot.mouseClick(dlg.close_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not win.isVisible(), timeout=10_000)
 
 
 def test_self_test_passes(tmp_path):
@@ -348,10 +421,20 @@ def test_a_finished_job_is_announced(qtbot, accounts):
     def finished():
         if not s.refreshing:
             s.refresh()
-        return any(t == "Job finished" for t, _, _ in seen)
+        return any(t == "Job failed" for t, _, _ in seen)
 
     qtbot.waitUntil(finished, timeout=15_000)
-    assert ("Job finished", "quick exited with code 3.", "warning") in seen
+    assert ("Job failed", "quick failed with exit code 3.", "warning") in seen
+    assert not any(t == "Job finished" for t, _, _ in seen)  # one notification, the right one
+    # the state reads what became of the job, in its own colour and icon
+    from workbench.ui.instances.instances_model import InstancesModel
+
+    model = InstancesModel()
+    model.set_snapshot(s.snapshot)
+    idx = model.index(0, 5)
+    assert idx.data() == "failed · exit 3"
+    assert idx.data(Qt.ItemDataRole.ForegroundRole).color().name() in ("#c62828", "#ff8a65")
+    assert not idx.data(Qt.ItemDataRole.DecorationRole).isNull()
     s.shutdown()
 
 

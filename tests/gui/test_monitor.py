@@ -59,7 +59,8 @@ def test_live_samples_of_a_local_job_are_plotted_stored_and_windowed(qtbot, sess
     assert view.pages.currentIndex() == 1 and view.banner.isHidden()
     if key[0] == "cpu":  # no GPU here: the plots say so
         assert view.plots.title(view.plots.util_plot) == "CPU utilization (%)"
-        assert "CPU" in view.plots.mem_legend.items[0][1].text
+        legend = view.plots.mem_legend.items[0][1].text
+        assert legend.startswith("Job memory (RSS)") and "(of " not in legend  # the computer's RAM is not the job's
     else:
         assert "GPU 0" in view.plots.util_legend.items[0][1].text
     qtbot.waitUntil(lambda: len(accounts.store.samples(inst.instance_id)) > 0, timeout=5_000)
@@ -180,3 +181,11 @@ def test_a_tick_is_skipped_while_a_poll_runs_and_transient_errors_back_off(qtbot
     during = [t for t in ticks if failed_at <= t < retry_at]
     assert len(during) >= 2 and called_at[1] >= retry_at  # the timer ticked in the back-off; none polled
     assert calls == [True, False]  # stored history is read once
+
+
+def test_memory_legend_names_what_is_plotted(qapp):
+    from workbench.ui.monitor.monitor_plots import memory_label
+
+    assert memory_label(("cpu", 0, ""), 24064) == "Job memory (RSS) · this computer has 23.5 GB"
+    assert memory_label(("cpu", 0, ""), 0) == "Job memory (RSS)"
+    assert memory_label(("gpu", 0, "V100"), 16384) == "GPU 0 · V100 (of 16.0 GB)"

@@ -60,5 +60,8 @@ def test_tray_tooltip_shows_the_burn_rate_and_menu_offers_stop_all(qtbot):
     stop, quit_ = QAction("Stop all billing", w), QAction("Quit", w)
     tray = Tray(w, stop, quit_)
     tray.update_snapshot(Snapshot(instances=(_inst(), _inst(instance_id="i-2", price_per_hour=9.18)), taken_at=1.0))
-    assert "2 billable" in tray.toolTip() and "$12.24/h" in tray.toolTip()
+    assert "2 billing" in tray.toolTip() and "$12.24/h" in tray.toolTip()
+    free = _inst(provider="local", profile="local", instance_id="4242-1", price_per_hour=0.0)
+    tray.update_snapshot(Snapshot(instances=(free,), taken_at=1.0))  # a free job here: running, not billing
+    assert "Nothing billing" in tray.toolTip() and "1 running here" in tray.toolTip()
     assert stop in tray.menu.actions() and quit_ in tray.menu.actions()

@@ -62,7 +62,11 @@ def _group_alive(pgid: int) -> list[int]:
     return alive
 
 
-def test_stops_a_real_local_job_and_verifies(qtbot, session):
+def _local_boxes(dlg: StopAllDialog) -> list[tuple[str, bool]]:
+    return [(box.text(), box.isChecked()) for box, _ in dlg.local_box.boxes]
+
+
+def test_stops_a_real_local_job_and_verifies_once_ticked(qtbot, session):
     acc = session.accounts
     acc.save_profile(Profile("local", "local", "local", settings={"price_per_hour": "0.25"}))
     inst = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
@@ -76,9 +80,13 @@ def test_stops_a_real_local_job_and_verifies(qtbot, session):
     dlg = _open(qtbot, session)
 
     assert dlg.state == "confirm"
-    assert _rows(dlg) == [(f"x ({inst.instance_id})", "local/local", "local", "$0.25/h", "billing")]
-    assert dlg.table.isColumnHidden(4)
+    assert _rows(dlg) == []  # jobs on this computer are listed apart …
+    assert _local_boxes(dlg) == [(f"x ({inst.instance_id}), $0.25/h", False)]  # … and unticked
+    assert dlg.local_box.isVisible() and not dlg.stop_button.isEnabled()
+    dlg.local_box.boxes[0][0].setChecked(True)
+    assert dlg.stop_button.isEnabled()
     assert "$0.25/h in total" in dlg.heading.text() and "1 billable" in dlg.heading.text()
+    assert dlg.table.isColumnHidden(4)
     assert dlg.stop_button.isVisible() and dlg.close_button.text() == "&Cancel"
 
     _stop(qtbot, dlg)
@@ -105,18 +113,66 @@ def test_nothing_billing_offers_only_close(qtbot, session):
     assert not dlg.isVisible()
 
 
-def test_a_profile_that_cannot_be_listed_is_shown(qtbot, fake_session, fake_accounts):
+def test_a_profile_that_cannot_be_listed_is_named_without_crying_wolf(qtbot, fake_session, fake_accounts):
+    """Nothing was ever launched there: "cannot check", and the result is still 0 billable."""
     fake_accounts.save_profile(Profile("nocreds", "fakecloud", "fake-east"))  # no credentials stored
+    notes: list[tuple[str, str, str]] = []
+    fake_session.notify.connect(lambda *a: notes.append(a))
     dlg = _open(qtbot, fake_session)
-    assert dlg.state == "confirm"  # never "nothing": that profile may bill
+    assert dlg.state == "confirm"  # never "nothing": it could not be checked
     text = dlg.listing_errors.text()
-    assert dlg.listing_errors.isVisible() and "nocreds" in text and "may still be billing" in text
+    assert dlg.listing_errors.isVisible() and text.startswith("cannot check nocreds: no credentials stored")
+    assert "may still be billing" not in text and RED not in dlg.listing_errors.styleSheet()
     assert "not every profile could be listed" in dlg.heading.text()
-    _stop(qtbot, dlg)  # teardown tries again; it cannot verify that profile either
+    _stop(qtbot, dlg)  # teardown tries again; it cannot check that profile either
+    assert dlg.result.text() == "0 billable resources remain" and GREEN in dlg.result.styleSheet()
+    items = [w.text() for w in dlg.remaining_box.findChildren(type(dlg.result), "stop-all-remaining-item")]
+    assert len(items) == 1 and items[0].startswith("• cannot check nocreds: no credentials stored")
+    assert "may still be billing" not in items[0]
+    assert notes[-1][0] == "Billing stopped" and notes[-1][2] == "info" and "cannot check nocreds" in notes[-1][1]
+
+
+def test_a_profile_with_our_launch_that_cannot_be_listed_may_still_bill(qtbot, fake_session, fake_accounts):
+    fake_accounts.add_fake("lost")
+    inst = execute(fake_accounts, choose_offer(fake_accounts, GPU_JOB, profile="lost"))[0]
+    fake_accounts.credentials.delete("fakecloud", "lost")  # now it cannot be listed; the store knows the launch
+    fake_accounts.forget("lost")
+    notes: list[tuple[str, str, str]] = []
+    fake_session.notify.connect(lambda *a: notes.append(a))
+    dlg = _open(qtbot, fake_session)
+    text = dlg.listing_errors.text()
+    assert text.startswith("cannot check lost: ") and "may still be billing" in text
+    assert RED in dlg.listing_errors.styleSheet()
+    _stop(qtbot, dlg)
     assert dlg.result.text() == "Could not verify everything; something may still be billing:"
     assert RED in dlg.result.styleSheet() and dlg.retry_button.isVisible()
     items = [w.text() for w in dlg.remaining_box.findChildren(type(dlg.result), "stop-all-remaining-item")]
-    assert len(items) == 1 and items[0].startswith("• nocreds: no credentials stored")
+    assert len(items) == 1 and "cannot check lost" in items[0] and "may still be billing" in items[0]
+    assert notes[-1][0] == "May still be billing" and notes[-1][2] == "warning"
+    assert inst.launch_id  # (kept for the reader: the launch the store remembers)
+
+
+def test_free_local_jobs_are_listed_apart_and_survive_stop_all(qtbot, fake_session, fake_accounts):
+    acc = fake_accounts
+    job = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
+    acc.add_fake("cloud")
+    machine = execute(acc, choose_offer(acc, GPU_JOB, profile="cloud"))[0]
+    dlg = _open(qtbot, fake_session)
+    assert [r[0] for r in _rows(dlg)] == [f"t ({machine.instance_id})"]  # the money
+    assert _local_boxes(dlg) == [(f"x ({job.instance_id}), free", False)]
+    assert "Stop 1 billable thing(s), $3.06/h in total?" == dlg.heading.text()
+    _stop(qtbot, dlg)
+    assert dlg.result.text() == "0 billable resources remain"
+    alive = {i.instance_id: i.state.billable for i in acc.store.list_instances()}
+    assert alive[machine.instance_id] is False and alive[job.instance_id] is True  # training goes on
+    assert psutil.pid_exists(job.extra["pid"])
+
+
+def test_only_free_local_jobs_means_nothing_is_billing(qtbot, session):
+    execute(session.accounts, choose_offer(session.accounts, SLEEPER, provider="local"))
+    dlg = _open(qtbot, session)
+    assert dlg.state == "confirm" and dlg.heading.text() == "Nothing is billing right now"
+    assert not dlg.stop_button.isEnabled() and len(dlg.local_box.boxes) == 1
 
 
 def test_the_window_closing_mid_teardown_breaks_nothing(qtbot, session):
@@ -125,6 +181,7 @@ def test_the_window_closing_mid_teardown_breaks_nothing(qtbot, session):
     notes: list[tuple[str, str, str]] = []
     session.notify.connect(lambda *a: notes.append(a))
     dlg = _open(qtbot, session)
+    dlg.local_box.boxes[0][0].setChecked(True)
     qtbot.mouseClick(dlg.stop_button, Qt.MouseButton.LeftButton)
     session.shutdown()  # what the main window does when it closes; the running teardown goes on
     qtbot.waitUntil(lambda: dlg.state == "done", timeout=15_000)

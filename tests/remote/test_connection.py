@@ -132,3 +132,29 @@ def test_ssh_config_include_and_user_ssh_use_the_app_key(remote, tmp_path):
     assert KnownHosts(known_hosts_path(remote.data_dir)).lookup(host_alias("sshcloud", inst.instance_id))
     sshconfig.update(remote.data_dir, remove_launches=[inst.launch_id])
     assert inst.launch_id not in path.read_text()
+
+
+def test_every_teardown_removes_the_machine_from_the_ssh_config_and_known_hosts(remote, tmp_path):
+    """Not only a job's own on_finish: `down` (and Stop all, a guard: the same core teardown) cleans up too."""
+    from workbench.core.lifecycle.teardown import teardown
+    from workbench.core.remote import ssh_cleanup
+
+    ssh_cleanup.install()  # what the CLI and the GUI do when they open their accounts
+    spec = make_spec(tmp_path, "sleep 600", on_finish="keep")
+    inst = launch(remote.accounts, spec)
+    other = launch(remote.accounts, make_spec(tmp_path / "b", "sleep 600", on_finish="keep", name="other-job"))
+    path = sshconfig.update(remote.data_dir, add=[inst, other])
+    kh = KnownHosts(known_hosts_path(remote.data_dir))
+    for i in (inst, other):
+        with connect(Target.for_instance(i, remote.data_dir)) as conn:  # records the host key, as a job does
+            assert conn.run("true").rc == 0
+    assert kh.lookup(host_alias("sshcloud", inst.instance_id))
+    assert f"Host {inst.launch_id}" in path.read_text()
+
+    report = teardown(remote.accounts, [inst.launch_id], timeout=10, poll=0.05)
+
+    assert report.clean
+    assert f"Host {inst.launch_id}" not in path.read_text()
+    assert kh.lookup(host_alias("sshcloud", inst.instance_id)) == []
+    assert f"Host {other.launch_id}" in path.read_text()  # the other machine is untouched
+    assert kh.lookup(host_alias("sshcloud", other.instance_id))

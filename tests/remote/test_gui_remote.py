@@ -65,7 +65,7 @@ def test_telemetry_and_the_job_drive_the_monitor_and_logs(qtbot, remote, gui_ses
     assert progress and progress[-1] == 1000 and progress == sorted(progress)
     # the job ends: exit code shown and notified, on_finish terminate tears the machine down
     qtbot.waitUntil(lambda: any(n[0] == "Job finished" for n in notes), timeout=20_000)
-    assert ("Job finished", f"{inst.launch_id} exited with code 0.", "info") in notes
+    assert ("Job finished", f"{inst.launch_id} finished (exit code 0).", "info") in notes
     qtbot.waitUntil(lambda: "training\nsaved\n" in dlg.text.toPlainText(), timeout=10_000)
     qtbot.waitUntil(lambda: json.loads((paths.job_dir(inst.launch_id) / "remote.json").read_text())["phase"]
                     == "done", timeout=20_000)

@@ -24,6 +24,7 @@ exit codes:
   4  something is still billing after `down` (listed on stderr / in "remaining")
 
 examples:
+  workbench run resources/examples/local-smoke.yaml     (launch it here and follow its log)
   workbench launch resources/examples/local-smoke.yaml --provider local --yes
   workbench convert task.yaml            (a SkyPilot or dstack job file, read field by field)
   workbench status
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     la = sub.add_parser("launch", parents=[common],
                         help="launch a job file: a workbench spec, SkyPilot task or dstack task (YAML)")
-    la.add_argument("spec", metavar="SPEC.yaml")
+    la.add_argument("spec", metavar="SPEC.yaml", help="the job file (resources/examples has some)")
     la.add_argument("--provider", metavar="P", help="provider to launch on (default: the spec's, else local)")
     la.add_argument("--profile", metavar="NAME", help="profile (account) to launch with")
     la.add_argument("--region", metavar="R", help="region (default: the spec's, else the profile's)")
@@ -85,6 +86,29 @@ def build_parser() -> argparse.ArgumentParser:
                     help="value of a secret the spec asks for (never stored), or an env variable to set (repeatable)")
     la.add_argument("--secret-env", action="append", metavar="NAME",
                     help="take the secret NAME from this computer's environment (never stored; repeatable)")
+    la.add_argument("--detach", "-d", action="store_true",
+                    help="on a cloud: return once the machines are up; the job is started in the background "
+                         "(`workbench logs ID --follow` attaches later)")
+
+    ru = sub.add_parser("run", parents=[common], help="launch a job file and follow its log until it ends "
+                        "(launch, then logs --follow)")
+    ru.add_argument("spec", metavar="SPEC.yaml", help="the job file (resources/examples has some)")
+    ru.add_argument("--provider", metavar="P", help="provider to launch on (default: the spec's, else local)")
+    ru.add_argument("--profile", metavar="NAME", help="profile (account) to launch with")
+    ru.add_argument("--region", metavar="R", help="region (default: the spec's, else the profile's)")
+    ru.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    ru.add_argument("--env", action="append", metavar="NAME=VALUE",
+                    help="value of a secret the spec asks for (never stored), or an env variable to set (repeatable)")
+    ru.add_argument("--secret-env", action="append", metavar="NAME",
+                    help="take the secret NAME from this computer's environment (never stored; repeatable)")
+    ru.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
+
+    st = sub.add_parser("start", parents=[common],
+                        help="wait for SSH, upload and start a launch's job on its cloud machine (idempotent)")
+    st.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose job to start")
+    st.add_argument("--secrets-stdin", action="store_true",
+                    help="read the values of the spec's secrets as a JSON object from standard input "
+                         "(what `launch --detach` passes)")
 
     cv = sub.add_parser("convert", parents=[common],
                         help="print the workbench spec for a SkyPilot or dstack job file, field by field")
@@ -93,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("status", parents=[common], help="reconcile with every provider and list launches")
 
     d = sub.add_parser("down", parents=[common], help="terminate, sweep leftovers, verify")
-    d.add_argument("launch_ids", nargs="*", metavar="LAUNCH_ID")
+    d.add_argument("launch_ids", nargs="*", metavar="LAUNCH_ID", help="launches to tear down (see `workbench status`)")
     d.add_argument("--all", action="store_true", help="everything this app launched")
     d.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     d.add_argument("--timeout", type=_positive_float, default=600.0, metavar="SECONDS",
@@ -101,27 +125,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("profiles", parents=[common], help="list, add or remove provider profiles")
     prs = pr.add_subparsers(dest="action", metavar="ACTION")
-    prs.add_parser("list", parents=[common])
-    add = prs.add_parser("add", parents=[common])
-    add.add_argument("provider", metavar="PROVIDER")
-    add.add_argument("name", metavar="NAME")
-    add.add_argument("--region", metavar="R")
-    add.add_argument("--endpoint-url", metavar="URL")
+    prs.add_parser("list", parents=[common], help="every profile with its provider and region")
+    add = prs.add_parser("add", parents=[common], help="add a profile, or change one (credentials: `credentials set`)")
+    add.add_argument("provider", metavar="PROVIDER", help="aws, azure, … (see `workbench providers`)")
+    add.add_argument("name", metavar="NAME", help="the profile's name, e.g. lab-aws")
+    add.add_argument("--region", metavar="R", help="the default region of its launches")
+    add.add_argument("--endpoint-url", metavar="URL", help="another API endpoint (a private or test cloud)")
     add.add_argument("--set", action="append", metavar="KEY=VALUE", help="provider setting (repeatable)")
-    rm = prs.add_parser("remove", parents=[common])
-    rm.add_argument("name", metavar="NAME")
+    rm = prs.add_parser("remove", parents=[common], help="remove a profile and its keyring entry")
+    rm.add_argument("name", metavar="NAME", help="the profile to remove")
 
     cr = sub.add_parser("credentials", parents=[common], help="store, check or delete credentials (keyring)")
     crs = cr.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for action in ("set", "check", "delete"):
-        c = crs.add_parser(action, parents=[common])
-        c.add_argument("provider", metavar="PROVIDER")
-        c.add_argument("profile", metavar="PROFILE")
+    for action, what in (("set", "store a profile's credentials in the system keyring"),
+                         ("check", "show who the stored credentials authenticate as, or why not"),
+                         ("delete", "delete a profile's credentials from the keyring")):
+        c = crs.add_parser(action, parents=[common], help=what)
+        c.add_argument("provider", metavar="PROVIDER", help="the profile's provider (aws, azure, …)")
+        c.add_argument("profile", metavar="PROFILE", help="the profile's name")
         if action == "set":
             c.add_argument("--stdin", action="store_true", help="read a JSON object of the fields from stdin")
 
     lg = sub.add_parser("logs", parents=[common], help="print a launch's job output")
-    lg.add_argument("launch_id", metavar="LAUNCH_ID")
+    lg.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose output to print")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
     lg.add_argument("--node", type=int, metavar="R",
                     help="a multi-node launch: only node R's output (0 = the head); default: every node's, "
@@ -129,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
 
     dl = sub.add_parser("download", parents=[common], help="fetch a job's output folder from its machine")
-    dl.add_argument("launch_id", metavar="LAUNCH_ID")
+    dl.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose outputs to fetch")
     dl.add_argument("path", nargs="?", metavar="PATH",
                     help="on the machine, relative to the job's working folder (default: the spec's outputs)")
     dl.add_argument("--to", metavar="DIR", help="local folder (default: the launch's outputs folder)")
@@ -218,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 COMMANDS = {
     "providers": ("admin", "cmd_providers"), "profiles": ("admin", "cmd_profiles"),
     "credentials": ("admin", "cmd_credentials"), "offers": ("cloud", "cmd_offers"),
-    "launch": ("remote", "cmd_launch"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
+    "launch": ("remote", "cmd_launch"), "start": ("remote", "cmd_start"), "run": ("remote", "cmd_run"), "status": ("cloud", "cmd_status"), "down": ("cloud", "cmd_down"),
     "convert": ("convert", "cmd_convert"),
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),

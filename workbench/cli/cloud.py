@@ -14,21 +14,28 @@ from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.lifecycle.launcher import execute, choose_offer
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.billing_status import launched_on
 from workbench.core.money.spend import accrued, burn_rate
 from workbench.core.lifecycle.teardown import teardown
 from workbench.cli.context import CliContext
 from workbench.cli.output import duration, emit_json, err, money, table
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
+DETACH_WAIT_S = 15 * 60  # launch --detach: how long to wait for the machines to leave "pending"
 
 
-def _errors_json(errors: list[tuple[str, WorkbenchError]]) -> list[dict[str, Any]]:
-    return [{"profile": name, **exc.to_json()} for name, exc in errors]
+def _errors_json(errors: list[tuple[str, WorkbenchError]], store: Any = None) -> list[dict[str, Any]]:
+    """With ``store``: ``may_bill`` says whether the app launched something there that may still bill."""
+    return [{"profile": name, **exc.to_json(), **({"may_bill": bool(launched_on(store, name))} if store else {})}
+            for name, exc in errors]
 
 
-def _print_errors(errors: list[tuple[str, WorkbenchError]]) -> None:
+def _print_errors(errors: list[tuple[str, WorkbenchError]], store: Any = None) -> None:
+    """"cannot check P: why"; "may still be billing" only where the store says the app launched something."""
     for name, exc in errors:
-        err(f"warning: profile {name}: {exc}")
+        may = store is not None and bool(launched_on(store, name))
+        err(f"cannot check {name}: {exc}" + (" — something this app launched there may still be billing"
+                                            if may else ""))
 
 
 def _confirm(question: str, assume_yes: bool) -> bool:
@@ -136,6 +143,14 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             names = ", ".join(result.catalog_providers)
             err(f"note: {names} priced from the price catalog (no account of yours answered for them): "
                 "compare freely; add an account to launch (`workbench profiles add PROVIDER NAME`)")
+        currencies = sorted({r.offer.prices.currency for r in ranked if r.price is not None})
+        if len(currencies) > 1:
+            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, user_rate
+
+            rate = user_rate(ctx.accounts)
+            err(f"note: prices keep their own currency ({', '.join(currencies)}); ordered at "
+                + (f"your rate of {rate:g} CNY per USD" if rate else
+                   f"{REFERENCE_CNY_PER_USD:g} CNY per USD (set yours: `workbench currency USD --rate RATE`)"))
         warning = stale_warning([r.offer.prices.as_of for r in ranked])
         if warning:
             err(warning)
@@ -186,7 +201,9 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         err("cancelled: nothing was launched")
         return EXIT_INPUT
     lp, uploads = storage_cli.upload_for_launch(ctx, lp, storage_plan)
-    instances = execute(ctx.accounts, lp, secret_env=secret_env)
+    # --detach: return once the machines are up (the job is started in the background, see remote.py)
+    wait_s = DETACH_WAIT_S if getattr(args, "detach", False) else 0.0
+    instances = execute(ctx.accounts, lp, secret_env=secret_env, wait_s=wait_s)
     if ctx.json:
         emit_json({"launch": lp.to_json(), "instances": [i.to_json() for i in instances],
                    "storage": storage_plan.to_json(), "uploads": [u.to_json() for u in uploads]})
@@ -194,6 +211,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         print(f"launch id: {lp.launch_id}")
         _instance_table(instances, {})
         print(f"follow the log: workbench logs {lp.launch_id} --follow")
+        sys.stdout.flush()  # a script reading a pipe gets the launch id now, not when the job has started
     return EXIT_OK
 
 
@@ -259,7 +277,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"launches": out, "burn_rate": burn_rate(everything),
                    "total_spend": round(sum(spend.values()), 6),
                    "billable": sum(1 for i in everything if i.state.billable),
-                   "recovered": result.recovered, "errors": _errors_json(result.errors),
+                   "recovered": result.recovered, "errors": _errors_json(result.errors, store),
                    "leftovers": [r.to_json() for r in leftovers]})
     else:
         if not launches:
@@ -283,7 +301,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
               f"total spend {money(sum(spend.values()))}" + (f", {len(leftovers)} leftover(s)" if leftovers else ""))
         for lid in result.recovered:
             err(f"note: launch {lid} was recovered from the provider's tags")
-        _print_errors(result.errors)
+        _print_errors(result.errors, store)
     return EXIT_PROVIDER if result.errors else EXIT_OK
 
 
@@ -326,7 +344,7 @@ def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"terminated": [i.to_json() for i in report.terminated],
                    "deleted": [r.to_json() for r in report.deleted],
                    "remaining": [_thing_json(x) for x in report.remaining],
-                   "errors": _errors_json(report.errors), "clean": report.clean})
+                   "errors": _errors_json(report.errors, ctx.store), "clean": report.clean})
     else:
         for i in report.terminated:
             print(f"terminated {i.provider}/{i.profile} {i.instance_id} ({i.name})")
@@ -335,7 +353,7 @@ def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
         for x in report.remaining:
             ident = x.instance_id if isinstance(x, Instance) else f"{x.kind} {x.resource_id}"
             err(f"STILL BILLING: {x.provider}/{x.profile} {x.region} {ident}")
-        _print_errors(report.errors)
+        _print_errors(report.errors, ctx.store)
         if report.clean:
             print("verified: nothing of it is billing any more" if report.terminated or report.deleted
                   else "nothing was billing")

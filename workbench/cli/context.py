@@ -30,6 +30,9 @@ class CliContext:
 
     @cached_property
     def accounts(self) -> Accounts:
+        from workbench.core.remote import ssh_cleanup
+
+        ssh_cleanup.install()  # every teardown of this command cleans the app's ssh config up
         return Accounts(self.store)
 
     def close(self) -> None:

@@ -16,7 +16,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     c = sub.add_parser("cost", parents=[common], help="spend per launch, provider or day, with budgets and "
                        "the provider's billed cost where it reports one")
     c.add_argument("--since", metavar="DATE", help="YYYY-MM-DD (local time); default: the 1st of this month")
-    c.add_argument("--by", choices=("launch", "provider", "day"), default="launch")
+    c.add_argument("--by", choices=("launch", "provider", "day"), default="launch",
+                   help="one row per launch (default), provider or day")
     c.add_argument("--csv", action="store_true", help="CSV on stdout")
     c.add_argument("--offline", action="store_true", help="only the local ledger: do not ask the providers")
 
@@ -40,13 +41,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     b = sub.add_parser("budget", parents=[common], help="show or set the monthly and per-launch budgets")
     b.add_argument("--monthly", type=positive, metavar="AMOUNT", help="budget for all spend this month")
     b.add_argument("--launch", metavar="LAUNCH_ID", help="set this launch's budget (with --amount)")
-    b.add_argument("--amount", type=positive, metavar="AMOUNT")
-    b.add_argument("--currency", choices=currency.SUPPORTED, default="USD")
+    b.add_argument("--amount", type=positive, metavar="AMOUNT", help="the budget of the launch given with --launch")
+    b.add_argument("--currency", choices=currency.SUPPORTED, default="USD",
+                   help="currency of the amounts given (default USD)")
     b.add_argument("--warn-only", action="store_true", help="warn at 50/80/100 %% but never tear down")
     b.add_argument("--clear", metavar="monthly|LAUNCH_ID", help="remove a budget")
 
     cu = sub.add_parser("currency", parents=[common], help="show or set the display currency and your rate")
-    cu.add_argument("display", nargs="?", choices=currency.SUPPORTED)
+    cu.add_argument("display", nargs="?", choices=currency.SUPPORTED,
+                    help="show money in this currency from now on (without it: show the setting)")
     cu.add_argument("--rate", type=positive, metavar="CNY_PER_USD", help="your exchange rate, e.g. 7.2")
 
     w = sub.add_parser("watch", parents=[common], help="run the guards headless (budget, max runtime, idle "
@@ -63,4 +66,4 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
     k = sub.add_parser("keep", parents=[common], help="keep a finished job's machine running (answers the "
                        "job-finished guard)")
-    k.add_argument("launch_id", metavar="LAUNCH_ID")
+    k.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose machine keeps running")

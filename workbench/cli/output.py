@@ -8,9 +8,11 @@ from typing import Any, Sequence, TextIO
 
 
 def emit_json(obj: Any, out: TextIO | None = None) -> None:
+    """Write one JSON document and flush it: a script reading a pipe gets it before the process ends."""
     out = out or sys.stdout
     json.dump(obj, out, indent=2, sort_keys=False, default=str)
     out.write("\n")
+    out.flush()
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], out: TextIO | None = None) -> None:

@@ -25,6 +25,7 @@ from workbench.core.domain.models import Instance
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
 from workbench.core.remote.jobs import is_remote
+from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.core.remote.sshconfig import config_path, include_line
 from workbench.cli.context import CliContext
 from workbench.cli.output import emit_json, err
@@ -97,6 +98,16 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     insts = _nodes(ctx, rec.launch_id)
     if not insts or not is_remote(insts[0]):
         return rc
+    if getattr(args, "detach", False):
+        from workbench.cli.detach import spawn_starter, start_log
+        from workbench.core.lifecycle import launch_secrets
+
+        pid = spawn_starter(rec.launch_id, launch_secrets.values(rec.launch_id))
+        what = "the machine is up" if len(insts) == 1 else f"the {len(insts)} machines are up"
+        err(f"detached: {what}; `workbench start` (pid {pid}) waits for SSH, uploads and starts the job "
+            f"in the background (its log: {start_log(rec.launch_id)}).\n"
+            f"attach with: workbench logs {rec.launch_id} --follow")
+        return rc
     if len(insts) > 1:
         from workbench.core.remote.cluster import ClusterJob
 
@@ -113,6 +124,57 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     return rc
 
 
+def cmd_start(ctx: CliContext, args: argparse.Namespace) -> int:
+    """Wait for SSH, upload and start a launch's job on its machine (what ``launch`` does after the
+    machine exists; ``launch --detach`` runs this in the background).  Idempotent: a started job is left as it is."""
+    rec, inst = _launch_instance(ctx, args.launch_id)
+    if not is_remote(inst):
+        raise NotFoundError(f"launch {rec.launch_id} runs on this computer: it started with the launch")
+    if not isinstance(rec.spec, dict):
+        raise NotFoundError(f"launch {rec.launch_id} has no stored job spec")
+    secret_env = None
+    if args.secrets_stdin:
+        from workbench.cli.detach import read_secrets
+
+        secret_env = read_secrets(sys.stdin)
+    nodes = _nodes(ctx, rec.launch_id)
+    if len(nodes) > 1:
+        from workbench.core.remote.cluster import ClusterJob
+
+        started = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer(),
+                             secret_env=secret_env).launch()
+    else:
+        started = RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(),
+                            secret_env=secret_env).launch()
+    if ctx.json:
+        emit_json({"launch_id": rec.launch_id, "started": started})
+    return EXIT_OK if started else 130
+
+
+def cmd_run(ctx: CliContext, args: argparse.Namespace) -> int:
+    """``launch``, then ``logs --follow`` of the new launch: the job's output until it ends, and its exit code."""
+    before = {r.launch_id for r in ctx.store.list_launches()}
+    args.detach = False
+    rc = cmd_launch(ctx, args)
+    new = [r for r in ctx.store.list_launches() if r.launch_id not in before]
+    if rc != EXIT_OK or not new:
+        return rc
+    args.launch_id, args.follow = new[0].launch_id, True
+    rc = cmd_logs(ctx, args)
+    code = recorded_exit_code(args.launch_id)
+    if code is None:  # a Local job: its exit code is on its instance
+        codes = [i.exit_code for i in ctx.store.list_instances(launch_id=args.launch_id) if i.exit_code is not None]
+        code = codes[0] if codes else None
+    if code is not None and _is_local(ctx, args.launch_id):
+        err(f"exit code: {code}")
+    return rc
+
+
+def _is_local(ctx: CliContext, launch_id: str) -> bool:
+    rec = ctx.store.find_launch(launch_id)
+    return rec is not None and rec.provider == "local"
+
+
 def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     """Remote launches: stream by offset (and apply on_finish when following); Local: ``cloud.cmd_logs``."""
     from workbench.cli import cloud
@@ -124,8 +186,12 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     rec, inst = _launch_instance(ctx, lid)
     if not args.follow or not inst.state.active:
         return cloud.cmd_logs(ctx, args)  # the local copy: kept after the machine is gone
+    from workbench.cli.detach import starter_pid, wait_for_starter
+
+    if starter_pid(lid) is not None:  # `launch --detach` is still starting it: attach once it has
+        wait_for_starter(lid, err)
     nodes = _nodes(ctx, lid)
-    if len(nodes) > 1 or args.node is not None:
+    if len(nodes) > 1 or getattr(args, "node", None) is not None:
         return _follow_nodes(ctx, args, rec, nodes)
     job = _job(ctx, rec, inst)
     result: dict[str, Any] = {}
@@ -203,12 +269,18 @@ def _follow_nodes(ctx: CliContext, args: argparse.Namespace, rec: Any, nodes: li
 def cmd_download(ctx: CliContext, args: argparse.Namespace) -> int:
     """Fetch PATH (relative to the job's working folder; default: the spec's outputs) into --to."""
     rec, inst = _launch_instance(ctx, args.launch_id)
-    if not is_remote(inst):
-        raise NotFoundError(f"launch {rec.launch_id} runs on this computer; its files are in "
-                            f"{paths.job_dir(rec.launch_id) / 'work'}")
+    if not is_remote(inst):  # nothing to fetch: say where its files are (a folder that exists)
+        return _already_here(ctx, rec.launch_id, outputs_folder(inst),
+                             f"launch {rec.launch_id} ran on this computer; its files are in")
     if not inst.state.active:
-        raise NotFoundError(f"the machine of {rec.launch_id} is {inst.state.value}: nothing to download from",
-                            hint=f"outputs downloaded before the teardown are in {paths.job_dir(rec.launch_id) / 'outputs'}")
+        kept = outputs_folder(inst)
+        if kept.is_dir() and any(kept.iterdir()):
+            return _already_here(ctx, rec.launch_id, kept, f"the machine of {rec.launch_id} is {inst.state.value}; "
+                                 f"the outputs downloaded before it ended are in")
+        raise NotFoundError(f"the machine of {rec.launch_id} is {inst.state.value}: nothing to download from, and "
+                            f"nothing was downloaded before it ended",
+                            hint="outputs are fetched when the job ends while the app or `workbench logs --follow` "
+                                 "watches it, or with `workbench download` while the machine runs")
     job = _job(ctx, rec, inst)
     wanted = tuple([args.path]) if args.path else job.spec.outputs
     if not wanted:
@@ -223,10 +295,23 @@ def cmd_download(ctx: CliContext, args: argparse.Namespace) -> int:
         results = job.download_outputs(conn, wanted, dest)
     files = [f for r in results for f in r.files]
     total = sum(r.bytes for r in results)
+    dest.mkdir(parents=True, exist_ok=True)  # the path printed exists, even when nothing matched
+    dest = dest.resolve()
     if ctx.json:
         emit_json({"launch_id": rec.launch_id, "to": str(dest), "files": files, "bytes": total})
     else:
         print(f"downloaded {len(files)} files ({total / 1e6:.1f} MB) into {dest}")
+    return EXIT_OK
+
+
+def _already_here(ctx: CliContext, launch_id: str, folder: Path, what: str) -> int:
+    """``download`` of a launch whose files are on this computer already: print where (it exists)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder = folder.resolve()
+    if ctx.json:
+        emit_json({"launch_id": launch_id, "to": str(folder), "files": [], "bytes": 0})
+    else:
+        print(f"{what} {folder}")
     return EXIT_OK
 
 

@@ -23,6 +23,22 @@ LOG_FILE = "workbench.log"
 LIBRARY_LOGGERS = ("paramiko",)
 
 
+_repeats: set[tuple[str, str]] = set()
+
+
+def first_time(key: str, what: str) -> bool:
+    """True the first time this process sees (``key``, ``what``): log a repeated failure's traceback once.
+
+    An unusable profile fails on every refresh (every few seconds); its traceback once and then one
+    line per refresh keeps the log readable (~5,900 traceback lines in ten minutes otherwise).
+    """
+    with _lock:
+        if (key, what) in _repeats:
+            return False
+        _repeats.add((key, what))
+        return True
+
+
 def register_secret(value: str) -> None:
     """Never let ``value`` reach a log file (short values are ignored: too many false hits)."""
     if value and len(value) >= 4:

@@ -1,13 +1,27 @@
-"""The state column: spot interruption and exit codes are shown, not hidden behind the cloud's state."""
+"""The state column: spot interruption and the job's outcome are shown, not hidden behind the cloud's state."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from workbench.core.domain.models import Instance, InstanceState
-from workbench.ui.instances.instances_model import state_text
+from workbench.core.lifecycle.outcome import job_outcome
+from workbench.core.store.database import LaunchRecord
+from workbench.ui.instances.instances_model import InstancesModel, state_text
+from workbench.ui.runtime.session import Snapshot
 
 
 def _inst(state: InstanceState, **kw) -> Instance:
     return Instance("aws", "p", "i-1", "l-1", "us-east-1", "p3.2xlarge", state, **kw)
+
+
+def _local(state: InstanceState, **kw) -> Instance:
+    return Instance("local", "local", "local-l-1", "l-1", "local", "this-computer", state, **kw)
+
+
+def _launch(status: str) -> LaunchRecord:
+    return LaunchRecord(launch_id="l-1", name="job", provider="local", profile="local", region="local",
+                        created_at=0.0, status=status)
 
 
 def test_spot_interruption_is_its_own_state(qapp) -> None:
@@ -16,5 +30,36 @@ def test_spot_interruption_is_its_own_state(qapp) -> None:
     assert "Spot interrupted" not in state_text(_inst(InstanceState.TERMINATED))
 
 
-def test_exit_code_follows_the_state(qapp) -> None:
-    assert state_text(_inst(InstanceState.RUNNING, exit_code=3)).endswith("exit 3")
+def test_finished_and_failed_read_apart(qapp) -> None:
+    assert state_text(_local(InstanceState.TERMINATED, exit_code=0)) == "finished · exit 0"
+    assert state_text(_local(InstanceState.TERMINATED, exit_code=2)) == "failed · exit 2"
+    # the job ended, the cloud machine still bills: both are said
+    assert state_text(_inst(InstanceState.RUNNING, exit_code=3)) == "failed · exit 3 · machine running"
+    assert state_text(_inst(InstanceState.RUNNING)) == "running"
+
+
+def test_stopped_by_you_or_by_a_guard(qapp) -> None:
+    by_user = _local(InstanceState.TERMINATED, exit_code=143, extra={"reason": "terminated by user"})
+    assert state_text(by_user) == "stopped by you"
+    torn_down = _inst(InstanceState.TERMINATED)
+    assert state_text(torn_down, _launch("terminated")) == "stopped by you"
+    assert state_text(torn_down, _launch("terminated"), "max runtime of 60 min reached") == \
+        "stopped by a guard: max runtime of 60 min reached"
+    assert state_text(torn_down, _launch("failed")) == "terminated"  # not known to be ours: the machine's state
+    assert job_outcome(_inst(InstanceState.STOPPED)) is None  # a stopped machine is not a job outcome
+
+
+def test_outcomes_have_distinct_colours_and_icons(qapp) -> None:
+    model = InstancesModel()
+    ok = _local(InstanceState.TERMINATED, exit_code=0)
+    bad = Instance("local", "local", "local-l-2", "l-2", "local", "this-computer", InstanceState.TERMINATED,
+                   exit_code=2)
+    model.set_snapshot(Snapshot(instances=(ok, bad), taken_at=1.0))
+    looks = {}
+    for row in range(2):
+        idx = model.index(row, 5)
+        looks[idx.data()] = (idx.data(Qt.ItemDataRole.ForegroundRole).color().name(),
+                             idx.data(Qt.ItemDataRole.DecorationRole).cacheKey())
+    assert set(looks) == {"finished · exit 0", "failed · exit 2"}
+    (c1, i1), (c2, i2) = looks.values()
+    assert c1 != c2 and i1 != i2

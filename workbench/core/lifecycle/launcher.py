@@ -5,7 +5,9 @@ provider is called, and every resource carries the launch's tags, so a
 process killed at any point leaves something reconcile can find and
 teardown can delete.  A provider failure marks the launch failed (the
 provider has already rolled back its own resources); :func:`remains` then
-confirms that nothing of the launch is left billing.
+confirms that nothing of the launch is left billing.  The provider call runs
+inside the profile's gate (:mod:`.launch_gate`): a teardown waits for it, and
+a launch that a teardown covers does not start (``LaunchCancelled``).
 
 Threading: every function here blocks on provider calls and runs on a worker
 thread (the CLI's main thread or the GUI's TaskRunner).  ``execute`` reports
@@ -27,6 +29,7 @@ from workbench.core.providers.catalog import RankedOffer
 from workbench.core.providers.offer_choice import describe_match, effective_spot, spec_offers
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.crashpoints import crash_point
+from workbench.core.lifecycle.launch_gate import ProfileGate
 from workbench.core.domain.errors import CapacityError, ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_to_dict
 from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
@@ -214,7 +217,10 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
                         secret_env=dict(secret_env or {}), count=lp.num_nodes)
     report(STEP_PROVIDER)
     try:
-        instances = provider.launch(req)
+        # in flight: ordered with the profile's teardowns (Stop all, down, guards) in any process
+        with ProfileGate.of(accounts, lp.profile.provider, lp.profile.name).launching(
+                lp.launch_id, cancel=getattr(provider, "cancel_launch", None)):
+            instances = provider.launch(req)
     except WorkbenchError as exc:
         store.update_launch(lp.launch_id, status="failed", error=exc.message)
         raise

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from workbench.core.applog import first_time
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState, Profile
@@ -51,14 +52,26 @@ def reconcile(accounts: Accounts, profiles: Iterable[Profile] | None = None,
             except WorkbenchError as exc:
                 result.errors.append((p.name, exc))
                 continue
-            except Exception as exc:  # plugin bug: report, keep the others
-                log.exception("listing instances of profile %s failed", p.name)
+            except Exception as exc:  # plugin bug (or a missing SDK): report, keep the others
+                _log_failure(p.name, exc)
                 result.errors.append((p.name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
                 continue
             _merge(store, p, listed, result)
     for launch_id in {i.launch_id for i in result.instances}:
         _update_launch_status(store, launch_id)
     return result
+
+
+def _log_failure(profile: str, exc: BaseException) -> None:
+    """The traceback once per (profile, error); after that one line per refresh, not a traceback each time.
+
+    (An unusable profile is listed every few seconds: ~5,900 traceback lines in ten minutes otherwise.)
+    """
+    what = f"{type(exc).__name__}: {exc}"
+    if first_time(f"listing {profile}", what):
+        log.warning("listing instances of profile %s failed", profile, exc_info=exc)
+    else:
+        log.warning("listing instances of profile %s failed again: %s", profile, what)
 
 
 def _merge(store: Store, p: Profile, listed: list[Instance], result: ReconcileResult) -> None:

@@ -13,6 +13,11 @@ listed may still be billing, so it is reported, never skipped silently).
 4. Verify by listing again until nothing of those launches is billable, or the
    deadline passes; whatever still exists is returned as ``remaining``.
 
+Ordering: each profile's part runs inside that profile's gate
+(:mod:`workbench.core.lifecycle.launch_gate`): it first waits for (or has the provider cancel)
+the launches in flight there, in this process or another one, so what they made is found and
+ended too, and only then verifies.  A launch it covers that has not started does not start.
+
 Teardown never stops at the first error: every profile is attempted, and
 errors are collected beside what remains billing.  An optional ``progress``
 callback receives a :class:`TeardownEvent` for every step; it is called from
@@ -28,18 +33,22 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal, Sequence
+from pathlib import Path
+from typing import Callable, Collection, Iterable, Literal, Sequence
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, Profile, Resource
 from workbench.core.lifecycle.endings import note_teardown  # ended on purpose: never relaunched
+from workbench.core.lifecycle.launch_gate import ProfileGate
 from workbench.core.lifecycle.reconcile import reconcile
+from workbench.core.money.billing_status import launched_on
 
 log = logging.getLogger("workbench.teardown")
 
 Billable = Instance | Resource
-EventKind = Literal["terminating", "terminated", "deleting", "deleted", "remaining", "verified", "error"]
+EventKind = Literal["waiting", "terminating", "terminated", "deleting", "deleted", "remaining", "verified",
+                    "error"]
 
 
 # -- values -------------------------------------------------------------------
@@ -49,17 +58,29 @@ class TeardownReport:
     deleted: list[Resource] = field(default_factory=list)
     remaining: list[Instance | Resource] = field(default_factory=list)
     errors: list[tuple[str, WorkbenchError]] = field(default_factory=list)
+    #: per profile with an error: the launches the app started there that may still bill (store)
+    launched: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
         return not self.remaining and not self.errors
+
+    @property
+    def settled(self) -> bool:
+        """Nothing remains, and every profile that could not be checked had nothing of ours left billing."""
+        return not self.remaining and not any(self.launched.get(name) for name, _ in self.errors)
+
+    def may_bill(self, profile: str) -> bool:
+        """True when ``profile`` could not be checked and the app launched something there."""
+        return bool(self.launched.get(profile))
 
 
 @dataclass(frozen=True)
 class TeardownEvent:
     """One step of a teardown, for progress displays.
 
-    ``kind``: "terminating" / "deleting" (request about to be sent), "terminated" /
+    ``kind``: "waiting" (launches in flight on the profile are awaited first; ``message``
+    names them), "terminating" / "deleting" (request about to be sent), "terminated" /
     "deleted" (the provider accepted the request; not yet verified), "verified"
     (a fresh listing no longer shows it billing), "remaining" (still billing when
     the deadline passed), "error" (``message`` says why).  ``item`` is the instance
@@ -85,6 +106,10 @@ class ProfileInventory:
     instances: list[Instance] = field(default_factory=list)
     leftovers: list[Resource] = field(default_factory=list)
     error: WorkbenchError | None = None
+    #: launches inside their provider call right now (a teardown waits for them, then ends what they made)
+    launching: list[str] = field(default_factory=list)
+    #: when ``error`` is set: launches the app started here that may still bill (from the store)
+    launched: list[str] = field(default_factory=list)
 
     @property
     def items(self) -> list[Billable]:
@@ -115,9 +140,19 @@ class Inventory:
         return [x for x in self.items if hourly_price(x) is None]
 
     @property
+    def unchecked(self) -> list[tuple[str, WorkbenchError, list[str]]]:
+        """(profile, why it could not be listed, launches of ours there that may bill) per failed profile."""
+        return [(p.profile.name, p.error, p.launched) for p in self.profiles if p.error is not None]
+
+    @property
+    def launching(self) -> list[tuple[Profile, str]]:
+        """(profile, launch id) of every launch in flight."""
+        return [(p.profile, lid) for p in self.profiles for lid in p.launching]
+
+    @property
     def nothing_billing(self) -> bool:
-        """True only when every profile answered and none bills for anything."""
-        return not self.items and not self.errors
+        """True only when every profile answered, none bills for anything and no launch is in flight."""
+        return not self.items and not self.errors and not self.launching
 
 
 def item_key(item: Billable) -> tuple[str, str, str, str]:
@@ -149,8 +184,10 @@ def _as_error(exc: Exception, what: str) -> WorkbenchError:
     return WorkbenchError(f"{type(exc).__name__}: {exc}")
 
 
-def _wanted(launch_ids: set[str] | None, launch_id: str | None) -> bool:
-    return launch_ids is None or launch_id in launch_ids
+def _wanted(launch_ids: set[str] | None, launch_id: str | None, keep: Collection[str] = ()) -> bool:
+    if launch_ids is None:
+        return launch_id not in keep if launch_id else True
+    return launch_id in launch_ids
 
 
 # -- inventory ------------------------------------------------------------------
@@ -184,6 +221,9 @@ def inventory(accounts: Accounts, launch_ids: Iterable[str] | None = None, max_w
                 pi.leftovers = [r for r in fut.result() if _wanted(ids, r.launch_id)]
             except Exception as exc:  # noqa: BLE001 - one profile never stops the others
                 pi.error = pi.error or _as_error(exc, f"listing leftovers of {p.name}")
+            pi.launching = ProfileGate.of(accounts, p.provider, p.name).in_flight()
+            if pi.error is not None:
+                pi.launched = launched_on(accounts.store, p.name, p.provider)
             result.profiles.append(pi)
     log.info("inventory: %d billable item(s), %d profile error(s)", len(result.items), len(result.errors))
     return result
@@ -194,8 +234,9 @@ class _Run:
     """Shared state of one teardown; report lists are appended under a lock (one thread per profile)."""
 
     def __init__(self, accounts: Accounts, ids: set[str] | None, timeout: float, poll: float,
-                 clock: Callable[[], float], progress: Progress | None) -> None:
+                 clock: Callable[[], float], progress: Progress | None, keep: frozenset[str] = frozenset()) -> None:
         self.accounts, self.ids, self.timeout, self.poll, self.clock = accounts, ids, timeout, poll, clock
+        self.keep = keep
         self.report = TeardownReport()
         self._progress = progress
         self._lock = threading.Lock()
@@ -254,12 +295,12 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
     if targets:
         terminate(targets)
     while True:
-        alive = [i for i in prov.instances() if i.state.billable and _wanted(run.ids, i.launch_id)]
+        alive = [i for i in prov.instances() if i.state.billable and _wanted(run.ids, i.launch_id, run.keep)]
         settle(attempted, alive)
         fresh = [i for i in alive if item_key(i) not in attempted]  # e.g. a launch that was in flight
         if fresh and not broken:
             terminate(fresh)
-        extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id)]
+        extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id, run.keep)]
         if extra and not alive and not broken:
             # only sweep once instances are gone: a disk still attached cannot be deleted
             swept.update((item_key(r), r) for r in extra)
@@ -272,7 +313,7 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
             else:
                 run.add(run.report.deleted, extra)
                 run.each("deleted", p, extra)
-            extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id)]
+            extra = [r for r in prov.leftovers() if _wanted(run.ids, r.launch_id, run.keep)]
         settle(swept, extra)
         for i in alive:
             run.accounts.store.upsert_instance(i)
@@ -285,20 +326,55 @@ def _teardown_profile(run: _Run, p: Profile, targets: list[Instance]) -> None:
         time.sleep(run.poll)
 
 
+#: called with (data folder, report) after every teardown (see :func:`on_machines_ended`)
+_ended_listeners: list[Callable[[Path, TeardownReport], None]] = []
+
+
+def on_machines_ended(listener: Callable[[Path, TeardownReport], None]) -> None:
+    """Call ``listener(data_dir, report)`` after every teardown, whichever path ran it (idempotent).
+
+    How what lives above this package hears of ended machines without this package knowing it:
+    :mod:`workbench.core.remote.ssh_cleanup` takes them out of the app's ssh config and known_hosts
+    (installed by the CLI and the GUI when they open their accounts).  A listener that raises is
+    logged: the bill matters more.
+    """
+    if listener not in _ended_listeners:
+        _ended_listeners.append(listener)
+
+
+def _tell_listeners(data_dir: Path, report: TeardownReport) -> None:
+    for listener in list(_ended_listeners):
+        try:
+            listener(data_dir, report)
+        except Exception:  # noqa: BLE001
+            log.warning("a teardown listener failed", exc_info=True)
+
+
+def _teardown_gated(run: _Run, p: Profile, targets: list[Instance]) -> None:
+    """``_teardown_profile`` inside the profile's gate: launches in flight there return first."""
+    def waiting(ids: list[str]) -> None:
+        run.emit("waiting", p, None, ", ".join(ids))
+
+    gate = ProfileGate.of(run.accounts, p.provider, p.name)
+    with gate.stopping(run.ids, run.keep, timeout=run.timeout, on_wait=waiting, clock=run.clock):
+        _teardown_profile(run, p, targets)
+
+
 def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeout: float = 600.0,
              poll: float = 2.0, clock: Callable[[], float] = time.monotonic,
-             progress: Progress | None = None) -> TeardownReport:
-    """Tear down the given launches (None = everything this install created) across all profiles.
+             progress: Progress | None = None, keep: Iterable[str] = ()) -> TeardownReport:
+    """Tear down the given launches (None = everything this install created, but ``keep``) across all profiles.
 
     Blocks (run it on a worker).  ``progress`` gets a :class:`TeardownEvent` per step,
     from worker threads.  Never raises for one profile; see the report's ``errors``.
+    ``keep``: launch ids an everything-teardown leaves alone (Stop all's unticked Local jobs).
     """
     ids = set(launch_ids) if launch_ids is not None else None
-    run = _Run(accounts, ids, timeout, poll, clock, progress)
+    run = _Run(accounts, ids, timeout, poll, clock, progress, frozenset(keep))
     report = run.report
     by_name = {p.name: p for p in accounts.profiles()}
-    note_teardown(accounts.store, ids if ids is not None else
-                  {i.launch_id for i in accounts.store.list_instances() if i.state.billable})
+    note_teardown(accounts.store, ids if ids is not None else  # (the kept Local jobs are not ended)
+                  {i.launch_id for i in accounts.store.list_instances() if i.state.billable} - run.keep)
     pre = reconcile(accounts)
     for name, exc in pre.errors:
         run.error(by_name.get(name) or Profile(name, "?"), exc)
@@ -310,11 +386,11 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
         profiles = [p for p in profiles if (p.provider, p.name) in owners]
     listed: dict[str, list[Instance]] = {}
     for i in pre.instances:  # the listing reconcile just made: no second round trip for the targets
-        if i.state.billable and _wanted(ids, i.launch_id):
+        if i.state.billable and _wanted(ids, i.launch_id, run.keep):
             listed.setdefault(i.profile, []).append(i)
     if profiles:
         with ThreadPoolExecutor(max_workers=min(8, len(profiles)), thread_name_prefix="teardown") as pool:
-            futures = [(p, pool.submit(_teardown_profile, run, p, listed.get(p.name, []))) for p in profiles]
+            futures = [(p, pool.submit(_teardown_gated, run, p, listed.get(p.name, []))) for p in profiles]
             for p, fut in futures:
                 try:
                     fut.result()
@@ -329,6 +405,9 @@ def teardown(accounts: Accounts, launch_ids: Iterable[str] | None = None, timeou
         still = any(getattr(x, "launch_id", None) == launch_id for x in report.remaining)
         if rec is not None and not still and rec.status in ("running", "launching", "recovered", "stopped"):
             accounts.store.update_launch(launch_id, status="terminated")
+    for name in {name for name, _ in report.errors}:
+        report.launched[name] = launched_on(accounts.store, name)
+    _tell_listeners(accounts.store.path.parent, report)
     log.info("teardown: %d terminated, %d leftovers deleted, %d remaining, %d errors",
              len(report.terminated), len(report.deleted), len(report.remaining), len(report.errors))
     return report

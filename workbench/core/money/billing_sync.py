@@ -18,6 +18,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from workbench.core.applog import first_time
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.providers.contract import SupportsBilling, SupportsSpotHistory
@@ -30,7 +31,8 @@ DEFAULT_MAX_AGE_S = 6 * 3600.0
 def _as_error(exc: Exception) -> WorkbenchError:
     if isinstance(exc, WorkbenchError):
         return exc
-    log.exception("billing sync failed", exc_info=exc)
+    if first_time("billing sync", f"{type(exc).__name__}: {exc}"):  # not a traceback on every refresh
+        log.warning("billing sync failed", exc_info=exc)
     return WorkbenchError(f"{type(exc).__name__}: {exc}")
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from workbench.core.domain.errors import AuthError, PluginError, TransientError, WorkbenchError
 from workbench.core.domain.models import JobSpec, Offer, Profile
 from workbench.core.providers import price_snapshot
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, matches, rank
+from workbench.core.providers.catalog import OfferQuery, RankedOffer, user_rate, collect, matches, rank
 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts
@@ -97,7 +97,7 @@ def browse(accounts: "Accounts", q: OfferQuery, profiles: Sequence[Profile] | No
     chosen = [p for p in (profiles if profiles is not None else accounts.profiles())
               if not q.provider or p.provider == q.provider]
     everything, errors = collect(accounts, OfferQuery(provider=q.provider, region=q.region), chosen)
-    ranked = rank(((r.profile, r.offer) for r in everything), q)
+    ranked = rank(((r.profile, r.offer) for r in everything), q, user_rate(accounts))
     failed = {name for name, _ in errors}
     answered = {p.provider for p in chosen if p.name not in failed}
     asked = {p.provider for p in chosen}

@@ -126,16 +126,35 @@ def matches(offer: Offer, q: OfferQuery) -> bool:
     return True
 
 
-def rank(offers: Iterable[tuple[str, Offer]], q: OfferQuery) -> list[RankedOffer]:
-    """Matching offers, cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
+#: CNY per USD used only to ORDER offers priced in different currencies when the user has set no rate of
+#: their own (``workbench.core.money.currency``); shown prices always keep their own currency
+REFERENCE_CNY_PER_USD = 7.2
+
+
+def rank(offers: Iterable[tuple[str, Offer]], q: OfferQuery,
+         cny_per_usd: float | None = None) -> list[RankedOffer]:
+    """Matching offers, cheapest first; unpriced last, unavailable (no quota/capacity) after priced.
+
+    Prices in CNY are compared with USD ones at ``cny_per_usd`` (the user's rate) or, without one,
+    at :data:`REFERENCE_CNY_PER_USD`.
+    """
     out = [RankedOffer(p, o, o.hourly(q.spot)) for p, o in offers if matches(o, q)]
-    out.sort(key=rank_key)
+    out.sort(key=lambda r: rank_key(r, cny_per_usd))
     return out
 
 
-def rank_key(r: RankedOffer) -> tuple[object, ...]:
+def comparable_price(r: RankedOffer, cny_per_usd: float | None = None) -> float:
+    """The hourly price in USD for ordering only (0 when unpriced)."""
+    if r.price is None:
+        return 0.0
+    if r.offer.prices.currency == "CNY":
+        return r.price / (cny_per_usd or REFERENCE_CNY_PER_USD)
+    return r.price
+
+
+def rank_key(r: RankedOffer, cny_per_usd: float | None = None) -> tuple[object, ...]:
     """Cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
-    return (not r.offer.available, r.price is None, r.price or 0.0,
+    return (not r.offer.available, r.price is None, comparable_price(r, cny_per_usd),
             r.offer.gpu_count, r.offer.provider, r.offer.region, r.offer.instance_type)
 
 
@@ -166,4 +185,13 @@ def collect(accounts: Accounts, q: OfferQuery, profiles: Iterable[Profile] | Non
             except Exception as exc:  # a plugin bug must not hide the other providers
                 log.exception("offers from profile %s failed", name)
                 errors.append((name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
-    return rank(found, q), errors
+    return rank(found, q, user_rate(accounts)), errors
+
+
+def user_rate(accounts: Accounts) -> float | None:
+    """The user's CNY-per-USD rate, if set (ordering across currencies); never raises."""
+    try:  # the setting workbench.core.money.currency writes (read here: providers sit below money)
+        rate = float(accounts.store.get_setting("currency.cny_per_usd") or "nan")
+    except Exception:  # noqa: BLE001 - ordering falls back to the reference rate
+        return None
+    return rate if rate > 0 and rate != float("inf") else None

@@ -46,6 +46,19 @@ class CredentialField:
 
 
 @dataclass(frozen=True)
+class SettingField:
+    """A profile setting the profile form asks for by name (stored in ``Profile.settings``, not the keyring).
+
+    After the credentials were proved, :meth:`Provider.setting_choices` may offer values to pick.
+    """
+
+    key: str
+    label: str
+    optional: bool = True
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class ProviderContext:
     """What the app lends a provider: its install id (the owner tag) and its data directory."""
 
@@ -59,6 +72,8 @@ class Provider(ABC):
     id: ClassVar[str]
     display_name: ClassVar[str]
     credential_fields: ClassVar[tuple[CredentialField, ...]] = ()
+    #: settings the profile form shows as fields of their own (e.g. Azure's subscription)
+    setting_fields: ClassVar[tuple[SettingField, ...]] = ()
     #: True when the job runs on the machine through the app's SSH runner (clouds); False when the
     #: provider runs jobs itself (Local) or its machines have no SSH (test doubles).
     runs_jobs_over_ssh: ClassVar[bool] = True
@@ -116,6 +131,14 @@ class Provider(ABC):
     @abstractmethod
     def delete(self, resources: Sequence[Resource]) -> None:
         """Delete leftovers; already gone is a success."""
+
+    def setting_choices(self) -> Mapping[str, list[tuple[str, str]]]:
+        """Values to pick for ``setting_fields`` once signed in: key → [(value, label)].  Blocks (network).
+
+        Asked after a credentials test, also a failed one (Azure: an identity that sees several
+        subscriptions must choose one); the default offers nothing.
+        """
+        return {}
 
     def console_url(self, item: Instance | Resource) -> str | None:
         """A web address where a person can see (and end) ``item`` in the provider's own console.

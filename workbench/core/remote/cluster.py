@@ -38,7 +38,7 @@ import queue
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from workbench.core import paths
 from workbench.core.domain.cluster import ClusterLayout, master_port_of, node_env, node_rank_of
@@ -80,7 +80,7 @@ class NodeJob(RemoteJob):
         # a worker never ends its own machine for a finished job: the head's end ends the launch (on the
         # machines, the head's guard asks every peer's; in the app, the launch's teardown)
         spec = cluster.spec if rank == 0 else dataclasses.replace(cluster.spec, on_finish=OnFinish.KEEP)
-        super().__init__(cluster.accounts, instance, spec, cluster.opts, on_event=None)
+        super().__init__(cluster.accounts, instance, spec, cluster.opts, on_event=None, secret_env=cluster.secret_env)
         self.cluster = cluster
         self.rank = rank
         self.local_log = paths.node_log(self.launch_id, rank)
@@ -145,7 +145,7 @@ class ClusterJob:
 
     def __init__(self, accounts: Any, instances: Sequence[Instance], spec: JobSpec,
                  options: JobOptions | None = None, on_event: Callable[[JobEvent], None] | None = None,
-                 peer_grace_s: float = PEER_GRACE_S) -> None:
+                 peer_grace_s: float = PEER_GRACE_S, secret_env: Mapping[str, str] | None = None) -> None:
         if not instances:
             raise NotFoundError("a multi-node launch without machines")
         self.accounts = accounts
@@ -153,6 +153,7 @@ class ClusterJob:
         self.opts = options or JobOptions()
         self.on_event = on_event
         self.peer_grace_s = peer_grace_s
+        self.secret_env = secret_env  # None: the values the launch kept in memory (launch_secrets)
         self.nodes = sorted(instances, key=lambda i: (node_rank_of(i.extra), i.instance_id))
         self.launch_id = self.nodes[0].launch_id
         self.local_dir: Path = paths.job_dir(self.launch_id)

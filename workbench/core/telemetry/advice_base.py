@@ -247,7 +247,7 @@ class Context:
 
 
 def estimate_price(trace: Trace, offers: Iterable[Offer]) -> Trace:
-    """A trace without a price gets the cheapest on-demand offer of its GPU model and count (labelled)."""
+    """A trace without a price gets the cheapest on-demand offer (in USD where one exists) of its GPU model and count."""
     run = trace.run
     if run.price_per_hour is not None or not run.gpu_model:
         return trace
@@ -256,7 +256,8 @@ def estimate_price(trace: Trace, offers: Iterable[Offer]) -> Trace:
               max(1, run.gpus_per_node)]
     if not ranked:
         return trace
-    best = ranked[0]
+    # a log says nothing of where it ran: price it in dollars when any cloud does (the default display currency)
+    best = next((r for r in ranked if r.offer.prices.currency == "USD"), ranked[0])
     return replace(trace, run=replace(run, price_per_hour=best.price, currency=best.offer.prices.currency,
                                       price_source=f"{best.offer.provider} {best.offer.instance_type} "
                                                    f"({best.offer.region}, {best.offer.prices.source} "

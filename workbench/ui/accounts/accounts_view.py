@@ -33,10 +33,11 @@ from workbench.core.domain.errors import AuthError, ConfigError, WorkbenchError
 from workbench.core.domain.models import Identity, Profile
 from workbench.core.providers.registry import ProviderEntry
 from workbench.ui.accounts.credentials_form import describe_failure, describe_identity, run_for, set_status
+from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.accounts.profile_dialog import ProfileDialog
 from workbench.ui.accounts.profile_tasks import check_saved
 from workbench.ui.common.dialogs import show_error
-from workbench.ui.common.format import money
+from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.runtime.session import Session
@@ -268,7 +269,7 @@ class AccountsView(QWidget):
             hint = entry.fix or install_hint(entry.reason)
             if hint:
                 status += "  " + tr("Install it with: {command}").format(command=hint)
-        item = QTreeWidgetItem(self.tree, [entry.display_name, "", "", status])
+        item = QTreeWidgetItem(self.tree, [plugin_text(entry.display_name), "", "", status])
         item.setData(0, KIND_ROLE, ("provider", entry.id))
         item.setToolTip(3, status)
         if not entry.available:
@@ -373,7 +374,17 @@ class AccountsView(QWidget):
         if prof is None or prof.name not in self.stored:
             return
         running = self._running(prof)
-        if running:
+        snap = self.session.snapshot
+        unchecked = next((e for n, e in snap.errors if n == prof.name), None)
+        if unchecked is not None or (not snap.taken_at and not running):  # never claim what was not checked
+            why = (unchecked_text(prof.name, unchecked.message, prof.name in snap.may_bill) if unchecked is not None
+                   else tr("{name} has not been checked yet").format(name=prof.name))
+            known = (tr("Something this app launched with it may still be billing: removing the profile does not "
+                        "stop it, and it can no longer be managed here.") if prof.name in snap.may_bill
+                     else tr("Nothing this app launched with it is known to be running."))
+            text = tr("Remove profile {name} ({provider})?").format(name=prof.name, provider=prof.provider) + \
+                "\n\n" + why + ".\n" + known + " " + tr("Its credentials are deleted from the keyring.")
+        elif running:
             text = tr("Remove profile {name} ({provider})? {count} machine(s) launched with it are still "
                       "running at {rate}/h. Removing the profile does not stop them: they keep billing and "
                       "can no longer be managed here. Stop them first.").format(

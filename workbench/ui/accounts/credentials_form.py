@@ -28,6 +28,7 @@ from shiboken6 import isValid
 
 from workbench.core.domain.models import Identity
 from workbench.core.providers.contract import CredentialField, Provider
+from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.common.dialogs import error_parts
 from workbench.ui.i18n import N_, tr
 from workbench.ui.runtime.session import Session
@@ -56,6 +57,16 @@ def describe_failure(exc: BaseException) -> str:
     if hint:
         return tr("{message}\nWhat to do: {hint}").format(message=message, hint=hint)
     return message
+
+
+def required(label: str) -> str:
+    """A required field's label: marked with " *" (the form says what the star means)."""
+    return f"{label} *"
+
+
+def fit_hint(edit: QWidget, hint: str, most: int = 560) -> None:
+    """Make ``edit`` wide enough to show its placeholder hint whole (up to ``most`` pixels)."""
+    edit.setMinimumWidth(min(most, edit.fontMetrics().horizontalAdvance(hint) + 28))
 
 
 def status_color(ok: bool) -> str:
@@ -112,14 +123,17 @@ class CredentialsForm(QWidget):
         for f in self.fields:
             edit = QLineEdit()
             edit.setObjectName(f"field-{f.key}")
-            edit.setToolTip(f.help)
-            edit.setPlaceholderText(f.help)
+            hint = plugin_text(f.help)
+            edit.setToolTip(hint)
+            edit.setPlaceholderText(hint)
+            fit_hint(edit, hint)
             edit.textChanged.connect(self.changed)
             self.inputs[f.key] = edit
-            text = tr("{label} (optional)").format(label=f.label) if f.optional else f.label
+            label_text = plugin_text(f.label)
+            text = tr("{label} (optional)").format(label=label_text) if f.optional else required(label_text)
             label = QLabel(text + ":")
             label.setBuddy(edit)
-            label.setToolTip(f.help)
+            label.setToolTip(hint)
             if f.secret:
                 edit.setEchoMode(QLineEdit.EchoMode.Password)
                 show = QToolButton()

@@ -10,9 +10,13 @@ the stored values, Save and Test run the worker functions of ``profile_tasks`` t
 only, from the form into the worker: the worker reads what is stored, merges, and gives
 the UI back non-secret values and the *names* of stored secrets, never their values.
 
-Failure rules: validation problems are shown inline and keep Save/Test disabled; a
-failed save or test shows the error's message and hint inline (scrubbed of the secrets
-involved), never a traceback.  The dialog stays open after a failed save.
+Failure rules: validation problems keep Save/Test disabled and are shown inline once the
+user has typed (a fresh form shows no error); a failed save or test shows the error's
+message and hint inline (scrubbed of the secrets involved), never a traceback.  The dialog
+stays open after a failed save; saving after a failed test asks first.  Required fields
+are marked " *"; a provider's own settings (Azure: the subscription) get fields of their
+own, with the values the provider offers once signed in (after Test, even a failed one).
+Focus stays where it was when Test finishes.
 """
 
 from __future__ import annotations
@@ -21,16 +25,17 @@ import re
 from typing import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from workbench.core.domain.models import Identity, Profile, Region
 from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.registry import ProviderEntry
-from workbench.ui.accounts.credentials_form import (CredentialsForm, describe_failure, describe_identity, run_for,
-                                                    set_status)
-from workbench.ui.accounts.profile_tasks import check_form, load_stored, save_profile
+from workbench.ui.accounts.credentials_form import (CredentialsForm, describe_failure, describe_identity, fit_hint,
+                                                    required, run_for, set_status)
+from workbench.ui.accounts.plugin_texts import plugin_text
+from workbench.ui.accounts.profile_tasks import check_form, load_stored, save_profile, setting_choices
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.session import Session
@@ -52,6 +57,14 @@ def parse_settings(text: str) -> tuple[dict[str, str], int | None]:
             return settings, number
         settings[key.strip()] = value.strip()
     return settings, None
+
+
+def combo_value(combo: QComboBox) -> str:
+    """A picked entry's value (a subscription's id behind its "name (id)" label), else what was typed."""
+    i = combo.currentIndex()
+    if i >= 0 and combo.currentText() == combo.itemText(i) and combo.itemData(i):
+        return str(combo.itemData(i))
+    return combo.currentText().strip()
 
 
 def settings_text(settings: Mapping[str, str]) -> str:
@@ -81,12 +94,15 @@ class ProfileDialog(QDialog):
         self.loading = self.saving = self.testing = False
         self.setObjectName("profile-dialog")
         self.setWindowTitle(tr("Edit profile {name}").format(name=profile.name) if profile else tr("Add profile"))
-        self.setMinimumWidth(480)
+        self.setMinimumWidth(600)
+        self.touched = False  # problems are shown once the user has typed
+        self.test_failed: str | None = None  # why the last test failed (Save asks first); None after an edit
+        self.setting_edits: dict[str, QComboBox] = {}
 
         self.provider_combo = QComboBox()
         self.provider_combo.setObjectName("profile-provider")
         for pid, entry in sorted(self.entries.items(), key=lambda kv: kv[1].display_name.lower()):
-            self.provider_combo.addItem(entry.display_name, pid)
+            self.provider_combo.addItem(plugin_text(entry.display_name), pid)
         wanted = profile.provider if profile else provider_id
         if wanted is not None and self.provider_combo.findData(wanted) >= 0:
             self.provider_combo.setCurrentIndex(self.provider_combo.findData(wanted))
@@ -101,12 +117,14 @@ class ProfileDialog(QDialog):
         self.region_combo.setEditable(True)
         self.region_combo.setToolTip(tr("Type a region, or run Test to list the provider's regions."))
 
-        top = QFormLayout()
-        for text, widget in ((tr("&Provider:"), self.provider_combo), (tr("&Name:"), self.name_edit),
-                             (tr("&Region:"), self.region_combo)):
+        top = self.top = QFormLayout()
+        for text, widget in ((required(tr("&Provider")) + ":", self.provider_combo),
+                             (required(tr("&Name")) + ":", self.name_edit), (tr("&Region:"), self.region_combo)):
             label = QLabel(text)
             label.setBuddy(widget)
             top.addRow(label, widget)
+        self.required_note = QLabel(tr("* required"))
+        self.required_note.setObjectName("profile-required-note")
 
         self.creds_box = QGroupBox(tr("Credentials"))
         self.creds_layout = QVBoxLayout(self.creds_box)
@@ -169,6 +187,7 @@ class ProfileDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.creds_box)
+        layout.addWidget(self.required_note)
         layout.addWidget(self.advanced_toggle, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.advanced)
         layout.addLayout(test_row)
@@ -177,10 +196,9 @@ class ProfileDialog(QDialog):
 
         self.test_button.clicked.connect(self.test)
         self.provider_combo.currentIndexChanged.connect(self._provider_changed)
-        self.name_edit.textChanged.connect(self.validate)
-        self.region_combo.editTextChanged.connect(self.validate)
-        self.endpoint_edit.textChanged.connect(self.validate)
-        self.settings_edit.textChanged.connect(self.validate)
+        for changed in (self.name_edit.textChanged, self.region_combo.editTextChanged, self.endpoint_edit.textChanged,
+                        self.settings_edit.textChanged):
+            changed.connect(self._edited)
         self._provider_changed()
         if profile is not None and self.form is not None and self.form.fields:
             self._load_stored(profile)
@@ -196,15 +214,24 @@ class ProfileDialog(QDialog):
         self.advanced.setVisible(on)
 
     def _provider_changed(self) -> None:
+        self._filling = True
+        try:
+            self._fill_for_provider()
+        finally:
+            self._filling = False
+        self.validate()
+
+    def _fill_for_provider(self) -> None:
         pid = self.provider_id()
         if self.form is not None:
             self.creds_layout.removeWidget(self.form)
             self.form.deleteLater()
             self.form = None
         cls = self.entries[pid].cls if pid in self.entries else None
+        self._setting_rows(cls)
         if cls is not None:
             self.form = CredentialsForm(cls)
-            self.form.changed.connect(self.validate)
+            self.form.changed.connect(self._edited)
             self.creds_layout.insertWidget(0, self.form)
             self.creds_box.setVisible(True)
         self.region_combo.clear()
@@ -214,6 +241,28 @@ class ProfileDialog(QDialog):
         self.region_combo.setEditText((self.original.region if self.original else default) or "")
         self.set_result("", None)
         self.validate()
+
+    def _setting_rows(self, cls) -> None:
+        """One editable combo per setting the provider asks for by name (Azure: the subscription)."""
+        for key in list(self.setting_edits):
+            self.top.removeRow(self.setting_edits.pop(key))
+        settings = dict(self.original.settings) if self.original else {}
+        for f in (cls.setting_fields if cls is not None else ()):
+            combo = QComboBox(objectName=f"setting-{f.key}")
+            combo.setEditable(True)
+            hint = plugin_text(f.help)
+            combo.lineEdit().setPlaceholderText(hint)
+            combo.setToolTip(hint)
+            fit_hint(combo, hint)
+            combo.setEditText(settings.get(f.key, ""))
+            combo.editTextChanged.connect(self._edited)
+            label = plugin_text(f.label)
+            self.top.addRow(QLabel((tr("{label} (optional)").format(label=label) if f.optional
+                                    else required(label)) + ":"), combo)
+            self.setting_edits[f.key] = combo
+        if self.original is not None and self.setting_edits:  # shown in their own fields, not twice
+            self.settings_edit.setPlainText(settings_text({k: v for k, v in settings.items()
+                                                          if k not in self.setting_edits}))
 
     def _load_stored(self, profile: Profile) -> None:
         self.loading = True
@@ -246,7 +295,7 @@ class ProfileDialog(QDialog):
         elif not self.editing and name in self.existing:
             out.append(tr("A profile named {name} already exists.").format(name=name))
         for f in (self.form.missing() if self.form else []):
-            out.append(tr("Enter {field}.").format(field=f.label))
+            out.append(tr("Enter {field}.").format(field=plugin_text(f.label)))
         endpoint = self.endpoint_edit.text().strip()
         if endpoint and not endpoint.startswith(("https://", "http://")):
             out.append(tr("The endpoint URL must start with https:// or http://."))
@@ -255,9 +304,18 @@ class ProfileDialog(QDialog):
             out.append(tr("Settings line {line} is not key=value.").format(line=bad_line))
         return out
 
+    def _edited(self, *_args) -> None:
+        if getattr(self, "_filling", False):  # the dialog filling its own fields is not the user typing
+            self.validate()
+            return
+        self.touched = True
+        self.test_failed = None  # the form changed: the last test no longer speaks for it
+        self.validate()
+
     def validate(self) -> bool:
         problems = self.problems()
-        set_status(self.problem, problems[0] if problems else "", False if problems else None)
+        shown = problems[0] if problems and self.touched else ""  # no red error on a fresh form
+        set_status(self.problem, shown, False if shown else None)
         idle = not (self.loading or self.saving or self.testing)
         self.save_button.setEnabled(idle and not problems)
         self.test_button.setEnabled(idle and not problems)
@@ -265,6 +323,12 @@ class ProfileDialog(QDialog):
 
     def profile_from_form(self) -> Profile:
         settings, _bad = parse_settings(self.settings_edit.toPlainText())
+        for key, combo in self.setting_edits.items():
+            value = combo_value(combo)
+            if value:
+                settings[key] = value
+            else:
+                settings.pop(key, None)
         return Profile(name=self.name_edit.text().strip(), provider=self.provider_id() or "",
                        region=self.region_combo.currentText().strip() or None,
                        endpoint_url=self.endpoint_edit.text().strip() or None, settings=settings)
@@ -281,18 +345,44 @@ class ProfileDialog(QDialog):
         """Check the credentials as typed (merged with stored secrets) in the background."""
         if not self.validate():
             return
+        self._focus = QApplication.focusWidget()  # given back when the test is done
         self.testing = True
         self._idle()
         self.set_result(tr("Testing the credentials…"), None)
         run_for(self, self.session, check_form, self.accounts, self.profile_from_form(), self._entered(),
-                self.editing, ok=self._tested, err=lambda exc: self.set_result(describe_failure(exc), False),
-                done=self._test_done)
+                self.editing, ok=self._tested, err=self._test_failed, done=self._test_done)
+        if self.setting_edits:  # the provider's choices (Azure: subscriptions), also when the test fails
+            run_for(self, self.session, setting_choices, self.accounts, self.profile_from_form(), self._entered(),
+                    self.editing, ok=self._choices)
+
+    def _test_failed(self, exc: BaseException) -> None:
+        self.test_failed = describe_failure(exc)
+        self.set_result(self.test_failed, False)
+
+    def _choices(self, choices: Mapping[str, list[tuple[str, str]]]) -> None:
+        for key, values in choices.items():
+            combo = self.setting_edits.get(key)
+            if combo is None or not values:
+                continue
+            typed = combo_value(combo)
+            combo.blockSignals(True)
+            combo.clear()
+            for value, label in values:
+                combo.addItem(label, value)
+            match = next((i for i, (value, label) in enumerate(values) if typed in (value, label)), -1)
+            if match >= 0:
+                combo.setCurrentIndex(match)
+            else:
+                combo.setCurrentIndex(-1)
+                combo.setEditText(typed)
+            combo.blockSignals(False)
 
     def _entered(self) -> dict[str, str]:
         return self.form.values() if self.form else {}
 
     def _tested(self, outcome: tuple[Identity, list[Region]]) -> None:
         identity, regions = outcome
+        self.test_failed = None
         self.set_result(describe_identity(identity), True)
         current = self.region_combo.currentText()
         known = {self.region_combo.itemText(i) for i in range(self.region_combo.count())}
@@ -304,9 +394,32 @@ class ProfileDialog(QDialog):
     def _test_done(self) -> None:
         self.testing = False
         self._idle()
+        focus = getattr(self, "_focus", None)
+        if focus is not None and focus.isEnabled() and focus.isVisible():
+            focus.setFocus()  # not lost to whatever Qt picked while Test was disabled
 
     def save(self) -> None:
-        """Keyring first, then the store, on the profile's mutation lane; closes on success."""
+        """Keyring first, then the store, on the profile's mutation lane; closes on success.
+
+        After a failed test (and no edit since), asks first.
+        """
+        if not self.validate():
+            return
+        if self.test_failed:
+            box = QMessageBox(QMessageBox.Icon.Warning, tr("Save profile"),
+                              tr("The last test of these credentials failed. Save the profile anyway?"),
+                              QMessageBox.StandardButton.Cancel, self)
+            box.setObjectName("save-after-failed-test")
+            box.setInformativeText(self.test_failed)
+            yes = box.addButton(tr("Save &anyway"), QMessageBox.ButtonRole.AcceptRole)
+            yes.clicked.connect(self._save_now)
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+            self.confirm_box = box
+            box.open()
+            return
+        self._save_now()
+
+    def _save_now(self) -> None:
         if not self.validate():
             return
         self.saving = True

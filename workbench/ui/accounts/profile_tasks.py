@@ -107,6 +107,24 @@ def check_form(accounts: Accounts, profile: Profile, entered: Mapping[str, str],
     return identity, regions
 
 
+def setting_choices(accounts: Accounts, profile: Profile, entered: Mapping[str, str],
+                    editing: bool) -> Mapping[str, list[tuple[str, str]]]:
+    """Values the provider offers for its ``setting_fields`` with these credentials ({} when it cannot say).
+
+    Asked beside a credentials test, also when the test fails (Azure: an identity that sees several
+    subscriptions has to pick one before anything else works).
+    """
+    cls = get(accounts.entries, profile.provider)
+    if not cls.setting_fields:
+        return {}
+    secrets = _secrets(accounts, cls, profile, entered, editing)
+    try:
+        return construct(cls, profile, secrets, accounts.context).setting_choices()
+    except WorkbenchError as exc:
+        log.info("no setting choices for %s/%s: %s", profile.provider, profile.name, _scrubbed(exc, secrets).message)
+        return {}
+
+
 def check_saved(accounts: Accounts, profile: Profile) -> Identity:
     """Prove a saved profile's credentials with a freshly built provider (the cache is forgotten)."""
     accounts.forget(profile.name)

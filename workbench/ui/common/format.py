@@ -37,6 +37,30 @@ STATE_LABELS = {
 }
 
 
+def plural(n: int, one: str, many: str) -> str:
+    """``one`` (an N_()-marked "1 …" text) when ``n`` is 1, else ``many``; both translated."""
+    return tr(one) if n == 1 else tr(many)
+
+
+LAUNCH_STATUS = {
+    "launching": N_("launching"), "running": N_("running"), "finished": N_("finished"), "failed": N_("failed"),
+    "terminated": N_("terminated"), "recovered": N_("recovered"), "stopped": N_("stopped"),
+}
+
+
+def launch_status(status: str) -> str:
+    """A launch's status ("running", "failed" …) in the UI language; an unknown one as it is."""
+    return tr(LAUNCH_STATUS[status]) if status in LAUNCH_STATUS else status
+
+
 def state_label(state: InstanceState) -> str:
     """The state as the user reads it, in the UI language."""
     return tr(STATE_LABELS[state])
+
+
+def unchecked_text(profile: str, reason: str, may_bill: bool) -> str:
+    """A profile the app could not list: "cannot check P: why", and a warning only when it launched there."""
+    text = tr("cannot check {profile}: {reason}").format(profile=profile, reason=reason)
+    if may_bill:
+        text += " — " + tr("something this app launched there may still be billing")
+    return text

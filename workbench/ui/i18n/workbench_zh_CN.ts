@@ -44,7 +44,7 @@
       <translation>已完成 %v / %m</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>&amp;About</source>
       <translation>关于(&amp;A)</translation>
     </message>
@@ -89,14 +89,14 @@
       <translation>比较(&amp;C)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/open_folder.py" />
+      <source>&amp;Copy</source>
+      <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>&amp;Copy SSH command</source>
       <translation>复制 SSH 命令(&amp;C)</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
-      <source>&amp;Disk:</source>
-      <translation>磁盘(&amp;D)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -129,6 +129,11 @@
       <translation>GPU 型号(&amp;G)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>&amp;Getting started</source>
+      <translation>入门(&amp;G)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;Help</source>
       <translation>帮助(&amp;H)</translation>
@@ -144,9 +149,14 @@
       <translation>保持运行(&amp;K)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>&amp;Keep running and quit</source>
       <translation>保持运行并退出(&amp;K)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>&amp;Keyboard shortcuts</source>
+      <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -190,8 +200,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
-      <source>&amp;Name:</source>
-      <translation>名称(&amp;N)：</translation>
+      <source>&amp;Name</source>
+      <translation>名称(&amp;N)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
@@ -215,8 +225,13 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
-      <source>&amp;Provider:</source>
-      <translation>云服务商(&amp;P)：</translation>
+      <source>&amp;Provider</source>
+      <translation>云服务商(&amp;P)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>&amp;Quick example (free, on this computer)</source>
+      <translation>快速示例(&amp;Q)（免费，在这台计算机上）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
@@ -224,7 +239,7 @@
       <translation>快速示例(&amp;Q)：在这台计算机上运行一个短作业</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>&amp;Quit</source>
       <translation>退出(&amp;Q)</translation>
     </message>
@@ -252,6 +267,11 @@
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Remove</source>
       <translation>移除(&amp;R)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>&amp;Report a problem…</source>
+      <translation>报告问题(&amp;R)…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -284,7 +304,7 @@
       <translation>终止剩余资源(&amp;T)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>&amp;Tear everything down</source>
       <translation>全部终止(&amp;T)</translation>
     </message>
@@ -329,6 +349,11 @@
       <translation>（先上传到 {uri}）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
+      <source>* required</source>
+      <translation>* 必填</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>0 billable resources remain</source>
       <translation>0 个计费资源剩余</translation>
@@ -342,6 +367,11 @@
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>1 hour</source>
       <translation>1 小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>1 matching offer, {usable} can be chosen.</source>
+      <translation>1 个匹配的报价，{usable} 个可选。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -359,14 +389,39 @@
       <translation>1 年</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>1. Try it for free: Launch (Ctrl+N) → Quick example runs a short job on this computer. Watch it in Instances, Logs (Ctrl+L) and Monitor (Ctrl+M).</source>
+      <translation>1. 免费试用：启动（Ctrl+N）→ 快速示例会在这台计算机上运行一个短作业。在实例、日志（Ctrl+L）和监控（Ctrl+M）中查看它。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>2. Compare GPU prices: the offers list every cloud's prices with their source and date, even before you have an account.</source>
+      <translation>2. 比较 GPU 价格：报价列表列出各云的价格及其来源和日期，即使您还没有账号。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>3 months</source>
       <translation>3 个月</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>3. Add an account: Accounts → Add (AWS, Azure …). Secrets go to the system keyring only; Test shows who you are or exactly why not.</source>
+      <translation>3. 添加账号：账号 → 添加（AWS、Azure …）。密钥只保存在系统密钥环中；测试会显示您的身份，或确切说明为何不行。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>4. Launch on a cloud: pick an offer, keep the guards (max runtime, idle GPU, budget), launch. The badge shows what bills now.</source>
+      <translation>4. 在云上启动：选择报价，保留保护规则（最长运行时长、GPU 空闲、预算），然后启动。徽标显示当前正在计费的内容。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>5 min</source>
       <translation>5 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>5. Stop the bill: the red Stop all billing button (Ctrl+Shift+K) ends every machine and says "0 billable resources remain" only after checking with each provider.</source>
+      <translation>5. 停止计费：红色的“停止所有计费”按钮（Ctrl+Shift+K）会终止每台机器，并且只有在与每个云服务商核实后才会显示“0 个计费资源剩余”。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -389,7 +444,7 @@
       <translation>更便宜的 GPU 就够用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_view.py" />
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A few seconds, no cloud account, no bill: see how a launch works.</source>
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
     </message>
@@ -409,14 +464,34 @@
       <translation>名为 {name} 的配置文件已存在。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>About Cloud GPU Workbench</source>
       <translation>关于云端 GPU 工作台</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Access key ID</source>
+      <translation>访问密钥 ID</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>AccessKey ID</source>
+      <translation>AccessKey ID</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>AccessKey secret</source>
+      <translation>AccessKey Secret</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Accounts</source>
       <translation>账号</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Action</source>
+      <translation>操作</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -459,6 +534,11 @@
       <translation>需要几分钟的 GPU 读数才能给出建议。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Alibaba Cloud CLI profile</source>
+      <translation>阿里云 CLI 配置</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>All</source>
       <translation>全部</translation>
@@ -482,6 +562,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Any GPU</source>
       <translation>任意 GPU</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Application (client) ID of the service principal; or client_id= in the settings</source>
+      <translation>服务主体的应用程序（客户端）ID；或在设置中填写 client_id=</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -644,6 +729,16 @@
       <translation>点击以在图表中突出显示依据</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Client ID</source>
+      <translation>客户端 ID</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Client secret</source>
+      <translation>客户端密码</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>Close</source>
       <translation>关闭</translation>
@@ -659,16 +754,19 @@
       <translation>云端 GPU 工作台</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
-      <source>Cloud GPU Workbench {version}
-Rent GPU machines, watch them train, stop the bill with one click.</source>
-      <translation>云端 GPU 工作台 {version}
-租用 GPU 机器，观察训练过程，一键停止计费。</translation>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Cloud GPU Workbench in five steps</source>
+      <translation>五步上手云端 GPU 工作台</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/tray.py" />
-      <source>Cloud GPU Workbench — {count} billable · {rate}/h</source>
-      <translation>云端 GPU 工作台 — {count} 个计费中 · {rate}/小时</translation>
+      <source>Cloud GPU Workbench — {state}</source>
+      <translation>云端 GPU 工作台 — {state}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Collecting what a problem report needs…</source>
+      <translation>正在收集问题报告所需的信息…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -691,9 +789,14 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>转入后台继续(&amp;B)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_view.py" />
+      <location filename="../../../workbench/ui/common/open_folder.py" />
       <source>Copied</source>
       <translation>已复制</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>Copy &amp;path</source>
+      <translation>复制路径(&amp;P)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -724,11 +827,6 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Could not find out what is billing.</source>
       <translation>无法确定哪些资源正在计费。</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
-      <source>Could not list {profile}: {message} (things there may still be billing!)</source>
-      <translation>无法列出 {profile}：{message}（其中的资源可能仍在计费！）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -784,6 +882,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Difference</source>
       <translation>差额</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Directory (tenant) ID of the app registration; or tenant_id= in the profile settings</source>
+      <translation>应用注册的目录（租户）ID；或在配置文件设置中填写 tenant_id=</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -879,6 +982,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Filter by name, provider, region, type, state…</source>
       <translation>按名称、云服务商、区域、类型、状态筛选…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/open_folder.py" />
+      <source>Folder</source>
+      <translation>文件夹</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -996,6 +1104,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>每台机器的 GPU 数，至少：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Getting started</source>
+      <translation>入门</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Give a value for {names} to launch.</source>
       <translation>请为 {names} 提供值后再启动。</translation>
@@ -1046,7 +1159,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>空闲的 GPU</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>If you keep them running, the guards installed on each machine still stop it at its max runtime or when its GPUs sit idle. Local jobs on this computer keep running too.</source>
       <translation>如果保持它们运行，每台机器上安装的保护规则仍会在达到最长运行时间或 GPU 空闲时将其停止。这台计算机上的本地作业也会继续运行。</translation>
     </message>
@@ -1066,9 +1179,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>它将在 {time} 被结束。如需查看,可保持运行;最长运行时间、空闲和预算守护仍然有效。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Its credentials are deleted from the keyring.</source>
+      <translation>其凭据将从密钥环中删除。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Job</source>
       <translation>作业</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/session.py" />
+      <source>Job failed</source>
+      <translation>作业失败</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
@@ -1079,6 +1202,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
       <source>Job interrupted</source>
       <translation>作业被中断</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
+      <source>Job memory (RSS)</source>
+      <translation>作业内存（RSS）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
+      <source>Job memory (RSS) · this computer has {total}</source>
+      <translation>作业内存（RSS）· 这台计算机共有 {total}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
@@ -1101,14 +1234,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>作业：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>Jobs on this computer</source>
+      <translation>这台计算机上的作业</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Keeps running</source>
       <translation>保持运行</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Keyboard shortcuts</source>
+      <translation>键盘快捷键</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Keyring: checking…</source>
       <translation>密钥环：正在检查…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Keys</source>
+      <translation>按键</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
@@ -1176,6 +1324,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>即使您忘了作业，这些限制也会终止计费。它们在机器本身上执行，因此即使关闭本应用也依然有效。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>Limits that end the job even if you forget it.</source>
+      <translation>即使您忘了作业，这些限制也会将其结束。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>Line</source>
       <translation>行</translation>
@@ -1226,6 +1379,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>机器</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>Machine &amp;disk:</source>
+      <translation>机器磁盘(&amp;D)：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/session.py" />
       <source>Machine ready</source>
       <translation>机器已就绪</translation>
@@ -1246,7 +1404,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>机器数</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>Machines are still billing</source>
       <translation>机器仍在计费</translation>
     </message>
@@ -1269,6 +1427,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>Maximum runtime reached</source>
       <translation>已达到最长运行时间</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <source>May still be billing</source>
+      <translation>可能仍在计费</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1346,6 +1509,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>名称</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Named profile (AWS config / SSO)</source>
+      <translation>命名配置（AWS config / SSO）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Network</source>
       <translation>网络</translation>
@@ -1401,6 +1569,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>容量不足</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/open_folder.py" />
+      <source>No file manager could open this folder. It is here:</source>
+      <translation>没有文件管理器能打开此文件夹。它位于：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>No idle shutdown: a stuck job keeps the GPUs billing while doing nothing.</source>
       <translation>无空闲关机：卡住的作业会让 GPU 在空转时继续计费。</translation>
@@ -1449,6 +1622,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>No runtime limit is set: go back to Guards to set one.</source>
       <translation>未设置运行时长上限：请返回“保护规则”进行设置。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>No runtime limit: the job runs until it ends or you stop it.</source>
+      <translation>无运行时长上限：作业会一直运行，直到它结束或您将其停止。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1501,9 +1679,19 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>未发现计费中的资源，但并非所有配置文件都能列出。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/badge.py" />
+      <source>Nothing billing · {today} today</source>
+      <translation>无计费 · 今日 {today}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Nothing is billing right now</source>
       <translation>当前没有任何计费</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Nothing this app launched with it is known to be running.</source>
+      <translation>本应用用它启动的内容中，没有已知仍在运行的。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -1542,6 +1730,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
+      <source>Open &amp;outputs</source>
+      <translation>打开输出(&amp;O)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Open &amp;terminal</source>
       <translation>打开终端(&amp;T)</translation>
     </message>
@@ -1564,6 +1757,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Option</source>
       <translation>方式</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>Outputs: {path}</source>
+      <translation>输出：{path}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
@@ -1787,6 +1985,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Remove profile {name} ({provider})?</source>
+      <translation>移除配置文件 {name}（{provider}）？</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Remove profile {name} ({provider})? No machines are running under it. Its credentials are deleted from the keyring.</source>
       <translation>要移除配置文件 {name}（{provider}）吗？该配置文件下没有正在运行的机器。其凭据将从密钥环中删除。</translation>
     </message>
@@ -1804,6 +2007,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Removing profile {name}…</source>
       <translation>正在移除配置文件 {name}…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Rent GPU machines, watch them train, stop the bill with one click.</source>
+      <translation>租用 GPU 机器，观察训练，一键停止计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>Report a problem</source>
+      <translation>报告问题</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1851,6 +2064,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>保存 &amp;PDF…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
+      <source>Save &amp;anyway</source>
+      <translation>仍然保存(&amp;A)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
+      <source>Save profile</source>
+      <translation>保存配置文件</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Save the run report</source>
       <translation>保存运行报告</translation>
@@ -1886,6 +2109,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在保存…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Secret access key</source>
+      <translation>秘密访问密钥</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Secret fields are saved only in the system keyring, never in a file.</source>
       <translation>机密字段只保存在系统密钥环中，绝不写入文件。</translation>
@@ -1899,6 +2127,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Secrets the job asks for</source>
       <translation>作业需要的密钥</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Session token</source>
+      <translation>会话令牌</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -1949,6 +2182,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Some accounts could not be asked; their offers are missing:</source>
       <translation>部分账号无法查询，缺少其报价：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
+      <source>Something this app launched may still be billing.</source>
+      <translation>本应用启动的某些资源可能仍在计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Something this app launched with it may still be billing: removing the profile does not stop it, and it can no longer be managed here.</source>
+      <translation>本应用用它启动的某些资源可能仍在计费：移除配置文件不会停止它们，而且之后无法再在这里管理它们。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -2061,6 +2304,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>停止所有计费：结果</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <source>Stop what is starting now?</source>
+      <translation>停止正在启动的内容？</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Stop when a bud&amp;get of</source>
       <translation>花费达到预算即停止(&amp;G)：</translation>
@@ -2086,6 +2334,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在停止所有计费…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Subscription</source>
+      <translation>订阅</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>System</source>
+      <translation>系统</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>System default</source>
       <translation>系统默认</translation>
@@ -2099,6 +2357,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>Telemetry problem: {message}</source>
       <translation>遥测出现问题：{message}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Tenant ID</source>
+      <translation>租户 ID</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
@@ -2166,6 +2429,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>一台机器至少需要的 GPU 数量</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>The job is running.</source>
+      <translation>作业正在运行。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The job spec has an error (see above): fix the file and open it again, or clear it.</source>
       <translation>作业规格有错误（见上文）：请修正文件后重新打开，或将其清除。</translation>
@@ -2174,6 +2442,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>The language changes when the app is restarted.</source>
       <translation>重启应用后语言设置才会生效。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
+      <source>The last test of these credentials failed. Save the profile anyway?</source>
+      <translation>这些凭据上次测试失败。仍然保存配置文件吗？</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
@@ -2196,6 +2469,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>网络限制了训练速度</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>The problem report is on the clipboard.</source>
+      <translation>问题报告已复制到剪贴板。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>The provider is not answering right now</source>
       <translation>云服务商目前无响应</translation>
@@ -2204,6 +2482,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>The report could not be built: {error}</source>
       <translation>无法生成报告：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>The report could not be collected</source>
+      <translation>无法收集报告</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>The secret's Value; not needed with auth=cli (your `az login`)</source>
+      <translation>密码的“值”；使用 auth=cli（您的 `az login`）时不需要</translation>
     </message>
     <message>
       <location filename="../../../workbench/app.py" />
@@ -2263,9 +2551,24 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>这些价格来自价格目录：您还没有可以启动它们的账户。请在“账户”中为其中一个云添加账户。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>They cost nothing and are not stopped unless you tick them.</source>
+      <translation>它们不产生费用，除非您勾选，否则不会被停止。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>Thing</source>
       <translation>资源</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>This computer</source>
+      <translation>这台计算机</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/open_folder.py" />
+      <source>This folder does not exist yet. It will be here:</source>
+      <translation>此文件夹尚不存在。它将位于：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -2291,6 +2594,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>This provider needs no credentials.</source>
       <translation>此云服务商不需要凭据。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/help_menu.py" />
+      <source>This report (versions and the health checks, without your secrets, home folder or user name) is on the clipboard: paste it into your message. Attach the log file if you can.</source>
+      <translation>此报告（版本与健康检查结果，不含您的密钥、主文件夹或用户名）已复制到剪贴板：请粘贴到您的消息中。如有可能，请附上日志文件。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2388,6 +2696,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>正在等待 {name} 的第一个读数…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <source>Waiting for {launch} to finish starting on {profile}…</source>
+      <translation>正在等待 {launch} 在 {profile} 上完成启动…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Ways to pay for this job</source>
       <translation>这个任务的付费方式</translation>
@@ -2433,6 +2746,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>没有同步挂载时，重新启动的作业会从头开始：请添加一个同步模式的存储桶来保存检查点。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>a RAM user's AccessKey ID (LTAI…); leave empty to use an Alibaba Cloud CLI profile</source>
+      <translation>RAM 用户的 AccessKey ID（LTAI…）；留空则使用阿里云 CLI 配置</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a SkyPilot task</source>
       <translation>SkyPilot 任务</translation>
@@ -2441,6 +2759,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a dstack task</source>
       <translation>dstack 任务</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in</source>
+      <translation>~/.aws/config 中的配置，例如用于 IAM Identity Center（SSO）登录</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>a profile name from ~/.aliyun/config.json (aliyun configure) instead of an AccessKey</source>
+      <translation>~/.aliyun/config.json（aliyun configure）中的配置名，代替 AccessKey</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2466,6 +2794,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>also when the job fails</source>
       <translation>作业失败时也重新启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>an IAM user's key (AKIA…); leave empty to use a named profile instead</source>
+      <translation>IAM 用户的密钥（AKIA…）；留空则改用命名配置</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -2533,6 +2866,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>无法检查(未设置汇率)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/badge.py" />
+      <source>cannot check {count}</source>
+      <translation>无法检查 {count} 个</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>cannot check {profile}: {reason}</source>
+      <translation>无法检查 {profile}：{reason}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>converted from {currency} at your rate</source>
       <translation>按您的汇率从 {currency} 换算</translation>
@@ -2593,6 +2936,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>例如 train-resnet</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>end the job (nothing keeps running or billing)</source>
+      <translation>结束作业（不会有任何内容继续运行或计费）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>endpoint {url}</source>
       <translation>端点 {url}</translation>
@@ -2621,6 +2969,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>folder in the bucket, e.g. datasets/imagenet</source>
       <translation>存储桶中的文件夹，例如 datasets/imagenet</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>free</source>
+      <translation>免费</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2691,6 +3044,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>low</source>
       <translation>低</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>machine {state}</source>
+      <translation>机器{state}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
@@ -2798,6 +3156,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>每行一个 key=value，因云服务商而异</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>only for temporary credentials (ASIA… keys)</source>
+      <translation>仅用于临时凭据（ASIA… 密钥）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>or type an address: s3://BUCKET/PREFIX, https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX, oss://…</source>
       <translation>或输入地址：s3://BUCKET/PREFIX、https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX、oss://…</translation>
@@ -2868,6 +3231,21 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>节省计划 3 年</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>shown once when the AccessKey was created; stored in the system keyring only</source>
+      <translation>仅在创建 AccessKey 时显示一次；只保存在系统密钥环中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>shown once when the key was created; stored in the system keyring only</source>
+      <translation>仅在创建密钥时显示一次；只保存在系统密钥环中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>something this app launched there may still be billing</source>
+      <translation>本应用在那里启动的某些资源可能仍在计费</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>speed unknown</source>
       <translation>速度未知</translation>
@@ -2911,6 +3289,16 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/common/format.py" />
       <source>stopped (disks bill)</source>
       <translation>已停止（磁盘计费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>stopped by a guard</source>
+      <translation>已被保护规则停止</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>stopped by you</source>
+      <translation>已由您停止</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -2983,6 +3371,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>以下中最便宜的：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>the cloud machine's disk (billed while the machine exists)</source>
+      <translation>云机器的磁盘（机器存在期间计费）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>the first with an offer of</source>
       <translation>以下中第一个有报价的：</translation>
@@ -2991,6 +3384,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>the subscription to launch in; Test lists the ones this identity may use (empty: the only one it sees)</source>
+      <translation>在其中启动的订阅；测试会列出此身份可使用的订阅（留空：它能看到的唯一订阅）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -3084,12 +3482,12 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
-      <source>{count} billable · {rate}/h</source>
+      <source>{count} billing · {rate}/h</source>
       <translation>{count} 个计费中 · {rate}/小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
-      <source>{count} billable · {rate}/h · {today} today</source>
+      <location filename="../../../workbench/ui/shell/badge.py" />
+      <source>{count} billing · {rate}/h · {today} today</source>
       <translation>{count} 个计费中 · {rate}/小时 · 今日 {today}</translation>
     </message>
     <message>
@@ -3098,7 +3496,7 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 个价格未知的残留资源未计入总额。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/shell/main_window.py" />
+      <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>{count} machine(s) are still billing {rate}/h.</source>
       <translation>{count} 台机器仍在计费，{rate}/小时。</translation>
     </message>
@@ -3128,9 +3526,29 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{count} 条建议 · 价格来自内置价目快照</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/badge.py" />
+      <source>{count} running here</source>
+      <translation>{count} 个在本机运行</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{count} running, {rate}/h</source>
       <translation>{count} 台运行中，{rate}/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>{display}, as the provider prices it</source>
+      <translation>{display}，按云服务商的计价</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>{display}; amounts in {others} are not converted (no rate set)</source>
+      <translation>{display}；{others} 金额未换算（未设置汇率）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>{display}; {others} converted at your rate of {rate} CNY per USD</source>
+      <translation>{display}；{others} 按您设置的汇率 {rate} 人民币/美元换算</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/format.py" />
@@ -3163,6 +3581,11 @@ Rent GPU machines, watch them train, stop the bill with one click.</source>
       <translation>{label}（可选）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all.py" />
+      <source>{launch} is starting on {profile}: the teardown waits for it, then ends it</source>
+      <translation>{launch} 正在 {profile} 上启动：清理会等待它启动完成，然后将其结束</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>{launch} keeps running; end it with Terminate when you are done.</source>
       <translation>{launch} 保持运行;用完后请点击“终止”结束它。</translation>
@@ -3176,13 +3599,23 @@ What to do: {hint}</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/session.py" />
-      <source>{name} exited with code {code}.</source>
-      <translation>{name} 已退出，退出码为 {code}。</translation>
+      <source>{name} failed with exit code {code}.</source>
+      <translation>{name} 失败，退出码为 {code}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/session.py" />
+      <source>{name} finished (exit code 0).</source>
+      <translation>{name} 已完成（退出码 0）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/remote_access.py" />
       <source>{name} has no address yet</source>
       <translation>{name} 尚无地址</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>{name} has not been checked yet</source>
+      <translation>{name} 尚未检查</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -3305,11 +3738,6 @@ What to do: {hint}</source>
       <translation>{profile} 需要您的 MFA 设备当前显示的六位验证码。</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all.py" />
-      <source>{profile}: {message}</source>
-      <translation>{profile}：{message}</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>{provider} (no account)</source>
       <translation>{provider}（无账户）</translation>
@@ -3368,6 +3796,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>{thing} on {where}, {price}</source>
       <translation>{thing}，位于 {where}，{price}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>{thing}, {cost}</source>
+      <translation>{thing}，{cost}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

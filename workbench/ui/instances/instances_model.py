@@ -19,9 +19,12 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, STOPPED, Outcome, job_outcome
+from workbench.core.money.billing_status import costs_money, on_this_computer
 from workbench.core.lifecycle.recovery import attempt_of
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, money, state_label
+from workbench.ui.common.icons import icon
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
 from workbench.ui.runtime.session import Snapshot
@@ -35,17 +38,36 @@ COL_STATE = 5
 
 
 
-def state_text(inst: Instance) -> str:
+#: the job's outcome: colour (light, dark palette) and icon
+OUTCOME_LOOK = {FINISHED: ("#2e7d32", "#81c784", "finished"), FAILED: ("#c62828", "#ff8a65", "failed"),
+                STOPPED: ("#616161", "#bdbdbd", "stopped")}
+
+
+def outcome_text(out: Outcome) -> str:
+    """"finished · exit 0", "failed · exit 2", "stopped by you", "stopped by a guard: <why>"."""
+    if out.kind == STOPPED:
+        if out.by == BY_GUARD:
+            return tr("stopped by a guard") + (f": {out.reason}" if out.reason else "")
+        return tr("stopped by you")
+    label = tr("finished") if out.kind == FINISHED else tr("failed")
+    return f"{label} · " + tr("exit {code}").format(code=out.exit_code)
+
+
+def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason: str | None = None) -> str:
+    """The state column: the job's outcome once it has one (with the machine's state while it bills)."""
     text = state_label(inst.state)
     if inst.extra.get("economical_stop") and not inst.state.active:
         # Alibaba's economical stop: the machine no longer bills compute, its disks do
         text = tr("stopped, no compute charge (disks still bill)")
     if inst.extra.get("spot_interrupted") or inst.extra.get("evicted"):
         # the cloud took the spot machine back: its own state for the user, whatever the cloud calls it
-        text = tr("Spot interrupted") + f" ({text})"
-    if inst.exit_code is not None:
-        text += " · " + tr("exit {code}").format(code=inst.exit_code)
-    return text
+        return tr("Spot interrupted") + f" ({text})"
+    out = job_outcome(inst, launch.status if launch else None, guard_reason)
+    if out is None:
+        return text
+    if inst.state.billable and not on_this_computer(inst):
+        return outcome_text(out) + " · " + tr("machine {state}").format(state=text)
+    return outcome_text(out)
 
 
 def name_text(inst: Instance, launch: LaunchRecord | None) -> str:
@@ -152,6 +174,13 @@ class InstancesModel(RowTableModel):
             return tr("{name} · {n} machines · node 0").format(name=name, n=len(nodes))
         return "    └ " + tr("node {rank}").format(rank=rank)
 
+    def _outcome(self, inst: Instance) -> Outcome | None:
+        launch = self._snap.launches.get(inst.launch_id)
+        return job_outcome(inst, launch.status if launch else None, self._snap.guard_ended.get(inst.launch_id))
+
+    def _state_text(self, inst: Instance) -> str:
+        return state_text(inst, self._snap.launches.get(inst.launch_id), self._snap.guard_ended.get(inst.launch_id))
+
     # -- Qt model API -----------------------------------------------------------
     def _uptime(self, inst: Instance) -> float | None:
         if inst.launched_at and inst.state.billable:
@@ -174,7 +203,7 @@ class InstancesModel(RowTableModel):
                 inst.region,
                 inst.instance_type,
                 f"{inst.gpu_count}× {inst.gpu_model}" if inst.gpu_count else tr("none"),
-                state_text(inst),
+                self._state_text(inst),
                 duration(up) if up is not None else "–",
                 money(inst.price_per_hour, inst.currency) + ("" if not inst.spot else " " + tr("(spot)")),
                 money(spent, inst.currency),
@@ -183,18 +212,26 @@ class InstancesModel(RowTableModel):
         if role == SORT_ROLE:
             # a launch's nodes sort by their head's value, then stay in rank order under it
             return (self._sort_value(self.head_of(inst), col), inst.launch_id, node_rank_of(inst.extra))
+        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.DecorationRole) and col == COL_STATE:
+            out = self._outcome(inst)
+            if out is not None and not costs_money(inst):
+                light, dark, icon_name = OUTCOME_LOOK[out.kind]
+                is_dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+                color = dark if is_dark else light
+                return QBrush(QColor(color)) if role == Qt.ItemDataRole.ForegroundRole else icon(icon_name, color)
         if role == Qt.ItemDataRole.ForegroundRole:
-            if col == COL_STATE and inst.state.billable:
+            if col == COL_STATE and costs_money(inst):  # a free job on this computer is running, not billing
                 dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
                 return QBrush(QColor("#ff8a65" if dark else "#c62828"))
             if not inst.state.billable:
                 return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-        if role == Qt.ItemDataRole.FontRole and col == COL_STATE and inst.state.billable:
+        if role == Qt.ItemDataRole.FontRole and col == COL_STATE and costs_money(inst):
             f = QFont()
             f.setBold(True)
             return f
         if role == Qt.ItemDataRole.ToolTipRole:
-            tip = [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
+            tip = [self._state_text(inst)] if col == COL_STATE else []
+            tip += [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
             nodes = self._nodes.get(inst.launch_id)
             if nodes:
                 tip.append(tr("node {rank} of the launch's {n} machines: Terminate and Stop act on all of "
@@ -204,7 +241,7 @@ class InstancesModel(RowTableModel):
             if got is not None:
                 tip.append(tr("attempt {n} of {root}: relaunched after an interruption (Spend lists every "
                               "attempt)").format(n=got[0], root=got[1]))
-            if inst.state.billable:
+            if costs_money(inst):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:
                 tip.append(tr("Address: {host}").format(host=inst.host))
@@ -214,7 +251,6 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 6, 7, 8):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
 
     def _sort_value(self, inst: Instance, col: int) -> Any:
         up = self._uptime(inst)

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.money.spend import burn_rate
 from workbench.core.lifecycle.teardown import TeardownReport, teardown
+from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.ui.common.dialogs import show_error
+from workbench.ui.common.open_folder import open_folder
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
-from workbench.ui.instances.instances_model import INSTANCE_ROLE, InstancesFilter, InstancesModel
+from workbench.ui.instances.instances_model import COL_STATE, INSTANCE_ROLE, InstancesFilter, InstancesModel
 from workbench.ui.instances.remote_access import open_terminal, ssh_command
 from workbench.ui.runtime.session import Session, Snapshot
 
@@ -76,6 +78,7 @@ class InstancesView(QWidget):
         header.setSectionsMovable(True)
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.keep_state_column_fitting()
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.doubleClicked.connect(lambda _i: self.monitor_action.trigger())
@@ -117,12 +120,13 @@ class InstancesView(QWidget):
         self.logs_action = act(tr("&Logs"), "logs", "Ctrl+L", self._logs)
         self.copy_ssh_action = act(tr("&Copy SSH command"), "copy", "Ctrl+Shift+C", self._copy_ssh)
         self.terminal_action = act(tr("Open &terminal"), "terminal", "Ctrl+T", self._terminal)
+        self.outputs_action = act(tr("Open &outputs"), "folder", "Ctrl+Shift+O", self.open_outputs)
         self.report_action = act(tr("Run &report…"), "export", "Ctrl+Shift+R", self.open_report)
         self.stop_action = act(tr("&Stop (deallocate)…"), "stop-billing", "Ctrl+Shift+S", self.stop_selected)
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
-                            self.report_action, self.stop_action, self.terminate_action]
+                            self.outputs_action, self.report_action, self.stop_action, self.terminate_action]
         self._update_actions()
 
     def selected(self) -> list[Instance]:
@@ -145,6 +149,7 @@ class InstancesView(QWidget):
         self.terminal_action.setEnabled(one is not None and (one.provider == "local" or has_ssh))
         self.terminate_action.setEnabled(any(i.state.billable for i in sel))
         self.report_action.setEnabled(one is not None)
+        self.outputs_action.setEnabled(one is not None)
         self.stop_action.setEnabled(bool(self._stoppable(sel)))
 
     def _context_menu(self, pos: QPoint) -> None:
@@ -173,6 +178,12 @@ class InstancesView(QWidget):
         dlg = RunReportDialog(self.session, inst.launch_id, self)
         dlg.open()
         return dlg
+
+    def open_outputs(self):
+        """The selected launch's outputs folder (a cloud job's: once downloaded); the path where none opens it."""
+        if (inst := self.current()) is None:
+            return None
+        return open_folder(outputs_folder(inst), self)
 
     def _logs(self) -> None:
         if (inst := self.current()) is not None:
@@ -248,6 +259,10 @@ class InstancesView(QWidget):
          .fail(lambda e: show_error(self, e))
          .finally_(lambda: (self._update_actions(), self.session.refresh())))
 
+    def keep_state_column_fitting(self) -> None:
+        """The state ("failed · exit 2", "stopped by a guard: …") always fits its column: never clipped."""
+        self.table.horizontalHeader().setSectionResizeMode(COL_STATE, QHeaderView.ResizeMode.ResizeToContents)
+
     # -- terminate --------------------------------------------------------------
     def terminate_selected(self) -> QMessageBox | None:
         """Ask, naming the machines and the $/h they stop; then tear their launches down."""
@@ -303,7 +318,6 @@ class InstancesView(QWidget):
                 self.table.setColumnWidth(col, min(260, self.table.columnWidth(col) + 12))
         self.empty.setVisible(not has_rows)
         self.table.setVisible(has_rows)
-        billable = snap.billable
-        self.summary.setText(tr("{count} billable · {rate}/h").format(count=len(billable),
-                                                                       rate=money(snap.burn_rate)))
+        paying = snap.paying  # money: a free job on this computer is running, not billing
+        self.summary.setText(tr("{count} billing · {rate}/h").format(count=len(paying), rate=money(burn_rate(paying))))
         self._update_actions()

@@ -3,7 +3,10 @@
 For a cloud machine the log file is filled by the remote job's stream (by byte
 offset, see ``workbench.core.remote.logs``); the dialog also shows the remote
 job's state and exit code, and "Download results" fetches the spec's outputs
-(on a worker, through the same SSH path as ``workbench download``).
+(on a worker, through the same SSH path as ``workbench download``).  Above the log,
+the job's outcome ("finished · exit 0", "failed · exit 2", "stopped by you"); below
+it, where the outputs are, with Open and Copy (the path is shown where no file
+manager can open it).
 
 A node of a multi-node launch: the "Node" box shows that node's output, another node's, or
 every node's at once, each line prefixed ``[node R]`` (``workbench logs ID [--node R]``).
@@ -12,9 +15,10 @@ every node's at once, each line prefixed ``[node R]`` (``workbench logs ID [--no
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QTextCursor
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QTextCursor
 from shiboken6 import isValid
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
@@ -22,8 +26,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from workbench.core import paths
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance
+from workbench.core.remote.outputs_folder import outputs_folder
+from workbench.ui.common.open_folder import open_folder
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.session import Session
+
+if TYPE_CHECKING:
+    from workbench.core.lifecycle.outcome import Outcome
 
 MAX_BLOCKS = 20_000  # lines kept in the view; the file keeps everything
 
@@ -44,9 +53,21 @@ def _remote_status(launch_id: str) -> str:
     return text
 
 
-def _poll(path: Path, pos: int, launch_id: str, remote: bool) -> tuple[bytes, int, str]:
+def _outcome(store, inst: Instance) -> "Outcome | None":
+    """The job's outcome as the store knows it now (worker thread)."""
+    from workbench.core.lifecycle.outcome import guard_endings, job_outcome
+
+    fresh = store.get_instance(inst.provider, inst.profile, inst.instance_id) or inst
+    launch = store.find_launch(inst.launch_id)
+    guard = guard_endings(store.guard_events(inst.launch_id)).get(inst.launch_id)
+    return job_outcome(fresh, launch.status if launch else None, guard)
+
+
+def _poll(path: Path, pos: int, launch_id: str, remote: bool, store=None,
+          inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
     data, pos = _read_from(path, pos)
-    return data, pos, _remote_status(launch_id) if remote else ""
+    outcome = _outcome(store, inst) if store is not None and inst is not None else None
+    return data, pos, _remote_status(launch_id) if remote else "", outcome
 
 
 def download_outputs(accounts, inst: Instance) -> str:
@@ -70,14 +91,15 @@ def download_outputs(accounts, inst: Instance) -> str:
                                                            folder=paths.job_dir(inst.launch_id) / "outputs")
 
 
-def _poll_nodes(tail, launch_id: str, remote: bool) -> tuple[bytes, int, str]:
+def _poll_nodes(tail, launch_id: str, remote: bool, store=None,
+                inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
     """Every node's new complete lines, prefixed by rank (worker thread; ``tail`` keeps the offsets)."""
     import io
 
     out = io.BytesIO()
     tail.pump(out)
-    data = out.getvalue()
-    return data, -1, _remote_status(launch_id) if remote else ""
+    outcome = _outcome(store, inst) if store is not None and inst is not None else None
+    return out.getvalue(), -1, _remote_status(launch_id) if remote else "", outcome
 
 
 def _read_from(path: Path, pos: int) -> tuple[bytes, int]:
@@ -123,7 +145,8 @@ class LogsDialog(QDialog):
         self.where = QLabel(str(self.path))
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         open_btn = QPushButton(tr("Open &folder"))
-        open_btn.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path.parent))))
+        open_btn.setObjectName("log-open-folder")
+        open_btn.clicked.connect(lambda: open_folder(self.path.parent, self))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         self.node_box = QComboBox(objectName="log-node")
@@ -150,7 +173,28 @@ class LogsDialog(QDialog):
         self.download_btn.clicked.connect(self.download)
         self.download_btn.setVisible(self.remote)
         row.insertWidget(2, self.download_btn)
+        self.outcome = QLabel()
+        self.outcome.setObjectName("log-outcome")
+        font = self.outcome.font()
+        font.setBold(True)
+        self.outcome.setFont(font)
+        self.outputs = outputs_folder(inst)
+        self.outputs_label = QLabel(tr("Outputs: {path}").format(path=self.outputs))
+        self.outputs_label.setObjectName("log-outputs")
+        self.outputs_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outputs_label.setWordWrap(True)
+        outputs_open = QPushButton(tr("Open &outputs"))
+        outputs_open.setObjectName("log-open-outputs")
+        outputs_open.clicked.connect(lambda: open_folder(self.outputs, self))
+        outputs_copy = QPushButton(tr("Copy &path"))
+        outputs_copy.setObjectName("log-copy-outputs")
+        outputs_copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(str(self.outputs)))
+        outputs_row = QHBoxLayout()
+        outputs_row.addWidget(self.outputs_label, 1)
+        outputs_row.addWidget(outputs_open)
+        outputs_row.addWidget(outputs_copy)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.outcome)
         if self.remote and not self.path.exists():
             lay.addWidget(QLabel(tr("Logs from cloud machines stream here once the job runs there.")))
         lay.addWidget(self.status)
@@ -162,6 +206,7 @@ class LogsDialog(QDialog):
         if remote_event is not None:
             remote_event.connect(self._on_remote_event)
         lay.addWidget(self.text, 1)
+        lay.addLayout(outputs_row)
         lay.addLayout(row)
         lay.addWidget(buttons)
         self.timer = QTimer(self, interval=1000, timeout=self.poll)
@@ -184,14 +229,15 @@ class LogsDialog(QDialog):
             return
         self._reading = True
         gen = getattr(self, "_generation", 0)
+        store = getattr(self.session.accounts, "store", None)
         if self.node is None:
             from workbench.core.remote.node_logs import NodeLogTail
 
             if self._tail is None:
                 self._tail = NodeLogTail(self.launch_id, list(range(len(self.nodes))), prefix=True)
-            task = self.session.run(_poll_nodes, self._tail, self.launch_id, self.remote)
+            task = self.session.run(_poll_nodes, self._tail, self.launch_id, self.remote, store, self.instance)
         else:
-            task = self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote)
+            task = self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote, store, self.instance)
         task.then(lambda result: self._append(result) if gen == getattr(self, "_generation", 0) else None) \
             .finally_(self._done)
 
@@ -224,10 +270,21 @@ class LogsDialog(QDialog):
             .fail(lambda exc: self.status.setText(tr("Download failed: {message}").format(message=exc))) \
             .finally_(lambda: self.download_btn.setEnabled(True))
 
-    def _append(self, result: tuple[bytes, int, str]) -> None:
-        data, pos, status = result
-        if pos >= 0:
+    def _show_outcome(self, out: "Outcome | None") -> None:
+        if out is None:
+            self.outcome.setText(tr("The job is running.") if self.instance.state.active else "")
+            self.outcome.setStyleSheet("")
+            return
+        from workbench.ui.instances.instances_model import OUTCOME_LOOK, outcome_text
+
+        self.outcome.setText(outcome_text(out))
+        self.outcome.setStyleSheet(f"color: {OUTCOME_LOOK[out.kind][0]};")
+
+    def _append(self, result: tuple[bytes, int, str, "Outcome | None"]) -> None:
+        data, pos, status, out = result
+        if pos >= 0:  # -1: every node's output (the tail keeps the offsets)
             self._pos = pos
+        self._show_outcome(out)
         if status and self.download_btn.isEnabled() and status != self.status.text():  # not over a download
             self.status.setText(status)
         if not data:

@@ -38,9 +38,11 @@ def ssh_command(inst: Instance) -> str | None:
 
 
 def local_workdir(inst: Instance) -> Path:
-    """Where a Local job runs (its copied workdir), else its job folder."""
-    job = paths.job_dir(inst.launch_id)
-    return job / "work" if (job / "work").is_dir() else job
+    """Where a Local job runs (its working folder, as the provider reports it), else its job folder."""
+    from workbench.core.remote.outputs_folder import outputs_folder
+
+    folder = outputs_folder(inst)
+    return folder if folder.is_dir() else paths.job_dir(inst.launch_id)
 
 
 def _terminal_argv(command: list[str] | None, cwd: Path) -> list[str]:

@@ -9,14 +9,17 @@ How to open it (toolbar action and tray menu alike)::
 One dialog, four steps:
 
 1. *Looking*: :func:`workbench.core.lifecycle.teardown.inventory` runs on the read pool (a busy bar turns).
-2. *Confirm*: every billable instance and leftover per provider/profile with its $/h and the total;
-   profiles that could not be listed are named with their error (they may still bill).  When
-   nothing bills: "Nothing is billing right now" and only Close.
+2. *Confirm*: every billable instance and leftover per provider/profile with its $/h and the total
+   (money only); jobs on this computer listed apart, each unticked (they cost nothing: only ticked
+   ones are ended); launches in flight (the teardown waits for them, then ends what they made);
+   profiles that could not be listed: "cannot check P: why", with "may still be billing" only when
+   the app launched something there.  When nothing bills: "Nothing is billing right now" and Close.
 3. *Stopping*: :func:`workbench.core.lifecycle.teardown.teardown` of everything on the ``"teardown"`` lane;
    its :class:`TeardownEvent` s arrive on worker threads and are re-emitted through a queued
    signal, so the table model is only touched on the main thread.
-4. *Result*: "0 billable resources remain" (green) or a red list of what remains with a console
-   link per item, and Retry.  Then ``session.notify`` ("info" when clean, else "error") and
+4. *Result*: "0 billable resources remain" (green; profiles that could not be checked but where
+   nothing was launched are named beside it) or a red list of what remains with a console link per
+   item, and Retry.  In quit mode (``quitting``) the close button quits the app once the result shows.  Then ``session.notify`` ("info" when clean, else "error") and
    ``session.refresh()``.
 
 Closing while the teardown runs does not cancel it (a half-run teardown would leave the bill
@@ -40,11 +43,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderV
                                QPushButton, QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.providers.accounts import Accounts
-from workbench.core.lifecycle.teardown import Inventory, TeardownEvent, TeardownReport, inventory, item_key, teardown
+from workbench.core.lifecycle.teardown import (Inventory, TeardownEvent, TeardownReport, hourly_price, inventory,
+                                               item_key, teardown)
+from workbench.core.money.billing_status import on_this_computer
 from workbench.ui.common.dialogs import show_error
-from workbench.ui.common.format import money
+from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
+from workbench.ui.instances.stop_all_local import LocalJobsBox
 from workbench.ui.instances.stop_all_model import COL_STATUS, GREEN, RED, StopAllModel, describe, price_text
 from workbench.ui.runtime.session import Session
 
@@ -59,13 +65,14 @@ class _EventPipe(QObject):
     arrived = Signal(object)
 
 
-def teardown_with_links(accounts: Accounts, timeout: float, poll: float,
-                        progress) -> tuple[TeardownReport, dict[tuple, str]]:
-    """Worker side: tear everything down, then ask each provider for console links of what remains.
+def teardown_with_links(accounts: Accounts, timeout: float, poll: float, progress,
+                        keep: list[str] | tuple[str, ...] = ()) -> tuple[TeardownReport, dict[tuple, str]]:
+    """Worker side: tear everything (but the ``keep`` launches) down, then ask each provider for
+    console links of what remains.
 
     Runs on the teardown lane: building a provider may read the keyring, which must not block the UI.
     """
-    report = teardown(accounts, None, timeout=timeout, poll=poll, progress=progress)
+    report = teardown(accounts, None, timeout=timeout, poll=poll, progress=progress, keep=keep)
     links: dict[tuple, str] = {}
     for x in report.remaining:
         try:
@@ -97,6 +104,7 @@ class StopAllDialog(QDialog):
         self.state = "idle"  # idle → loading → confirm | nothing → running → done; closed
         self.inventory: Inventory | None = None
         self.report: TeardownReport | None = None
+        self.quitting = False  # opened by Quit → Tear everything down: Close quits once the result shows
         self._generation = 0  # results of an abandoned step are dropped
         self.model = StopAllModel(self)
         self._pipe = _EventPipe(self)
@@ -158,7 +166,11 @@ class StopAllDialog(QDialog):
         self.remaining_lay.setContentsMargins(0, 0, 0, 0)
         table_lay = QVBoxLayout(table_page)
         table_lay.setContentsMargins(0, 0, 0, 0)
-        for w in (self.table, self.listing_errors, self.note, self.progress, self.result, self.remaining_box):
+        self.local_box = LocalJobsBox()
+        self.local_box.changed.connect(self._local_choice_changed)
+        self.launching = self._label("stop-all-launching")
+        for w in (self.table, self.local_box, self.launching, self.listing_errors, self.note, self.progress,
+                  self.result, self.remaining_box):
             table_lay.addWidget(w, 1 if w is self.table else 0)
 
         self.stack = QStackedWidget()
@@ -235,7 +247,8 @@ class StopAllDialog(QDialog):
         if not self._current(gen):
             return
         self.inventory = inv
-        self.model.set_items(inv.items)
+        self.model.set_items([x for x in inv.items if not on_this_computer(x.provider)])
+        self.local_box.set_items([x for x in inv.items if on_this_computer(x.provider)])
         self.state = "nothing" if inv.nothing_billing else "confirm"
         self._show_state()
 
@@ -250,10 +263,26 @@ class StopAllDialog(QDialog):
 
     def _listing_error_text(self) -> str:
         inv = self.inventory
-        if inv is None or not inv.errors:
+        if inv is None:
             return ""
-        return "\n".join(tr("Could not list {profile}: {message} (things there may still be billing!)").format(
-            profile=name, message=exc.message) for name, exc in inv.errors)
+        return "\n".join(unchecked_text(name, exc.message, bool(launched)) for name, exc, launched in inv.unchecked)
+
+    def _launching_text(self) -> str:
+        inv = self.inventory
+        if inv is None or not inv.launching:
+            return ""
+        return "\n".join(tr("{launch} is starting on {profile}: the teardown waits for it, then ends it").format(
+            launch=lid, profile=p.name) for p, lid in inv.launching)
+
+    def _to_stop(self) -> int:
+        """How many things the Stop button ends: billing ones, launches in flight, ticked local jobs."""
+        inv = self.inventory or Inventory()
+        return self.model.rowCount() + len(inv.launching) + len(self.local_box.chosen()) + len(inv.errors)
+
+    def _local_choice_changed(self) -> None:
+        if self.state == "confirm":
+            self._confirm_texts()
+            self.stop_button.setEnabled(self._to_stop() > 0)
 
     # -- step 3: stop -----------------------------------------------------------------
     def confirm(self) -> None:
@@ -268,10 +297,14 @@ class StopAllDialog(QDialog):
         gen = self._generation
         self.state = "running"
         self.report = None
+        ticked = self.local_box.chosen()
+        if ticked and self.model.status_of(ticked[0]) is None:  # the ticked local jobs get rows of their own
+            self.model.set_items([*self.model.items(), *ticked])
+        self.local_box.lock(True)
         self.model.restart()
         self._show_state()
         (self.session.run(teardown_with_links, self.session.accounts, self.timeout, self.poll,
-                          self._pipe.arrived.emit, lane="teardown")
+                          self._pipe.arrived.emit, self.local_box.kept(), lane="teardown")
          .then(lambda out: self._finished(gen, *out))
          .fail(lambda exc: self._teardown_failed(gen, exc)))
 
@@ -280,6 +313,10 @@ class StopAllDialog(QDialog):
 
     def _on_event(self, ev: TeardownEvent) -> None:
         if shiboken6.isValid(self) and self.running:
+            if ev.kind == "waiting":
+                self.launching.setText(tr("Waiting for {launch} to finish starting on {profile}…").format(
+                    launch=ev.message, profile=ev.profile))
+                self.launching.setVisible(True)
             self.model.apply(ev)
             self._update_progress()
 
@@ -296,12 +333,14 @@ class StopAllDialog(QDialog):
         self.state = "done"
         self._show_state()
         self._show_remaining(report, links)
-        if report.clean:
-            self.session.notify.emit(tr("Billing stopped"), tr("0 billable resources remain"), "info")
+        unchecked = [unchecked_text(name, exc.message, report.may_bill(name)) for name, exc in report.errors]
+        if report.settled:
+            self.session.notify.emit(tr("Billing stopped"), "\n".join([tr("0 billable resources remain"), *unchecked]),
+                                     "info")
         else:
             lines = [f"{describe(x)} ({x.provider}/{x.profile})" for x in report.remaining]
-            lines += [f"{name}: {exc.message}" for name, exc in report.errors]
-            self.session.notify.emit(tr("Still billing"), "\n".join(lines), "error")
+            title = tr("Still billing") if report.remaining else tr("May still be billing")
+            self.session.notify.emit(title, "\n".join(lines + unchecked), "error" if report.remaining else "warning")
         self.teardown_finished.emit(report)
         self._refresh_session()
 
@@ -330,9 +369,11 @@ class StopAllDialog(QDialog):
                 w.hide()
                 w.setParent(None)  # out of the dialog now (and of findChildren), not only when deleted
                 w.deleteLater()
-        if report.clean:
+        if report.settled:
             self.result.setText(tr("0 billable resources remain"))
             self.result.setStyleSheet(f"color: {GREEN}; font-weight: bold;")
+            for name, exc in report.errors:  # nothing of ours there: said, but not as a warning
+                self._remaining_row(unchecked_text(name, exc.message, False), None, color="")
             return
         if report.remaining:
             self.result.setText(tr("{count} billable resource(s) remain:").format(count=len(report.remaining)))
@@ -344,14 +385,16 @@ class StopAllDialog(QDialog):
                 thing=describe(x), where=f"{x.provider}/{x.profile} ({x.region})", price=price_text(x)),
                 links.get(item_key(x)))
         for name, exc in report.errors:
-            self._remaining_row(tr("{profile}: {message}").format(profile=name, message=exc.message), None)
+            self._remaining_row(unchecked_text(name, exc.message, report.may_bill(name)), None,
+                                color=RED if report.may_bill(name) else "")
 
-    def _remaining_row(self, text: str, url: str | None) -> None:
+    def _remaining_row(self, text: str, url: str | None, color: str = RED) -> None:
         row = QWidget()
         lay = QHBoxLayout(row)
         lay.setContentsMargins(0, 0, 0, 0)
         lab = self._label("stop-all-remaining-item", "• " + text)
-        lab.setStyleSheet(f"color: {RED};")
+        if color:
+            lab.setStyleSheet(f"color: {color};")
         lay.addWidget(lab, 1)
         if url:
             link = QPushButton(icon("open"), tr("Open in &console"))
@@ -375,8 +418,17 @@ class StopAllDialog(QDialog):
         self.remaining_box.setVisible(s == "done")
         self.listing_errors.setText(self._listing_error_text() if s == "confirm" else "")
         self.listing_errors.setVisible(bool(self.listing_errors.text()))
+        may_bill = bool(self.inventory and any(launched for _, _, launched in self.inventory.unchecked))
+        self.listing_errors.setStyleSheet(f"color: {RED};" if may_bill else "")
+        self.launching.setText(self._launching_text() if s == "confirm" else self.launching.text() if s == "running"
+                               else "")
+        self.launching.setVisible(bool(self.launching.text()))
+        self.local_box.setVisible(bool(self.local_box.boxes) and s in ("confirm", "running", "done"))
+        self.local_box.lock(s != "confirm")
+        self.stop_button.setEnabled(s != "confirm" or self._to_stop() > 0)
+        done = tr("&Quit") if self.quitting and s == "done" else tr("&Close")
         self.close_button.setText({"loading": tr("&Cancel"), "idle": tr("&Cancel"), "confirm": tr("&Cancel"),
-                                   "running": tr("Continue in &background")}.get(s, tr("&Close")))
+                                   "running": tr("Continue in &background")}.get(s, done))
         if s == "running":
             self.heading.setText(tr("Stopping all billing…"))
             self.note.setText(tr("Closing this window does not stop the teardown; "
@@ -398,10 +450,14 @@ class StopAllDialog(QDialog):
 
     def _confirm_texts(self) -> None:
         inv = self.inventory or Inventory()
-        items = inv.items
+        items = [*self.model.items(), *self.local_box.chosen()]
         if items:
             self.heading.setText(tr("Stop {count} billable thing(s), {rate}/h in total?").format(
-                count=len(items), rate=money(inv.hourly_total)))
+                count=len(items), rate=money(sum(hourly_price(x) or 0.0 for x in items))))
+        elif inv.launching:
+            self.heading.setText(tr("Stop what is starting now?"))
+        elif self.local_box.boxes and not inv.errors:
+            self.heading.setText(tr("Nothing is billing right now"))
         else:
             self.heading.setText(tr("Nothing billing was found, but not every profile could be listed."))
         note = tr("Machines are terminated and their disks, addresses and other leftovers deleted. "

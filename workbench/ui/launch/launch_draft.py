@@ -23,6 +23,8 @@ field                written by  read by
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
 ``nodes``            OfferPage   ReviewPage, the launch (None: the spec's num_nodes)
+``disk_gb``          GuardsPage  ReviewPage, the launch (None: the spec's; a cloud
+                                 machine's disk, not asked for a job on this computer)
 ``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
 ``storage``          JobPage     ReviewPage (its check), the launch (None: the spec's own
                      (StorageBox) mounts; local folders are uploaded at launch)
@@ -31,8 +33,10 @@ field                written by  read by
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
-with every page's own part folded in (the guards, the number of machines, the storage mounts, the
-recovery policy).  The launch
+with every page's own part folded in (the guards, the number of machines, the disk size, the storage
+mounts, the recovery policy).  The chosen offer decides what fits: :attr:`LaunchDraft.on_this_computer` and
+:attr:`LaunchDraft.has_gpu` tell the pages which questions to ask (no disk size and "end the job"
+on this computer, no idle-GPU guard without a GPU).  The launch
 (:class:`~workbench.ui.launch.launch_run.LaunchRun`) is given the whole draft
 value when the review page's Launch action is triggered, so a field that the
 launch needs reaches it without new plumbing.
@@ -57,6 +61,7 @@ from typing import Any, Mapping
 from PySide6.QtCore import QObject, Signal
 
 from workbench.core.domain.models import Guards, JobSpec, Recovery, StorageMount
+from workbench.core.money.billing_status import THIS_COMPUTER
 from workbench.core.providers.catalog import RankedOffer
 
 
@@ -84,6 +89,8 @@ class LaunchDraft:
     guards: Guards | None = None
     #: how many machines of the chosen offer (the offer page's "Machines"); None: the spec's num_nodes
     nodes: int | None = None
+    #: the cloud machine's disk size set on the guards page; None: the spec's (and on this computer)
+    disk_gb: int | None = None
     #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
     secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: the storage mounts set on the job page; None: the spec's own
@@ -92,17 +99,32 @@ class LaunchDraft:
     recovery: Recovery | None | str = UNSET
 
     def launch_spec(self) -> JobSpec:
-        """The job to launch: ``spec`` with the pages' own parts (guards, machines, storage, recovery) folded in."""
+        """The job to launch: ``spec`` with the pages' own parts (guards, machines, disk size, storage, recovery)
+        folded in."""
         spec = self.spec
         if self.guards is not None and self.guards != spec.guards:
             spec = dataclasses.replace(spec, guards=self.guards)
         if self.nodes is not None and self.nodes != spec.num_nodes:
             spec = dataclasses.replace(spec, num_nodes=self.nodes)
+        if self.disk_gb is not None and self.disk_gb != spec.resources.disk_gb and not self.on_this_computer:
+            spec = dataclasses.replace(spec, resources=dataclasses.replace(spec.resources, disk_gb=self.disk_gb))
         if self.storage is not None and self.storage != spec.storage:
             spec = dataclasses.replace(spec, storage=self.storage)
         if self.recovery != UNSET and self.recovery != spec.recovery:
             spec = dataclasses.replace(spec, recovery=self.recovery)
         return spec
+
+    @property
+    def on_this_computer(self) -> bool:
+        """The chosen offer runs the job here (Local): no machine to size, no bill to stop."""
+        return self.choice is not None and self.choice.offer.provider == THIS_COMPUTER
+
+    @property
+    def has_gpu(self) -> bool:
+        """The job gets GPUs: the chosen offer has some (before a choice: the spec asks for some)."""
+        if self.choice is not None:
+            return self.choice.offer.gpu_count > 0
+        return self.spec.resources.gpu is not None
 
     @property
     def missing_secrets(self) -> tuple[str, ...]:

@@ -9,8 +9,11 @@ GPU choices and ranges the form cannot show (alternatives, a count range, a
 vendor) are kept from the file and the GPU fields are locked.  A spec that fails to load shows
 the jobspec error (``file:line: field: problem``) in red and blocks Next until
 another file is opened or the spec is cleared.  Moving on writes the job to
-the wizard's draft (``spec``).  Main thread only; reading a small local YAML
-file is the only I/O.
+the wizard's draft (``spec``).  "Quick example" opens the free job on this
+computer that the Launch view offers too, so Ctrl+N reaches it.  A form problem
+shows once the user has typed (or opened a file), never on a fresh form.  The
+disk size is asked on the guards page, once the machine is chosen.  Main thread
+only; reading a small local YAML file is the only I/O.
 """
 
 from __future__ import annotations
@@ -29,13 +32,20 @@ from workbench.core.domain.gpus import GPU_MODELS
 from workbench.core.domain.importers import load_job_file
 from workbench.core.domain.jobspec import MAX_GPU_COUNT
 from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
-from workbench.core.domain.models import GpuRequest, JobSpec, Resources
+from workbench.core.domain.models import GpuRequest, JobSpec
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.import_notes import ImportNotesPanel
 from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.launch_storage import StorageBox
+
+
+def quick_example_path() -> str:
+    """The few-second local job behind "Quick example" (resources/examples/local-smoke.yaml)."""
+    from workbench.core import paths
+
+    return str(paths.resources_dir() / "examples" / "local-smoke.yaml")
 
 # The jobspec's name rule: names become file names, cloud tags and resource-group names.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -63,7 +73,12 @@ class JobPage(QWizardPage):
         self.clear_button = QPushButton(tr("C&lear"), objectName="clear-spec")
         self.clear_button.setToolTip(tr("Forget the opened spec and start from a blank form"))
         self.clear_button.clicked.connect(self.clear_spec)
+        self.quick_button = QPushButton(icon("launch"), tr("&Quick example (free, on this computer)"),
+                                        objectName="quick-example-page")
+        self.quick_button.setToolTip(tr("A few seconds, no cloud account, no bill: see how a launch works."))
+        self.quick_button.clicked.connect(lambda: self.load_file(quick_example_path()))
         self.spec_error = InlineMessage("error", "spec-error")
+        self.touched = False  # a problem is shown once the user typed or opened a file
 
         self.name_edit = QLineEdit(objectName="job-name")
         self.name_edit.setPlaceholderText(tr("e.g. train-resnet"))
@@ -84,18 +99,21 @@ class JobPage(QWizardPage):
         self.gpu_from_file.setVisible(False)
         self.gpu_locked = False  # the opened file's GPU choices are more than the form can show
         self.import_panel = ImportNotesPanel()
-        self.disk = QSpinBox(objectName="disk-gb", minimum=1, maximum=65536, value=Resources().disk_gb, suffix=" GB")
         self.error = InlineMessage("error", "job-error")
         self.spec_path.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Tab goes from Open… to the form
-        for w in (self.gpu_model, self.gpu_count, self.gpu_memory, self.disk):
+        for w in (self.gpu_model, self.gpu_count, self.gpu_memory):
             w.setMaximumWidth(self.fontMetrics().horizontalAdvance("M") * 16)
 
         spec_row = QHBoxLayout()
         spec_row.addWidget(self.spec_path, 1)
         spec_row.addWidget(self.open_button)
         spec_row.addWidget(self.clear_button)
+        quick_row = QHBoxLayout()
+        quick_row.addWidget(self.quick_button)
+        quick_row.addStretch(1)
         form = QFormLayout()
         form.addRow(tr("Job spec:"), spec_row)
+        form.addRow("", quick_row)
         form.addRow("", self.spec_error)
         form.addRow(tr("N&ame:"), self.name_edit)
         form.addRow(tr("&Command:"), self.command_edit)
@@ -104,7 +122,6 @@ class JobPage(QWizardPage):
         form.addRow(tr("&Min. GPU memory:"), self.gpu_memory)
         form.addRow("", self.gpu_from_file)
         form.addRow("", self.spot)
-        form.addRow(tr("&Disk:"), self.disk)
         self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -115,7 +132,7 @@ class JobPage(QWizardPage):
 
         for signal in (self.name_edit.textChanged, self.command_edit.textChanged,
                        self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged):
-            signal.connect(self._changed)
+            signal.connect(self._edited)
         self._changed()
 
     # -- opening a spec --------------------------------------------------------
@@ -177,7 +194,6 @@ class JobPage(QWizardPage):
         self.gpu_count.setValue(gpu.count if gpu else 1)
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
-        self.disk.setValue(spec.resources.disk_gb)
         self.storage_box.fill(spec.storage, spec.recovery)
         self._lock_gpu(spec)
         self._changed()
@@ -215,12 +231,16 @@ class JobPage(QWizardPage):
             return tr("A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).")
         return None
 
+    def _edited(self) -> None:
+        self.touched = True
+        self._changed()
+
     def _changed(self) -> None:
         gpu = self.gpu_model.currentData() != GPU_NONE
         self.gpu_model.setEnabled(not self.gpu_locked)
         self.gpu_count.setEnabled(gpu and not self.gpu_locked)
         self.gpu_memory.setEnabled(gpu and not self.gpu_locked)
-        self.error.show_text(self.problem())
+        self.error.show_text(self.problem() if self.touched or self.load_error else None)  # not on a fresh form
         self.completeChanged.emit()
 
     def isComplete(self) -> bool:  # noqa: N802 (Qt naming)
@@ -236,8 +256,7 @@ class JobPage(QWizardPage):
         base = self.base or JobSpec(name="job", run="true")
         if self.gpu_locked:
             gpu = base.resources.gpu  # the file's choices or range, which the form cannot show
-        resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked(),
-                                        disk_gb=self.disk.value())
+        resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked())
         return dataclasses.replace(base, name=self.name_edit.text().strip(), run=self.command_edit.toPlainText(),
                                    resources=resources)
 

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QGr
 from workbench.core.providers.browse import Browse, browse_spec
 from workbench.core.providers.catalog import OfferQuery, RankedOffer
 from workbench.core.domain.errors import WorkbenchError
-from workbench.core.domain.models import Guards
-from workbench.ui.common.format import duration
+from workbench.core.domain.models import Guards, Resources
+from workbench.ui.common.format import duration, plural
 from workbench.ui.common.icons import icon
-from workbench.ui.i18n import tr
+from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.offers_model import COL_NETWORK, COL_SPOT, COL_TOTAL, OFFER_ROLE, OffersModel
@@ -139,7 +139,8 @@ class OfferPage(QWizardPage):
         self.refresh_button.setEnabled(True)
         self.model.set_offers(ranked, q.spot)
         usable = sum(1 for r in ranked if r.offer.available)
-        self.status.setText(tr("{count} matching offers, {usable} can be chosen.").format(
+        self.status.setText(plural(len(ranked), N_("1 matching offer, {usable} can be chosen."),
+                                   N_("{count} matching offers, {usable} can be chosen.")).format(
             count=len(ranked), usable=usable))
         if not ranked:  # the real reason: nothing offers it, no account, or the price lists failed
             self.empty.show_text(tr("No offer matches this job: {reason}").format(
@@ -210,7 +211,11 @@ class OfferPage(QWizardPage):
 
 
 class GuardsPage(QWizardPage):
-    """Max runtime, idle-GPU shutdown and budget; an unticked limit shows a visible warning."""
+    """Max runtime, idle-GPU shutdown and budget; an unticked limit shows a visible warning.
+
+    What fits the chosen offer: a cloud machine's disk size (not for a job on this computer), and
+    the idle-GPU shutdown only when the job gets GPUs.
+    """
 
     def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -231,6 +236,10 @@ class GuardsPage(QWizardPage):
         self.budget = QDoubleSpinBox(objectName="budget", minimum=0.01, maximum=1_000_000, decimals=2,
                                      prefix="$", value=10.0)
         self.warning = InlineMessage("warning", "guards-warning")
+        self.disk_label = QLabel(tr("Machine &disk:"))
+        self.disk = QSpinBox(objectName="disk-gb", minimum=1, maximum=65536, value=Resources().disk_gb, suffix=" GB")
+        self.disk_label.setBuddy(self.disk)
+        self.disk_note = QLabel(tr("the cloud machine's disk (billed while the machine exists)"))
 
         grid = QGridLayout()
         grid.addWidget(self.max_runtime_on, 0, 0)
@@ -242,6 +251,9 @@ class GuardsPage(QWizardPage):
         grid.addWidget(self.budget_on, 2, 0)
         grid.addWidget(self.budget, 2, 1)
         grid.addWidget(QLabel(tr("is spent (estimated)")), 2, 2)
+        grid.addWidget(self.disk_label, 3, 0)
+        grid.addWidget(self.disk, 3, 1)
+        grid.addWidget(self.disk_note, 3, 2)
         grid.setColumnStretch(3, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
@@ -251,14 +263,30 @@ class GuardsPage(QWizardPage):
         for box in (self.max_runtime_on, self.idle_on, self.budget_on):
             box.toggled.connect(self._changed)
         self.max_runtime.valueChanged.connect(self._changed)
+        self.here, self.gpus = False, True  # what the chosen offer is: this computer? with GPUs?
         self.fill(Guards())
 
     def initializePage(self) -> None:  # noqa: N802
         # Prefill from the spec, but keep the user's edits when they come back with the same spec.
-        guards = self.draft.value.spec.guards
+        d = self.draft.value
+        guards = d.spec.guards
         if guards != self._prefilled_from:
             self._prefilled_from = guards
             self.fill(guards)
+            self.disk.setValue(d.disk_gb or d.spec.resources.disk_gb)
+        self.fit(d.on_this_computer, d.has_gpu)
+
+    def fit(self, here: bool, gpus: bool) -> None:
+        """Ask only what fits the chosen offer: no disk on this computer, no idle-GPU rule without GPUs."""
+        self.here, self.gpus = here, gpus
+        for w in (self.disk_label, self.disk, self.disk_note):
+            w.setVisible(not here)
+        for w in (self.idle_on, self.idle_minutes, self.idle_util):
+            w.setVisible(gpus)
+        self.setSubTitle(tr("Limits that end the job even if you forget it.") if here else tr(
+            "Limits that end the bill even if you forget the job. They are enforced on the "
+            "machine itself, so they work while this app is closed."))
+        self._changed()
 
     def fill(self, g: Guards) -> None:
         """Show ``g`` on the page (a limit that is None is shown unticked, with its warning)."""
@@ -277,7 +305,7 @@ class GuardsPage(QWizardPage):
         """The limits as set on the page."""
         return Guards(
             max_runtime_minutes=self.max_runtime.value() if self.max_runtime_on.isChecked() else None,
-            idle_minutes=self.idle_minutes.value() if self.idle_on.isChecked() else None,
+            idle_minutes=self.idle_minutes.value() if self.idle_on.isChecked() and self.gpus else None,
             idle_util_below=self.idle_util.value(),
             budget_usd=self.budget.value() if self.budget_on.isChecked() else None,
         )
@@ -287,9 +315,12 @@ class GuardsPage(QWizardPage):
         g = self.guards()
         out = []
         if g.max_runtime_minutes is None:
-            out.append(tr("No runtime limit: the machine keeps billing until the job ends, another guard "
-                          "stops it, or you stop it."))
-        if g.idle_minutes is None:
+            out.append(tr("No runtime limit: the job runs until it ends or you stop it.") if self.here else tr(
+                "No runtime limit: the machine keeps billing until the job ends, another guard stops it, or you "
+                "stop it."))
+        if self.here:
+            return out  # a job on this computer bills nothing: the budget and idle rules are about money
+        if g.idle_minutes is None and self.gpus:
             out.append(tr("No idle shutdown: a stuck job keeps the GPUs billing while doing nothing."))
         if g.budget_usd is None:
             if g.max_runtime_minutes is None:
@@ -308,5 +339,5 @@ class GuardsPage(QWizardPage):
         self.warning.show_text("\n".join(self.warnings()))
 
     def validatePage(self) -> bool:  # noqa: N802
-        self.draft.update(guards=self.guards())
+        self.draft.update(guards=self.guards(), disk_gb=None if self.here else self.disk.value())
         return True

@@ -20,6 +20,7 @@ from workbench.core.providers.catalog import RankedOffer, interconnect, intercon
 from workbench.core.providers.offer_choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
+from workbench.core.money.billing_status import on_this_computer
 from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
 from workbench.ui.common.format import duration, money
@@ -33,6 +34,8 @@ ON_FINISH_TEXT = {
     OnFinish.STOP: N_("stop the machine (its disks still bill)"),
     OnFinish.KEEP: N_("keep the machine running (it bills until a guard or you stop it)"),
 }
+#: a job on this computer has no machine to terminate or stop: its run simply ends
+ON_FINISH_HERE = N_("end the job (nothing keeps running or billing)")
 _MARKS = {"pending": "○", "active": "▶", "done": "✓", "failed": "✗", "skipped": "–"}
 
 
@@ -343,8 +346,10 @@ class ReviewPage(QWizardPage):
         f = self.fields
         f["job"].setText(spec.name + (" · " + tr("from {file}").format(file=spec.source) if spec.source else ""))
         f["command"].setText(spec.run.strip())
+        here = choice is not None and on_this_computer(choice.offer.provider)
         f["disk"].setText(tr("{n} GB").format(n=spec.resources.disk_gb))
-        f["on_finish"].setText(tr(ON_FINISH_TEXT[spec.on_finish]))
+        self.form.setRowVisible(f["disk"], not here)  # this computer's disk is not rented
+        f["on_finish"].setText(tr(ON_FINISH_HERE) if here else tr(ON_FINISH_TEXT[spec.on_finish]))
         f["guards"].setText(guards_text(spec.guards))
         f["recovery"].setText(recovery_text(spec))
         self.show_storage(spec, None)

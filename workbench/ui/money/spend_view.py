@@ -24,6 +24,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
+from workbench.core.applog import first_time
 from workbench.core.lifecycle.recovery import attempt_of
 from workbench.core.money import budgets, currency
 from workbench.core.providers.accounts import Accounts
@@ -32,7 +33,7 @@ from workbench.core.money.budgets import BudgetStatus
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.money.spend import SpendBook, start_of_month, start_of_today
 from workbench.ui.common.dialogs import show_error
-from workbench.ui.common.format import money
+from workbench.ui.common.format import launch_status, money
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.icons import icon
 from workbench.ui.runtime.session import Session, Snapshot
@@ -78,6 +79,20 @@ class SpendReport:
     monthly: BudgetStatus | None = None
     has_actual: bool = False
     settings: CurrencySettings = CurrencySettings()
+    #: the currencies the figures were priced in (the note says which were converted)
+    sources: tuple[str, ...] = ("USD",)
+
+
+def currency_note(settings: CurrencySettings, sources: tuple[str, ...]) -> str:
+    """How the figures in the display currency were obtained, in the UI language (core's ``note`` in words)."""
+    converted = ", ".join(sorted(c for c in sources if c != settings.display))
+    if not converted:
+        return tr("{display}, as the provider prices it").format(display=settings.display)
+    if settings.cny_per_usd is None:
+        return tr("{display}; amounts in {others} are not converted (no rate set)").format(
+            display=settings.display, others=converted)
+    return tr("{display}; {others} converted at your rate of {rate} CNY per USD").format(
+        display=settings.display, others=converted, rate=f"{settings.cny_per_usd:g}")
 
 
 def build_report(accounts: Accounts, now: float | None = None, fetch_actual: bool = True) -> SpendReport:
@@ -88,7 +103,8 @@ def build_report(accounts: Accounts, now: float | None = None, fetch_actual: boo
     since_day = _dt.date.fromtimestamp(month_start - 62 * 86400).isoformat()
     if fetch_actual:  # both cached: the providers are asked at most every few hours
         for name, exc in sync_actual_costs(accounts, since_day, now=now):
-            log.info("billed cost of %s not available: %s", name, exc)
+            if first_time(f"billed cost of {name}", str(exc)):  # said once, not on every refresh
+                log.info("billed cost of %s not available: %s", name, exc)
         for name, exc in sync_spot_history(accounts, now=now, max_age_s=3600.0):
             log.info("spot price history of %s not available: %s", name, exc)
     book = SpendBook.load(store)
@@ -109,10 +125,12 @@ def build_report(accounts: Accounts, now: float | None = None, fetch_actual: boo
             by_launch.get(r.launch_id, 0.0), None if projected is None else cur.convert(projected, r.currency or "USD"),
             cur.display, None if act is None else cur.convert(act.amount, act.currency),
             act.source if act else "", st.budget.amount if st else None, st.percent if st else None))
-    note = cur.note({book.currency_of(k) for k in book.entries} or {cur.display})
+    sources = {book.currency_of(k) for k in book.entries} or {cur.display}
+    note = cur.note(sources)
     return SpendReport(rows=tuple(rows), days=tuple(book.by_day(30, now)), today=book.total(now, start_of_today(now)),
                        month=book.total(now, month_start), burn_rate=book.rate_total(now), currency=cur.display,
-                       note=note, monthly=statuses.get(budgets.MONTHLY), has_actual=bool(actual), settings=cur)
+                       note=note, monthly=statuses.get(budgets.MONTHLY), has_actual=bool(actual), settings=cur,
+                       sources=tuple(sorted(sources)))
 
 
 def write_csv(path: str, report: SpendReport) -> None:
@@ -146,7 +164,8 @@ class SpendModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             used = "–" if r.budget_percent is None else tr("{p} % of {amount}").format(
                 p=f"{r.budget_percent:.0f}", amount=money(r.budget, "USD"))
-            return (r.name, r.where, r.region, r.status, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started)),
+            return (r.name, r.where, r.region, launch_status(r.status),
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started)),
                     money(r.spent, r.currency), money(r.actual, r.currency), money(r.difference, r.currency), used,
                     money(r.projected, r.currency))[c]
         if role == Qt.ItemDataRole.UserRole:
@@ -304,7 +323,7 @@ class SpendView(QWidget):
         self.budget_bar.setVisible(m is not None)
         self.totals.setText(text)
         self.note.setText(tr("Estimates: price × billable seconds under each provider's billing rules; "
-                             "figures in {note}.").format(note=report.note)
+                             "figures in {note}.").format(note=currency_note(report.settings, report.sources))
                           + (" " + tr("Billed: what the provider reports (lags by hours).") if report.has_actual else ""))
         for c in (COL_BILLED, COL_DIFF):
             self.table.setColumnHidden(c, not report.has_actual)

@@ -38,6 +38,16 @@ def series_label(key: SeriesKey) -> str:
     return f"{kind} {index} {name}".strip()
 
 
+def memory_label(key: SeriesKey, total_mb: float) -> str:
+    """The memory plot's legend: a GPU's used memory "of" its size; for a job without a GPU, the job's
+    resident memory (RSS), beside (not "of") this computer's RAM, which is not the job's."""
+    if key[0] == "cpu":
+        if total_mb > 0:
+            return tr("Job memory (RSS) · this computer has {total}").format(total=_size(total_mb))
+        return tr("Job memory (RSS)")
+    return tr("{series} (of {total})").format(series=series_label(key), total=_size(total_mb))
+
+
 def _size(mb: float) -> str:
     return tr("{n} GB").format(n=f"{mb / _MB_PER_GB:.1f}") if mb >= _MB_PER_GB else tr("{n} MB").format(n=f"{mb:.0f}")
 
@@ -165,7 +175,7 @@ class MonitorPlots(QWidget):
                                                                              style=Qt.PenStyle.DashLine))
                 self.mem_plot.addItem(total)
             c = self.curves[key] = _Curves(util, mem, total)
-        label = tr("{series} (of {total})").format(series=series_label(key), total=_size(total_mb))
+        label = memory_label(key, total_mb)
         if c.mem.name() != label:
             self.mem_legend.removeItem(c.mem)
             c.mem.opts["name"] = label

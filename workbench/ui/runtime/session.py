@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -21,6 +21,8 @@ from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.kinds import is_remote
+from workbench.core.lifecycle.outcome import guard_endings
+from workbench.core.money.billing_status import launched_on, paying, running_here
 from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_today
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import state_label
@@ -39,6 +41,7 @@ MAX_BACKOFF_MS = 5 * 60_000
 #: the first refresh waits this long, so its imports (plugins, SDK modules) on a worker thread do
 #: not compete with the main thread for the GIL while the window paints for the first time
 FIRST_REFRESH_DELAY_MS = 150
+GUARD_ENDINGS_S = 30 * 86400  # how far back a guard's teardown still explains a job's end
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,25 @@ class Snapshot:
     spend_today: float = 0.0
     errors: tuple[tuple[str, WorkbenchError], ...] = ()
     taken_at: float = 0.0
+    #: profiles in ``errors`` where the app launched something that may still bill (so: "may still be billing")
+    may_bill: frozenset[str] = frozenset()
+    #: launch id → why a guard tore it down or stopped it (the job's outcome reads "stopped by a guard")
+    guard_ended: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def billable(self) -> list[Instance]:
+        """Every instance that may bill, free Local jobs included (see ``paying`` for money)."""
         return [i for i in self.instances if i.state.billable]
+
+    @property
+    def paying(self) -> list[Instance]:
+        """The instances that cost money now: what the badge, the tray and the quit guard count."""
+        return paying(self.instances)
+
+    @property
+    def running_here(self) -> list[Instance]:
+        """Jobs alive on this computer."""
+        return running_here(self.instances)
 
     @property
     def burn_rate(self) -> float:
@@ -77,6 +95,8 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
         spend_today=sum(spend_by_instance(ledger, now, since=start_of_today(now)).values()),
         errors=tuple(result.errors),
         taken_at=now,
+        may_bill=frozenset(name for name, _ in result.errors if launched_on(store, name)),
+        guard_ended=guard_endings(store.guard_events(since=now - GUARD_ENDINGS_S)),
     )
 
 
@@ -108,6 +128,11 @@ class Session(QObject):
         #: remote jobs and GPU streams of cloud machines (core, threads of its own); made on first need
         self.remote: "RemoteJobs | None" = None
         self.remote_event.connect(self._on_remote_event)
+        self._announced_exits: set[str] = set()  # launches whose end was announced (once each)
+        if accounts is not None:
+            from workbench.core.remote import ssh_cleanup
+
+            ssh_cleanup.install()  # every teardown of the app (Stop all, Terminate, guards) cleans ssh up
         # app-side guards (budget, runtime, idle, finished) after each refresh
         self.guards = GuardHook(self)
         # recovery: relaunch interrupted launches whose spec asks for it, after each refresh
@@ -166,9 +191,7 @@ class Session(QObject):
 
     def _on_remote_event(self, ev: "JobEvent") -> None:
         if ev.kind == "exit":
-            code = ev.data.get("exit_code")
-            self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
-                name=ev.launch_id, code=code), "info" if code == 0 else "warning")
+            self._announce_exit(ev.launch_id, ev.launch_id, ev.data.get("exit_code"))
         elif ev.kind == "error":
             self.notify.emit(tr("Remote job problem"), f"{ev.launch_id}: {ev.message}", "error")
         elif ev.kind == "warning" and ev.phase == "kept":
@@ -188,12 +211,21 @@ class Session(QObject):
                 self.notify.emit(tr("Machine ready"), tr("{name} is running.").format(name=name), "info")
             if prev is not None and prev.state.active and not inst.state.active:
                 if inst.exit_code is not None:
-                    level = "info" if inst.exit_code == 0 else "warning"
-                    self.notify.emit(tr("Job finished"), tr("{name} exited with code {code}.").format(
-                        name=name, code=inst.exit_code), level)
+                    self._announce_exit(inst.launch_id, name, inst.exit_code)
                 elif inst.state.billable:
                     self.notify.emit(tr("Machine stopped"), tr("{name} is {state} and may still bill.").format(
                         name=name, state=state_label(inst.state)), "warning")
+
+    def _announce_exit(self, launch_id: str, name: str, code: Any) -> None:
+        """One notification per launch: "Job finished" (exit 0) or "Job failed" (any other code)."""
+        if launch_id in self._announced_exits:
+            return
+        self._announced_exits.add(launch_id)
+        if code == 0:
+            self.notify.emit(tr("Job finished"), tr("{name} finished (exit code 0).").format(name=name), "info")
+        else:
+            self.notify.emit(tr("Job failed"), tr("{name} failed with exit code {code}.").format(
+                name=name, code=code), "warning")
 
     def _refresh_error(self, exc: BaseException) -> None:
         self._set_backoff(isinstance(exc, TransientError))

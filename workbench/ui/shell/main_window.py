@@ -23,13 +23,15 @@ from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetIte
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.models import Instance
 from workbench.ui.common.dialogs import log_file_url
-from workbench.ui.common.format import money
+from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import LANGUAGES, N_, tr
 from workbench.ui.common.icons import icon
 from workbench.ui.instances.instances_view import InstancesView
 from workbench.ui.accounts.mfa import MfaPrompter
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.settings import UiSettings
+from workbench.ui.shell.badge import badge_text
+from workbench.ui.shell.quit_guard import quit_after_teardown, quit_dialog
 from workbench.ui.shell.tray import Tray
 
 if TYPE_CHECKING:
@@ -239,10 +241,9 @@ class MainWindow(QMainWindow):
             a.setChecked(self.settings.theme == code)
             a.triggered.connect(lambda _=False, c=code: self._set_theme(c))
             tgroup.addAction(a)
-        m = mb.addMenu(tr("&Help"))
-        m.addAction(self.log_action)
-        about = m.addAction(tr("&About"))
-        about.triggered.connect(self._about)
+        from workbench.ui.shell.help_menu import HelpMenu  # Getting started, shortcuts, report, About
+
+        self.help = HelpMenu(self, mb.addMenu(tr("&Help")))
 
     # -- views ------------------------------------------------------------------
     def show_view(self, key: str) -> None:
@@ -335,16 +336,17 @@ class MainWindow(QMainWindow):
         self.session.refresh()
 
     def _snapshot(self, snap: Snapshot) -> None:
-        billable = snap.billable
-        self.badge.setText(tr("{count} billable · {rate}/h · {today} today").format(
-            count=len(billable), rate=money(snap.burn_rate), today=money(snap.spend_today)))
-        bg, fg = ("#c62828", "#ffffff") if billable else ("#2e7d32", "#ffffff")
-        self.badge.setStyleSheet(BADGE_STYLE.format(bg=bg, fg=fg))
+        text, bg = badge_text(snap)
+        self.badge.setText(text)
+        self.badge.setStyleSheet(BADGE_STYLE.format(bg=bg, fg="#ffffff"))
+        self.badge.setToolTip("\n".join([tr("What everything billing costs now, and what today cost so far"),
+                                         *(unchecked_text(n, e.message, n in snap.may_bill) for n, e in snap.errors)]))
         if self.tray is not None:
             self.tray.update_snapshot(snap)
         if snap.taken_at:
             if snap.errors:
-                self.statusBar().showMessage("; ".join(f"{name}: {e.message}" for name, e in snap.errors), 15_000)
+                self.statusBar().showMessage("; ".join(unchecked_text(name, e.message, name in snap.may_bill)
+                                                       for name, e in snap.errors), 15_000)
             else:
                 self.statusBar().showMessage(tr("Up to date"), 5000)
 
@@ -380,17 +382,6 @@ class MainWindow(QMainWindow):
         self.settings.theme = code
         theme.apply(code)
 
-    def _about(self) -> None:
-        from importlib import metadata
-
-        try:
-            version = metadata.version("cloud-gpu-workbench")
-        except metadata.PackageNotFoundError:
-            version = "dev"
-        QMessageBox.about(self, tr("About Cloud GPU Workbench"),
-                          tr("Cloud GPU Workbench {version}\nRent GPU machines, watch them train, "
-                             "stop the bill with one click.").format(version=version))
-
     def _restore_layout(self) -> None:
         s = self.settings
         geo = s.bytes("window/geometry")
@@ -402,6 +393,7 @@ class MainWindow(QMainWindow):
         header = s.bytes("instances/header")
         if header is not None and self.instances_view.table.horizontalHeader().restoreState(header):
             self.instances_view.columns_sized = True
+            self.instances_view.keep_state_column_fitting()  # a saved layout must not clip the job's outcome
         self.show_view(s.last_view)
 
     def save_layout(self) -> None:
@@ -418,37 +410,14 @@ class MainWindow(QMainWindow):
 
     def quit_dialog(self) -> QMessageBox:
         """Keep running / Tear everything down / Cancel, naming what bills and the guards that hold."""
-        billable = self.session.snapshot.billable
-        box = QMessageBox(QMessageBox.Icon.Warning, tr("Machines are still billing"),
-                          tr("{count} machine(s) are still billing {rate}/h.").format(
-                              count=len(billable), rate=money(self.session.snapshot.burn_rate)), parent=self)
-        box.setObjectName("quit-dialog")
-        box.setInformativeText(tr("If you keep them running, the guards installed on each machine still stop it "
-                                  "at its max runtime or when its GPUs sit idle. Local jobs on this computer "
-                                  "keep running too."))
-        keep = box.addButton(tr("&Keep running and quit"), QMessageBox.ButtonRole.AcceptRole)
-        down = box.addButton(tr("&Tear everything down"), QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        keep.setObjectName("quit-keep")
-        down.setObjectName("quit-teardown")
-        keep.clicked.connect(self._quit_now)
-        down.clicked.connect(self._quit_after_teardown)
-        box.open()
-        return box
+        return quit_dialog(self)
 
     def _quit_now(self) -> None:
         self._quitting = True
         self.close()
 
     def _quit_after_teardown(self) -> None:
-        dlg = self.stop_all()
-        if dlg is not None:
-            def done(report) -> None:
-                if report.clean:  # verified: nothing bills; otherwise stay open showing what remains
-                    QTimer.singleShot(1500, self._quit_now)
-
-            dlg.teardown_finished.connect(done)
+        quit_after_teardown(self)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() == QEvent.Type.PaletteChange:
@@ -466,7 +435,8 @@ class MainWindow(QMainWindow):
             item.setIcon(icon(item.data(Qt.ItemDataRole.UserRole + 1)))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if not self._quitting and self.session.accounts is not None and self.session.snapshot.billable:
+        snap = self.session.snapshot
+        if not self._quitting and self.session.accounts is not None and (snap.paying or snap.may_bill):
             event.ignore()
             self.quit_dialog()
             return

@@ -9,10 +9,10 @@ from __future__ import annotations
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
-from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.runtime.session import Snapshot
+from workbench.ui.shell.badge import badge_text
 
 _LEVELS = {"info": QSystemTrayIcon.MessageIcon.Information, "warning": QSystemTrayIcon.MessageIcon.Warning,
            "error": QSystemTrayIcon.MessageIcon.Critical}
@@ -46,8 +46,8 @@ class Tray(QSystemTrayIcon):
         self.window.activateWindow()
 
     def update_snapshot(self, snap: Snapshot) -> None:
-        self.setToolTip(tr("Cloud GPU Workbench — {count} billable · {rate}/h").format(
-            count=len(snap.billable), rate=money(snap.burn_rate)))
+        """The tooltip counts money: free jobs on this computer are running, not billing."""
+        self.setToolTip(tr("Cloud GPU Workbench — {state}").format(state=badge_text(snap)[0]))
 
     def notify(self, title: str, message: str, level: str) -> None:
         if self.isVisible() and self.supportsMessages():

@@ -1,0 +1,62 @@
+"""Which machines cost money, and what a profile that cannot be listed may still bill.
+
+The badge, the tray, the quit guard and Stop all billing count *money*: a job on this computer
+(the Local provider) is running, not billing, unless its profile sets an hourly price
+(electricity).  A profile the app cannot list is "cannot check": it "may still be billing" only
+when the app knows it launched something there (its store remembers a launch or a machine that
+was not ended) — a profile where nothing was ever launched bills nothing the app started.
+
+Plain functions over values and the store; any thread.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from workbench.core.domain.models import Instance
+from workbench.core.store.database import Store
+
+#: the provider that runs jobs on this computer
+THIS_COMPUTER = "local"
+#: launch statuses after which nothing of the launch is expected to bill
+ENDED = ("finished", "failed", "terminated")
+
+
+def on_this_computer(item: Instance | str) -> bool:
+    """True for a job (or provider id) of this computer."""
+    return (item if isinstance(item, str) else item.provider) == THIS_COMPUTER
+
+
+def costs_money(inst: Instance) -> bool:
+    """Billable now and priced: every cloud machine that may bill; a Local job only with a price set."""
+    if not inst.state.billable:
+        return False
+    if not on_this_computer(inst):
+        return True
+    try:
+        storage = float(inst.extra.get("storage_per_hour") or 0.0)
+    except (TypeError, ValueError):
+        storage = 0.0
+    return inst.price_per_hour > 0 or storage > 0
+
+
+def paying(instances: Iterable[Instance]) -> list[Instance]:
+    """The instances that cost money now (see :func:`costs_money`)."""
+    return [i for i in instances if costs_money(i)]
+
+
+def running_here(instances: Iterable[Instance]) -> list[Instance]:
+    """Jobs alive on this computer (free or not)."""
+    return [i for i in instances if on_this_computer(i) and i.state.billable]
+
+
+def launched_on(store: Store, profile: str, provider: str | None = None) -> list[str]:
+    """Launch ids the app started on ``profile`` that may still bill (not known to be ended).
+
+    Read from the store: a launch whose status is not final, or a machine of the profile whose
+    last known state may bill.  Empty means the app never left anything there.
+    """
+    ids = {r.launch_id for r in store.list_launches()
+           if r.profile == profile and provider in (None, r.provider) and r.status not in ENDED}
+    ids |= {i.launch_id for i in store.list_instances(provider=provider, profile=profile) if i.state.billable}
+    return sorted(ids)

@@ -1,0 +1,38 @@
+"""The in-tree plugins' own words (form labels, help, provider names) in the UI language.
+
+Plugins are plain Python without Qt, so their labels are English.  The texts of the clouds this
+app ships are marked here so they reach the translation catalogue; :func:`plugin_text` shows one
+translated when it is known, and any other plugin's text as the plugin wrote it.
+"""
+
+from __future__ import annotations
+
+from workbench.ui.i18n import N_, tr
+
+KNOWN = frozenset({
+    # Local
+    N_("This computer"),
+    # AWS
+    N_("Access key ID"), N_("an IAM user's key (AKIA…); leave empty to use a named profile instead"),
+    N_("Secret access key"), N_("shown once when the key was created; stored in the system keyring only"),
+    N_("Session token"), N_("only for temporary credentials (ASIA… keys)"),
+    N_("Named profile (AWS config / SSO)"),
+    N_("a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
+    # Azure
+    N_("Tenant ID"), N_("Directory (tenant) ID of the app registration; or tenant_id= in the profile settings"),
+    N_("Client ID"), N_("Application (client) ID of the service principal; or client_id= in the settings"),
+    N_("Client secret"), N_("The secret's Value; not needed with auth=cli (your `az login`)"),
+    N_("Subscription"),
+    N_("the subscription to launch in; Test lists the ones this identity may use (empty: the only one it sees)"),
+    # Alibaba Cloud
+    N_("AccessKey ID"),
+    N_("a RAM user's AccessKey ID (LTAI…); leave empty to use an Alibaba Cloud CLI profile"),
+    N_("AccessKey secret"), N_("shown once when the AccessKey was created; stored in the system keyring only"),
+    N_("Alibaba Cloud CLI profile"),
+    N_("a profile name from ~/.aliyun/config.json (aliyun configure) instead of an AccessKey"),
+})
+
+
+def plugin_text(text: str) -> str:
+    """``text`` in the UI language when it is one of the in-tree plugins' words, else as it is."""
+    return tr(text) if text in KNOWN else text
