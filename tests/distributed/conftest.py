@@ -1,8 +1,8 @@
 """The multi-node tests with the real engines: Debian's CPU torch (gloo) and OpenMPI with mpi4py.
 
 They need ``python3-torch``, ``openmpi-bin`` and ``python3-mpi4py`` (about 160 MB to download and
-660 MB installed), so they run from their own target, ``make test-distributed``, which installs
-them and sets WORKBENCH_DISTRIBUTED=1; a plain ``make test`` does not collect this folder.
+660 MB installed). ``make test`` (and ``make test-distributed``, this folder alone) installs them and
+sets WORKBENCH_DISTRIBUTED=1; a bare ``pytest`` without that variable does not collect this folder.
 """
 
 from __future__ import annotations
@@ -30,4 +30,4 @@ def engines() -> None:
         missing.append("openmpi-bin")
     if missing:
         pytest.fail("the distributed tests need: apt-get install --no-install-recommends " + " ".join(missing)
-                    + "  (make test-distributed installs them)")
+                    + "  (make test installs them)")

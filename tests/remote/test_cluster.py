@@ -1,6 +1,6 @@
 """Multi-node jobs over real sshd "nodes": the AWS plugin against moto, each node's private address its sshd.
 
-The engines (torchrun, mpirun) are in tests/distributed/ (``make test-distributed``); here the
+The engines (torchrun, mpirun) are in tests/distributed/ (part of ``make test``); here the
 jobs use the standard library only: a TCP sum through WORKBENCH_MASTER_ADDR/PORT (the shape of an
 all_reduce) and ``ssh`` between the nodes with the launch's own key — proving the variables, the
 barrier, the inter-node SSH, the head's exit, a failing and a lost node, and that nothing is left

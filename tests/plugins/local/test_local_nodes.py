@@ -1,7 +1,7 @@
 """Multi-node rehearsals on this computer: N process groups, the cluster variables, the barrier, failures.
 
 Everything here runs real processes (no torch: the distributed engines are in
-tests/distributed/, run by ``make test-distributed``); the rendezvous test uses a
+tests/distributed/, part of ``make test``); the rendezvous test uses a
 plain TCP exchange through WORKBENCH_MASTER_ADDR/PORT, so the variables are proved usable.
 """
 
