@@ -57,3 +57,30 @@ def test_launch_and_follow_two_cloud_nodes_from_the_cli(tmp_path, monkeypatch):
         one = _wb(home, "logs", lid, "--node", "1").communicate(timeout=60)[0]
         assert one.endswith("starting run\nhello from node 1 of 2\n") and "[node" not in one
         assert mc.aws_state() == {"instances": [], "groups": [], "keys": [], "placement": []}
+
+
+def test_launch_detach_starts_every_node_in_the_background_with_the_secret(tmp_path, monkeypatch):
+    """`launch --detach` of 2 nodes returns once both machines exist; `workbench start` (in the background)
+    prepares both nodes with the secret piped to it, and `logs --follow` attaches once it has."""
+    with MotoCluster.create(tmp_path, monkeypatch) as mc:
+        home = tmp_path / "home"
+        spec = tmp_path / "detached.yaml"
+        spec.write_text("name: cli-detached\nnum_nodes: 2\nsecrets: [HF_TOKEN]\nresources:\n  gpu: V100:1\n"
+                        "run: |\n  [ \"$HF_TOKEN\" = tok-123 ] && echo \"node $WORKBENCH_NODE_RANK has the token\"\n")
+        launch = _wb(home, "launch", str(spec), "--provider", "aws", "--profile", "moto", "--yes", "--json",
+                     "--detach", "--env", "HF_TOKEN=tok-123")
+        out, err = launch.communicate(timeout=200)
+        assert launch.returncode == 0, err
+        lid = json.loads(out)["launch"]["launch_id"]
+        assert "detached: the 2 machines are up" in err and "tok-123" not in out + err
+        nodes = sorted(mc.accounts.provider(mc.accounts.profile("moto")).instances(),
+                       key=lambda i: i.extra["node_rank"])
+        assert len(nodes) == 2
+        mc.start_nodes(nodes)  # their sshd "boot" now: the background starter is waiting for them
+        follow = _wb(home, "logs", lid, "--follow")
+        out, err = follow.communicate(timeout=200)
+        assert follow.returncode == 0, err
+        assert "[node 0] node 0 has the token\n" in out and "[node 1] node 1 has the token\n" in out
+        start_log = (home / "data" / "jobs" / lid / "start.log").read_text()
+        assert "tok-123" not in start_log
+        assert mc.aws_state() == {"instances": [], "groups": [], "keys": [], "placement": []}
