@@ -55,3 +55,13 @@ def test_offers_for_several_nodes_name_the_network(wb):
     assert "no fast interconnect" in out.out  # this computer has no RDMA network
     js = wb("offers", "--provider", "local", "--nodes", "4", "--json").json["offers"][0]
     assert js["nodes"] == 4 and js["interconnect_note"].startswith("no fast interconnect")
+
+
+def test_run_follows_every_node_and_reports_the_heads_exit(wb):
+    """`workbench run` of 2 Local nodes: both nodes' lines by rank, then the head's exit code (node 1's is 0)."""
+    spec = wb.spec("nodes-run", 'echo "line of $WORKBENCH_NODE_RANK"; '
+                   '[ "$WORKBENCH_NODE_RANK" = 0 ] && { sleep 0.5; exit 3; }; exit 0', "num_nodes: 2\n")
+    r = wb("run", str(spec), "--provider", "local", "--yes", "--interval", "0.2", timeout=90)
+    assert r.rc == 0, r.err
+    assert "[node 0] line of 0\n" in r.out and "[node 1] line of 1\n" in r.out
+    assert "exit code: 3" in r.err

@@ -162,9 +162,9 @@ def cmd_run(ctx: CliContext, args: argparse.Namespace) -> int:
     args.launch_id, args.follow = new[0].launch_id, True
     rc = cmd_logs(ctx, args)
     code = recorded_exit_code(args.launch_id)
-    if code is None:  # a Local job: its exit code is on its instance
-        codes = [i.exit_code for i in ctx.store.list_instances(launch_id=args.launch_id) if i.exit_code is not None]
-        code = codes[0] if codes else None
+    if code is None:  # a Local job: its exit code is on its instance (the head's for several nodes)
+        insts = _nodes(ctx, args.launch_id)
+        code = insts[0].exit_code if insts else None
     if code is not None and _is_local(ctx, args.launch_id):
         err(f"exit code: {code}")
     return rc
