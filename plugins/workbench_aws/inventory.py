@@ -12,7 +12,7 @@ Extra tags on instances (written at launch) make a listing self-sufficient:
 
 Leftovers are tagged things no live instance uses: available (detached)
 volumes, Elastic IPs not associated with a live instance, and the security
-groups and key pairs of launches without a live instance.  Stopped instances
+groups, key pairs and (multi-node) placement groups of launches without a live instance.  Stopped instances
 are not leftovers: ``instances()`` reports them as STOPPED (billable), with
 ``price_per_hour`` the machine's running price and ``extra["storage_per_hour"]``
 its root volume's EBS price, which the billing rule charges while stopped.
@@ -29,6 +29,8 @@ from typing import Any, Iterable, Mapping
 
 from workbench.core.domain.models import Instance, InstanceState, Resource
 from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
+
+from .cluster import KIND_PLACEMENT_GROUP, TAG_INTERCONNECT, TAG_NODE_RANK
 
 TAG_PRICE, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:price", "workbench:market", "workbench:gpu", "workbench:ssh-user", "workbench:disk-gb")
@@ -99,6 +101,11 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
         "security_groups": [g.get("GroupId") for g in raw.get("SecurityGroups") or []],
         "private_ip": raw.get("PrivateIpAddress"),
     }
+    rank = tags.get(TAG_NODE_RANK, "")
+    if rank.isdigit():
+        extra["node_rank"] = int(rank)
+    if tags.get(TAG_INTERCONNECT):
+        extra["interconnect"] = tags[TAG_INTERCONNECT]
     if reason:
         extra["state_reason"] = reason
     if spot and reason in SPOT_INTERRUPTION_CODES:
@@ -161,18 +168,19 @@ def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_i
     ``skip_launches``: launches in flight in this process (their group and key are about to be used).
     """
     filters = owner_filters(install_id, launch_ids)
-    # The five listings are independent: ask them side by side (a boto3 client may be shared
-    # between threads), so a region costs one round trip instead of five.
-    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="aws-leftovers") as pool:
+    # The six listings are independent: ask them side by side (a boto3 client may be shared
+    # between threads), so a region costs one round trip instead of six.
+    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="aws-leftovers") as pool:
         live_f = pool.submit(describe_instances, ec2, install_id, launch_ids)
         volumes_f = pool.submit(lambda: list(ec2.get_paginator("describe_volumes").paginate(
             Filters=filters + [{"Name": "status", "Values": ["available"]}])))
         addresses_f = pool.submit(lambda: ec2.describe_addresses(Filters=filters).get("Addresses") or [])
         groups_f = pool.submit(lambda: list(ec2.get_paginator("describe_security_groups").paginate(Filters=filters)))
         keys_f = pool.submit(lambda: ec2.describe_key_pairs(Filters=filters).get("KeyPairs") or [])
+        placement_f = pool.submit(lambda: ec2.describe_placement_groups(Filters=filters).get("PlacementGroups") or [])
         live = live_f.result()
-        volume_pages, addresses, group_pages, keys = (volumes_f.result(), addresses_f.result(),
-                                                      groups_f.result(), keys_f.result())
+        volume_pages, addresses, group_pages, keys, placements = (
+            volumes_f.result(), addresses_f.result(), groups_f.result(), keys_f.result(), placement_f.result())
     live_ids = {i["InstanceId"] for i in live}
     busy = {tags_of(i).get(TAG_LAUNCH) for i in live} | set(skip_launches)
     found: list[Resource] = []
@@ -201,4 +209,10 @@ def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_i
             continue
         found.append(_resource(KIND_KEY, k.get("KeyPairId") or k["KeyName"], region, provider, profile, tags,
                                key_name=k.get("KeyName", ""), price_per_hour=0.0))
+    for g in placements:
+        tags = tags_of(g)
+        if tags.get(TAG_LAUNCH) in busy:
+            continue
+        found.append(_resource(KIND_PLACEMENT_GROUP, g["GroupName"], region, provider, profile, tags,
+                               group_name=g["GroupName"], group_id=g.get("GroupId", ""), price_per_hour=0.0))
     return found

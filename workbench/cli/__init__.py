@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--max-price", type=float, metavar="X", help="per hour")
     o.add_argument("--accounts-only", action="store_true",
                    help="only offers your accounts can launch (leave out the price catalog)")
+    o.add_argument("--nodes", type=int, default=1, metavar="N",
+                   help="for a job on N machines: the price of all N, and a note where the network is slow")
 
     la = sub.add_parser("launch", parents=[common],
                         help="launch a job file: a workbench spec, SkyPilot task or dstack task (YAML)")
@@ -147,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     lg = sub.add_parser("logs", parents=[common], help="print a launch's job output")
     lg.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose output to print")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
+    lg.add_argument("--node", type=int, metavar="R",
+                    help="a multi-node launch: only node R's output (0 = the head); default: every node's, "
+                         "each line prefixed [node R]")
     lg.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
 
     dl = sub.add_parser("download", parents=[common], help="fetch a job's output folder from its machine")
