@@ -16,6 +16,7 @@ Where each figure comes from:
 - teardown at scale, `status --json` at scale: benchmarks/aws_scale.py (moto + 200 ms per call).
 - telemetry CPU and redraw time, memory with 24 h of history: benchmarks/monitor.py.
 - folder upload to S3 vs the transfer manager alone (issue 18): benchmarks/storage.py (moto in its own process).
+- launch of 8 nodes vs 1 into moto, setup on 4 sshd nodes vs 1 (issue 17): benchmarks/multinode.py.
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -250,10 +251,35 @@ def storage_upload() -> Row:
                         "recording each file for resuming come on top of the transfers"))
 
 
+def nodes_launch() -> Row:
+    """(issue 17) The AWS plugin's launch of 8 nodes vs 1 into moto at 200 ms per call, interleaved."""
+    from benchmarks import multinode
+
+    got = multinode.launch_figures()
+    r = got["many"].median / got["one"].median
+    return _row(f"AWS launch of {got['nodes']} nodes vs 1 (p4d: placement group, the nodes' rule, EFA, ranks), "
+                f"200 ms/call (interleaved, {got['samples']} each)", got["many"], got["one"], _ms, "<= 1.5x",
+                verdict(r, 1.5, "the placement group, the nodes' rule and the rank tags are steps of their own"))
+
+
+def nodes_setup() -> Row:
+    """(issue 17) setup fanned out to 4 sshd nodes vs 1 (the same cluster runner), interleaved."""
+    from benchmarks import multinode
+
+    got = multinode.setup_figures()
+    r = got["many"].median / got["one"].median
+    return _row(f"setup on {got['nodes']} sshd nodes vs 1: upload, scripts, setup done everywhere "
+                f"(interleaved, {got['samples']} each)", got["many"], got["one"], _ms, "<= 1.5x",
+                verdict(r, 1.5, "the app is not the limit (its CPU for 4 nodes is a fraction of a second); the 4 "
+                        "\"machines\" are 4 sshd on this computer's 2 shared cores, so their SFTP, shell and setup "
+                        "work runs 4 at a time on 2 cores")
+                + f"; then the barrier: {got['barrier'].show(_ms)} (two inter-node SSH round trips)")
+
+
 TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "cold-start": cold_start, "teardown": teardown_scale, "stall": event_loop_stall,
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
-    "storage-upload": storage_upload,
+    "storage-upload": storage_upload, "nodes-launch": nodes_launch, "nodes-setup": nodes_setup,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
