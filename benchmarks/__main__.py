@@ -259,6 +259,21 @@ def storage_upload() -> Row:
                         "recording each file for resuming come on top of the transfers"))
 
 
+# -- how cost grows (issue 22) -------------------------------------------------------------------
+_UNITS: dict[str, Callable[[float], str]] = {
+    "s": _ms, "s.1": lambda v: f"{v * 1000:.1f} ms", "ms.1": lambda v: f"{v:.1f} ms",
+    "pct": lambda v: f"{v * 100:.1f} %"}
+
+
+def _scale(which: str) -> Callable[[], list[Row]]:
+    def run() -> list[Row]:
+        from benchmarks import scale
+
+        got = getattr(scale, f"{which}_rows")()
+        return [_row(m, value, base, _UNITS[unit], "-", note) for m, value, base, unit, note in got]
+    return run
+
+
 TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "cold-start": cold_start, "teardown": teardown_scale, "stall": event_loop_stall,
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
@@ -266,6 +281,9 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
+}
+SCALE: dict[str, Callable[[], Row | list[Row]]] = {
+    "scale-status": _scale("status"), "scale-monitor": _scale("monitor"), "scale-catalog": _scale("catalog"),
 }
 
 
@@ -318,12 +336,14 @@ def _machine() -> str:
             f"{platform.python_version()}, load average at the end {load}")
 
 
-def _write(path: Path, started: datetime.datetime, took: float, targets: list[Row], reports: list[Row]) -> None:
+def _write(path: Path, started: datetime.datetime, took: float, targets: list[Row], reports: list[Row],
+           scaled: list[Row] = ()) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
     head, _, rest = text.partition("<!-- table -->")
     previous = rest.split("<!-- previous -->")[0].strip()
     new = (f"<!-- table -->\nMeasured {started:%Y-%m-%d %H:%M %Z} on {_machine()}; `make bench` took {took:.0f} s.\n\n"
-           f"### Issue 10 targets\n\n{_markdown(targets)}\n\n### Report only\n\n{_markdown(reports)}\n")
+           f"### Issue 10 targets\n\n{_markdown(targets)}\n\n### Report only\n\n{_markdown(reports)}\n"
+           + (f"\n### How cost grows\n\n{_markdown(list(scaled))}\n" if scaled else ""))
     if previous:
         new += ("\n<!-- previous -->\n## Previous run (kept for comparison; its rules were older: see its own "
                 f"notes)\n\n{previous.replace('### ', '#### ')}\n")
@@ -332,30 +352,36 @@ def _write(path: Path, started: datetime.datetime, took: float, targets: list[Ro
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    ap.add_argument("rows", nargs="*", metavar="ROW", help="like --only: run only rows whose key contains one of "
+                    "these (e.g. `stall scale`)")
     ap.add_argument("--only", default="", help="comma-separated parts of row keys to run (see --list)")
     ap.add_argument("--list", action="store_true", help="print the row keys and exit")
     ap.add_argument("--write", metavar="FILE", help="also write the table into FILE (markdown, after <!-- table -->)")
     args = ap.parse_args(argv)
     if args.list:
-        print("targets: " + ", ".join(TARGETS) + "\nreport:  " + ", ".join(REPORTS))
+        print("targets: " + ", ".join(TARGETS) + "\nreport:  " + ", ".join(REPORTS) + "\nscale:   " + ", ".join(SCALE))
         return 0
-    only = [o.strip() for o in args.only.split(",") if o.strip()]
+    only = [o.strip() for o in args.only.split(",") + args.rows if o.strip()]
     started = datetime.datetime.now().astimezone()
     t = time.perf_counter()
     targets, ok1 = _run(TARGETS, only)
     reports, ok2 = _run(REPORTS, only)
+    scaled, ok3 = _run(SCALE, only)
     if targets:
         print("Issue 10 targets")
         print(_text(targets))
     if reports:
         print("\nReport only")
         print(_text(reports))
+    if scaled:
+        print("\nHow cost grows")
+        print(_text(scaled))
     took = time.perf_counter() - t
     print(f"\n{started:%Y-%m-%d %H:%M %Z}; {_machine()}; {took:.0f} s")
     if args.write:
-        _write(Path(args.write), started, took, targets, reports)
+        _write(Path(args.write), started, took, targets, reports, scaled)
         print(f"written to {args.write}")
-    return 0 if ok1 and ok2 else 1
+    return 0 if ok1 and ok2 and ok3 else 1
 
 
 if __name__ == "__main__":
