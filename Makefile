@@ -41,7 +41,7 @@ test: debs-test $(VENV)/.stamp-test $(AZURITE)
 	QT_QPA_PLATFORM=offscreen WORKBENCH_SECRET_SERVICE=1 \
 	    scripts/with-secret-service.sh $(PY) -m pytest -n 2 $(PYTEST_ARGS)
 
-bench: $(VENV)/.stamp-test
+bench: debs-test $(VENV)/.stamp-test
 	$(PY) -m benchmarks
 
 # Every main screen in English and Simplified Chinese, under a virtual X server.
