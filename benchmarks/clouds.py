@@ -31,11 +31,16 @@ class CloudServers:
     def __init__(self, latency_s: float) -> None:
         from benchmarks.harness import BenchmarkFailed
 
+        import tempfile
+
+        self._err = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks on it
         self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.clouds", str(latency_s)], cwd=ROOT,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         if not line.strip():
-            err = self.proc.stderr.read() if self.proc.stderr else ""
+            self.proc.wait(30)
+            self._err.seek(0)
+            err = self._err.read()
             self.stop()
             raise BenchmarkFailed(f"the test clouds did not start: {err.strip()[-600:]}")
         self.info: dict = json.loads(line)
@@ -49,6 +54,7 @@ class CloudServers:
             except subprocess.TimeoutExpired:
                 self.proc.terminate()
                 self.proc.wait(30)
+        self._err.close()
 
 
 def _serve(latency_s: float) -> None:
