@@ -53,7 +53,7 @@ test-distributed: debs-test debs-distributed $(VENV)/.stamp-test
 	QT_QPA_PLATFORM=offscreen WORKBENCH_SECRET_SERVICE=1 WORKBENCH_DISTRIBUTED=1 \
 	    scripts/with-secret-service.sh $(PY) -m pytest -n 2 tests/distributed $(PYTEST_ARGS)
 
-bench: $(VENV)/.stamp-test
+bench: debs-test $(VENV)/.stamp-test
 	$(PY) -m benchmarks
 
 # Every main screen in English and Simplified Chinese, under a virtual X server.
