@@ -4,16 +4,23 @@
 
 start-app / start-bare: print seconds from interpreter start to the first paint of the main
 window / of a bare PySide6 window with one label (same interpreter, same platform).
-gaps: the largest event-loop stall (10 ms QTimer gap recorder) in the real main window while a
-cloud whose every call takes 500 ms is refreshed, launched into through the wizard, and torn
-down with Stop all billing; prints "largest_ms baseline_ms" where the baseline is the same
-recorder's largest gap over an idle second.  Raises when a step does not happen (no first paint,
-no offers, the launch not made, Stop all billing not verified clean): a broken flow is never timed.
+gaps: the largest event-loop stall (10 ms QTimer gap recorder) in the real main window while the
+real AWS plugin (moto in server mode behind our fault wrapper) and the real Azure plugin (our ARM
+server, real azure-identity / azure-mgmt SDKs over HTTPS), every call delayed LATENCY_S, are
+refreshed, launched into through the wizard (one V100 on AWS from resources/examples, one T4 on
+Azure) and torn down with Stop all billing.  The clouds run in a process of their own
+(benchmarks/clouds.py); the secrets are in the real Secret Service (run it under
+scripts/with-secret-service.sh, as `make bench` does).  Prints one JSON object: ``largest_ms``,
+``idle_ms`` (the same recorder over an idle second first: the baseline), ``worst_phase`` and the
+largest gap of each phase (``phases_ms``: refresh, launch aws, launch azure, stop all).  Raises
+when a step does not happen (a refresh error, no launchable offer, a launch that fails, Stop all
+billing not clean or not ending machines of both clouds): a broken flow is never timed.
 monitor-memory: bytes held by the monitor's sample rings for 64 instances × 8 GPUs × 24 h at 1 Hz.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -71,41 +78,70 @@ def start_app() -> float:
     return _first_paint(make)
 
 
-def gaps() -> tuple[float, float]:
-    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "plugins"))
+LATENCY_S = 0.2  # every AWS and Azure call, as a far region answers
+AWS_SETTINGS = {"regions": "us-east-1,us-west-2", "ssh_cidr": "198.51.100.23/32", "poll_s": "0.05",
+                "terminate_wait_s": "60", "retry_backoff_cap_s": "0.05"}
+AZURE_SPEC = """name: bench-azure
+providers: [azure]
+regions: [eastus]
+resources:
+  gpu: T4:1
+run: python3 train.py
+"""
+
+
+def _cloud_accounts(info: dict):
+    """Accounts with an AWS profile on moto and an Azure profile on the ARM server; their secrets in the
+    real Secret Service (the keyring the app uses: the benchmark runs under scripts/with-secret-service.sh)."""
+    from workbench.core.domain.models import Profile
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
+
+    acc = Accounts(Store.open(), entries=discover())
+    acc.credentials.check_backend()  # raises with the keyring's own reason when there is no Secret Service
+    acc.save_profile(Profile("aws-bench", "aws", "us-east-1", endpoint_url=info["aws_url"], settings=AWS_SETTINGS))
+    acc.credentials.set("aws", "aws-bench", {"access_key_id": "AKIABENCH00000000001", "secret_access_key": "bench/not-secret"})
+    acc.save_profile(Profile("az-bench", "azure", "eastus", settings={
+        "cloud": "custom", "arm_endpoint": info["arm_url"], "authority_host": info["arm_url"],
+        "ca_bundle": info["ca_file"], "prices_url": info["prices_url"], "tenant_id": info["tenant"],
+        "client_id": info["client_id"], "subscription_id": info["subscription"], "regions": "eastus",
+        "ssh_cidr": "203.0.113.7/32", "polling_interval": "0", "retry_backoff": "0.05", "retry_total": "3",
+        "read_timeout": "30"}))
+    acc.credentials.set("azure", "az-bench", {"client_secret": info["secret"]})
+    return acc
+
+
+def gaps() -> dict:
+    """The stall flow against the real AWS and Azure plugins (see the module doc); raises when a step fails."""
+    from benchmarks.clouds import CloudServers
+
+    clouds = CloudServers(LATENCY_S)
+    try:
+        return _gaps(_cloud_accounts(clouds.info))
+    finally:
+        clouds.stop()
+
+
+def _gaps(acc) -> dict:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.core.providers.accounts import Accounts
-    from workbench.core.domain.models import Profile
-    from workbench.core.providers.registry import discover
-    from workbench.core.store.database import Store
-    from workbench.ui.shell.main_window import MainWindow
+    from benchmarks.harness import check
     from workbench.ui.instances.stop_all import StopAllDialog
+    from workbench.ui.shell.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(["bench"])
-
-    class Creds:
-        def get(self, provider, profile):
-            return {"account": "bench"}
-
-        def check_backend(self):
-            return None
-
-        def backend_name(self):
-            return "memory"
-
-    acc = Accounts(Store.open(), entries=discover(), credentials=Creds())
-    acc.save_profile(Profile("slow", "fakecloud", "fake-east", settings={"delay": "0.5"}))
     win = MainWindow(acc, refresh_ms=2000)
     win._quitting = True
     win.show()
-    largest = [0.0]
+    phase = ["idle"]
+    largest = {"idle": 0.0}
     last = [time.perf_counter()]
 
     def tick() -> None:
         now = time.perf_counter()
-        largest[0] = max(largest[0], now - last[0])
+        largest[phase[0]] = max(largest.get(phase[0], 0.0), now - last[0])
         last[0] = now
 
     timer = QTimer(interval=10, timeout=tick)
@@ -113,43 +149,60 @@ def gaps() -> tuple[float, float]:
     def pump(cond, what: str, limit: float = 120.0) -> None:
         end = time.monotonic() + limit
         while not cond():
-            if time.monotonic() > end:
-                raise RuntimeError(f"gave up after {limit:g} s waiting for {what}")
+            check(time.monotonic() <= end, f"gave up after {limit:g} s waiting for {what}")
             app.processEvents()
             time.sleep(0.001)
 
-    # idle baseline
+    def enter(name: str) -> None:
+        phase[0] = name
+        last[0] = time.perf_counter()  # a phase's first gap is not the previous phase's
+
+    # idle baseline: the same recorder in the same process, the window open, nothing asked of the clouds
     for _ in range(5):
         app.processEvents()
     timer.start()
     last[0] = time.perf_counter()
     end = time.monotonic() + 1.0
     pump(lambda: time.monotonic() > end, "an idle second")
-    idle = largest[0]
-    largest[0] = 0.0
-    last[0] = time.perf_counter()
-    # refresh, launch through the wizard, stop all billing — all against the slow cloud
+    enter("refresh")
+    win.session.refresh()
     pump(lambda: win.session.snapshot.taken_at > 0, "the first refresh")
-    wiz = win.launch_view.start_wizard(str(ROOT / "resources" / "examples" / "v100-single.yaml"))
-    wiz.next()
-    pump(lambda: not wiz.offer_page.loading, "the offers")
-    wiz.next()
-    wiz.next()
-    wiz.start_launch() if hasattr(wiz, "start_launch") else wiz.accept()
-    pump(lambda: wiz.launched_ok or not wiz.busy(), "the launch")
-    if not wiz.launched_ok:
-        raise RuntimeError("the wizard's launch failed")
-    dlg = StopAllDialog.open_for(win.session, win, timeout=30, poll=0.2)
+    errors = [(name, str(e)) for name, e in win.session.snapshot.errors]
+    check(not errors, f"the first refresh failed for {errors}")
+    launched: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="wb-bench-spec-") as tmp:
+        azure_spec = Path(tmp) / "azure-t4.yaml"
+        azure_spec.write_text(AZURE_SPEC, encoding="utf-8")
+        for cloud, spec in (("aws", ROOT / "resources" / "examples" / "v100-single.yaml"), ("azure", azure_spec)):
+            enter(f"launch {cloud}")
+            wiz = win.launch_view.start_wizard(str(spec))
+            wiz.next()
+            pump(lambda: not wiz.offer_page.loading, f"the {cloud} offers")
+            chosen = wiz.offer_page.selected()
+            check(chosen is not None and chosen.offer.provider == cloud and not chosen.needs_account,
+                  f"the wizard chose no launchable {cloud} offer: {chosen!r}")
+            wiz.next()
+            wiz.next()
+            wiz.start_launch()
+            pump(lambda: wiz.launched_ok or not wiz.busy(), f"the {cloud} launch")
+            check(wiz.launched_ok, f"the wizard's {cloud} launch failed: "
+                  f"{wiz.panel.error.text() if hasattr(wiz.panel.error, 'text') else ''}")
+            launched.append(wiz.launch_id)
+    enter("stop all")
+    dlg = StopAllDialog.open_for(win.session, win, timeout=60, poll=0.2)
     pump(lambda: dlg.state in ("confirm", "nothing"), "the stop-all inventory")
-    if dlg.state != "confirm":
-        raise RuntimeError("Stop all billing found nothing to stop after the launch")
+    check(dlg.state == "confirm", "Stop all billing found nothing to stop after the launches")
     dlg.confirm()
     pump(lambda: dlg.state == "done", "Stop all billing")
-    if dlg.report is None or not dlg.report.clean:
-        raise RuntimeError(f"Stop all billing did not end clean: {dlg.report!r}")
+    check(dlg.report is not None and dlg.report.clean, f"Stop all billing did not end clean: {dlg.report!r}")
+    clouds = {i.provider for i in dlg.report.terminated}
+    check(clouds == {"aws", "azure"}, f"Stop all billing terminated machines of {sorted(clouds)}, not of both clouds")
     timer.stop()
     win.session.shutdown()
-    return largest[0], idle
+    idle = largest.pop("idle")
+    worst = max(largest, key=largest.get)
+    return {"largest_ms": largest[worst] * 1000, "idle_ms": idle * 1000, "worst_phase": worst,
+            "phases_ms": {k: round(v * 1000, 1) for k, v in largest.items()}, "launches": launched}
 
 
 def main(argv: list[str]) -> int:
@@ -172,8 +225,8 @@ def main(argv: list[str]) -> int:
     if what == "gaps":
         with tempfile.TemporaryDirectory(prefix="wb-bench-gui-", ignore_cleanup_errors=True) as home:
             os.environ["WORKBENCH_HOME"] = home
-            largest, idle = gaps()
-            print(f"{largest * 1000:.3f} {idle * 1000:.3f}")
+            got = gaps()
+        print(json.dumps(got), flush=True)
         os._exit(0)
     if what == "monitor-memory":
         from workbench.core.telemetry.series import benchmark_memory

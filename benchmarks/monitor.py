@@ -16,7 +16,8 @@ the view's ``redraw()`` — window, decimation, handing changed curves to pyqtgr
 paints Qt then really does, only of the regions that changed), ``redraw_cpu_ms`` (the main
 thread's CPU time for the same) and ``painted`` (1 when it repainted anything).  Not counted:
 SSH decryption of the streams.  Raises when the view never redrew or the feeder failed.
-``scale``: the same with MACHINES machines (the "how cost grows" table).
+``scale``: the same with MACHINES machines and shorter windows (``SCALE_WINDOW_S``, ``SCALE_ROUNDS``
+of each side): the "how cost grows" table (benchmarks/scale.py).
 
 memory: RSS (psutil) of a process with the app's monitor view and hub holding 64 × 8 GPUs ×
 24 h of history at 1 Hz (the view's rings: 2 h raw + 48 h of minute min/max; the hub's rings:
@@ -41,6 +42,7 @@ MACHINES, GPUS = 64, 8
 WINDOW_S = 5.0
 ROUNDS = 3
 HOURS = 24.0
+SCALE_WINDOW_S, SCALE_ROUNDS = 4.0, 2
 
 
 def _lines() -> list[str]:
@@ -213,6 +215,10 @@ def main(argv: list[str]) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         if argv[:1] == ["cpu"]:
             print(json.dumps(cpu(int(argv[1]) if len(argv) > 1 else 2)), flush=True)
+        elif argv[:1] == ["scale"] and len(argv) >= 2:
+            global MACHINES, WINDOW_S, ROUNDS
+            MACHINES, WINDOW_S, ROUNDS = int(argv[1]), SCALE_WINDOW_S, SCALE_ROUNDS
+            print(json.dumps(cpu(int(argv[2]) if len(argv) > 2 else 2)), flush=True)
         elif argv[:1] == ["memory"]:
             print("%d %d" % memory(), flush=True)
         else:

@@ -91,6 +91,10 @@ def one(lang: str, out: Path) -> int:
     execute(acc, choose_offer(acc, parse_spec(
         f"name: bert-finetune\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
         "guards:\n  max_runtime: 30m\n  budget_usd: 5\n"), provider="local"))
+    # a multi-node rehearsal on this computer: three nodes (process groups) of one job
+    execute(acc, choose_offer(acc, parse_spec(
+        f"name: ddp-rehearsal\nnum_nodes: 3\nrun: python3 {Path(os.environ['WORKBENCH_HOME']) / 'train.py'}\n"
+        "guards:\n  max_runtime: 30m\n"), provider="local"))
     execute(acc, choose_offer(acc, parse_spec("name: resnet-4xv100\nrun: python train.py\nresources:\n  gpu: V100:4\n"
                                       "guards:\n  max_runtime: 12h\n  budget_usd: 200\n"), provider="fakecloud"))
     execute(acc, choose_offer(acc, parse_spec("name: llm-eval-a100\nrun: python eval.py\nresources:\n  gpu: A100:8\n"
@@ -100,7 +104,7 @@ def one(lang: str, out: Path) -> int:
     win._quitting = True
     win.resize(*SIZE)
     win.show()
-    _wait(app, lambda: win.model.rowCount() >= 3)
+    _wait(app, lambda: win.model.rowCount() >= 6)
     _pump(app, 1.5)
 
     def shot(name: str, widget=None) -> None:
@@ -167,7 +171,41 @@ def one(lang: str, out: Path) -> int:
     _pump(app, 0.3)
     acc.delete_profile("aliyun-cn")  # the other screens show only what runs
 
-    local = next(i for i in win.model.instances() if i.provider == "local")
+    # a job on two machines: "Machines: 2", the price of both, the network beside the prices (the test
+    # cloud's shapes: 4×V100 on a 10 Gbps network, 8×A100 with RDMA)
+    two = Path(os.environ["WORKBENCH_HOME"]) / "ddp-2nodes.yaml"
+    two.write_text("name: ddp-2nodes\nnum_nodes: 2\nrun: torchrun --nnodes 2 train.py\nresources:\n  gpu: any:4\n"
+                   "guards:\n  max_runtime: 6h\n")
+    wiz = win.launch_view.start_wizard(str(two))
+    wiz.resize(1200, 660)
+    _pump(app, 0.3)
+    wiz.next()
+    _wait(app, lambda: wiz.offer_page.isComplete())
+    _pump(app, 0.8)
+    shot("wizard-nodes-offer", wiz)
+    wiz.next()
+    wiz.next()
+    _pump(app, 0.5)
+    shot("wizard-nodes-review", wiz)
+    wiz.reject()
+    _pump(app, 0.3)
+    win.show_view("instances")
+    view = win.instances_view
+    rows = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
+    view.table.selectRow(next(n for n, text in enumerate(rows) if "└" in text))
+    _pump(app, 0.3)
+    shot("instances-nodes")
+
+    nodes = sorted((i for i in win.model.instances() if i.name == "ddp-rehearsal"),
+                   key=lambda i: i.extra.get("node_rank", 0))
+    win.show_monitor(nodes[1])
+    _pump(app, 6)
+    shot("monitor-nodes")
+    win.monitor_view.node_box.setCurrentIndex(0)  # all nodes
+    _pump(app, 6)
+    shot("monitor-nodes-overview")
+
+    local = next(i for i in win.model.instances() if i.provider == "local" and i.name == "bert-finetune")
     win.show_monitor(local)
     _pump(app, 7)
     shot("monitor")

@@ -12,7 +12,7 @@ Extra tags on instances (written at launch) make a listing self-sufficient:
 
 Leftovers are tagged things no live instance uses: available (detached)
 volumes, Elastic IPs not associated with a live instance, and the security
-groups and key pairs of launches without a live instance.  Stopped instances
+groups, key pairs and (multi-node) placement groups of launches without a live instance.  Stopped instances
 are not leftovers: ``instances()`` reports them as STOPPED (billable), with
 ``price_per_hour`` the machine's running price and ``extra["storage_per_hour"]``
 its root volume's EBS price, which the billing rule charges while stopped.
@@ -29,6 +29,8 @@ from typing import Any, Iterable, Mapping
 
 from workbench.core.domain.models import Instance, InstanceState, Resource
 from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
+
+from .cluster import KIND_PLACEMENT_GROUP, TAG_INTERCONNECT, TAG_NODE_RANK
 
 TAG_PRICE, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:price", "workbench:market", "workbench:gpu", "workbench:ssh-user", "workbench:disk-gb")
@@ -99,6 +101,11 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
         "security_groups": [g.get("GroupId") for g in raw.get("SecurityGroups") or []],
         "private_ip": raw.get("PrivateIpAddress"),
     }
+    rank = tags.get(TAG_NODE_RANK, "")
+    if rank.isdigit():
+        extra["node_rank"] = int(rank)
+    if tags.get(TAG_INTERCONNECT):
+        extra["interconnect"] = tags[TAG_INTERCONNECT]
     if reason:
         extra["state_reason"] = reason
     if spot and reason in SPOT_INTERRUPTION_CODES:
@@ -166,21 +173,22 @@ def list_region(ec2: Any, region: str, provider: str, profile: str, install_id: 
     instances are still good for reconcile.
     """
     filters = owner_filters(install_id, launch_ids)
-    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="aws-listing") as pool:
+    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="aws-listing") as pool:
         live_f = pool.submit(describe_instances, ec2, install_id, launch_ids)
         volumes_f = pool.submit(lambda: list(ec2.get_paginator("describe_volumes").paginate(
             Filters=filters + [{"Name": "status", "Values": ["available"]}])))
         addresses_f = pool.submit(lambda: ec2.describe_addresses(Filters=filters).get("Addresses") or [])
         groups_f = pool.submit(lambda: list(ec2.get_paginator("describe_security_groups").paginate(Filters=filters)))
         keys_f = pool.submit(lambda: ec2.describe_key_pairs(Filters=filters).get("KeyPairs") or [])
+        placement_f = pool.submit(lambda: ec2.describe_placement_groups(Filters=filters).get("PlacementGroups") or [])
         live = live_f.result()
         try:
-            volume_pages, addresses, group_pages, keys = (volumes_f.result(), addresses_f.result(),
-                                                          groups_f.result(), keys_f.result())
+            volume_pages, addresses, group_pages, keys, placements = (
+                volumes_f.result(), addresses_f.result(), groups_f.result(), keys_f.result(), placement_f.result())
         except Exception as exc:  # noqa: BLE001 - the caller reports it beside the instances
             return live, None, exc
-    return live, _leftovers(live, volume_pages, addresses, group_pages, keys, region, provider, profile,
-                            skip_launches), None
+    return live, _leftovers(live, volume_pages, addresses, group_pages, keys, placements, region, provider,
+                            profile, skip_launches), None
 
 
 def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_id: str,
@@ -196,8 +204,9 @@ def list_leftovers(ec2: Any, region: str, provider: str, profile: str, install_i
 
 
 def _leftovers(live: list[dict[str, Any]], volume_pages: list[Mapping[str, Any]], addresses: list[Mapping[str, Any]],
-               group_pages: list[Mapping[str, Any]], keys: list[Mapping[str, Any]], region: str, provider: str,
-               profile: str, skip_launches: Iterable[str]) -> list[Resource]:
+               group_pages: list[Mapping[str, Any]], keys: list[Mapping[str, Any]],
+               placements: list[Mapping[str, Any]], region: str, provider: str, profile: str,
+               skip_launches: Iterable[str]) -> list[Resource]:
     live_ids = {i["InstanceId"] for i in live}
     busy = {tags_of(i).get(TAG_LAUNCH) for i in live} | set(skip_launches)
     found: list[Resource] = []
@@ -226,4 +235,10 @@ def _leftovers(live: list[dict[str, Any]], volume_pages: list[Mapping[str, Any]]
             continue
         found.append(_resource(KIND_KEY, k.get("KeyPairId") or k["KeyName"], region, provider, profile, tags,
                                key_name=k.get("KeyName", ""), price_per_hour=0.0))
+    for g in placements:
+        tags = tags_of(g)
+        if tags.get(TAG_LAUNCH) in busy:
+            continue
+        found.append(_resource(KIND_PLACEMENT_GROUP, g["GroupName"], region, provider, profile, tags,
+                               group_name=g["GroupName"], group_id=g.get("GroupId", ""), price_per_hour=0.0))
     return found

@@ -13,7 +13,9 @@ Steps in one region:
    ``allow_ssh_from_anywhere=true``).
 4. Image: the profile's override, else the public SSM parameter of the Deep
    Learning AMI, else the newest matching ``describe_images`` result.
-5. ``run_instances`` with tags on instance, volume and network interface;
+5. ``run_instances`` with tags on instance, volume and network interface (N machines at once
+   for a multi-node launch, with its placement group, node-to-node rule, EFA and node-rank
+   tags: :mod:`.cluster`);
    encrypted gp3 root volume deleted on termination; IMDSv2 required;
    shutdown from inside terminates; user data records the start; spot as a
    one-time request with an optional max price.  InsufficientInstanceCapacity
@@ -42,7 +44,7 @@ from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sdk_errors import mapped
 from workbench.core.providers.sshkeys import ensure_keypair
 
-from . import inventory, teardown, userdata
+from . import cluster, inventory, teardown, userdata
 from .codes import error_code
 from .errors import translate
 from .clients import Clients
@@ -126,13 +128,14 @@ class Launcher:
                      len(existing), region)
             return existing
         cidr = self._settings.ssh_cidr or public_cidr(self._settings.checkip_url)
-        created: dict[str, list[str]] = {"key": [], "sg": [], "instances": []}
+        created: dict[str, list[str]] = {"key": [], "sg": [], "instances": [], "pg": []}
         try:
             key_name = self._key_pair(ec2, req, created)
             vpc_id, subnets = self._network(ec2, region)
             group_id = self._security_group(ec2, req, vpc_id, cidr, created)
+            placement = self._cluster(ec2, req, group_id, created) if cluster.wants_cluster(req) else None
             image = self._image(region)
-            return self._run(ec2, req, image, key_name, group_id, subnets, created)
+            return self._run(ec2, req, image, key_name, group_id, subnets, created, placement)
         except BaseException as exc:
             self._rollback(ec2, req, created, exc)
             if isinstance(exc, Exception) and not isinstance(exc, WorkbenchError):
@@ -163,7 +166,34 @@ class Launcher:
         created["key"].append(name)
         return name
 
+    def _cluster(self, ec2: Any, req: LaunchRequest, group_id: str, created: dict[str, list[str]]) -> str:
+        """A multi-node launch's node-to-node rule and placement group (see :mod:`.cluster`)."""
+        try:
+            cluster.self_reference(ec2, group_id)
+        except Exception as exc:  # noqa: BLE001
+            if error_code(exc) != "InvalidPermission.Duplicate":  # a resumed launch set it already
+                raise self._err(exc, "letting the nodes reach each other", "AuthorizeSecurityGroupIngress",
+                                req.region) from None
+        find = lambda: self._call("looking for the launch's placement group", "DescribePlacementGroups",  # noqa: E731
+                                  req.region, cluster.list_groups, ec2=ec2,
+                                  filters=[{"Name": f"tag:{TAG_LAUNCH}", "Values": [req.launch_id]}])
+        try:
+            name, new = cluster.ensure_placement_group(ec2, req, self._tag_spec, find)
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise self._err(exc, "creating the cluster placement group", "CreatePlacementGroup", req.region) from None
+        if new:
+            created["pg"].append(name)
+        return name
+
     def _network(self, ec2: Any, region: str) -> tuple[str, dict[str, str]]:
+        if self._settings.subnet:
+            found = self._call("finding the profile's subnet", "DescribeSubnets", region, ec2.describe_subnets,
+                               SubnetIds=[self._settings.subnet]).get("Subnets") or []
+            if not found:
+                raise ConfigError(f"the profile's subnet {self._settings.subnet} does not exist in {region}")
+            return found[0]["VpcId"], {found[0]["AvailabilityZone"]: found[0]["SubnetId"]}
         vpcs = self._call("finding the default VPC", "DescribeVpcs", region, ec2.describe_vpcs,
                           Filters=[{"Name": "isDefault", "Values": ["true"]}]).get("Vpcs") or []
         if not vpcs:
@@ -267,7 +297,7 @@ class Launcher:
         return zones
 
     def _run(self, ec2: Any, req: LaunchRequest, image: Image, key_name: str, group_id: str,
-             subnets: dict[str, str], created: dict[str, list[str]]) -> list[Instance]:
+             subnets: dict[str, str], created: dict[str, list[str]], placement: str | None = None) -> list[Instance]:
         spec, offer = req.spec, req.offer
         itype = offer.instance_type
         price = offer.hourly(req.spot)
@@ -279,9 +309,11 @@ class Launcher:
             extra_tags[inventory.TAG_PRICE] = f"{price:.6g}"
         if offer.gpu_model:
             extra_tags[inventory.TAG_GPU] = f"{offer.gpu_model}:{offer.gpu_count}"
+        if placement is not None and offer.rdma:
+            extra_tags[cluster.TAG_INTERCONNECT] = "efa"
         params: dict[str, Any] = {
             "ImageId": image.image_id, "InstanceType": itype, "MinCount": req.count, "MaxCount": req.count,
-            "KeyName": key_name, "SecurityGroupIds": [group_id],
+            "KeyName": key_name,
             "UserData": userdata.render(req.launch_id, self._install_id, spec, image.ssh_user),
             "InstanceInitiatedShutdownBehavior": "terminate",
             "MetadataOptions": {"HttpTokens": "required", "HttpEndpoint": "enabled", "HttpPutResponseHopLimit": 2},
@@ -300,9 +332,15 @@ class Launcher:
         for az in self._zones(ec2, req, subnets):
             tried.append(az)
             token = f"{req.launch_id}-{az}"[-64:]
+            if placement is None:
+                where: dict[str, Any] = {"SubnetId": subnets[az], "SecurityGroupIds": [group_id],
+                                         "Placement": {"AvailabilityZone": az}}
+            else:
+                public = not (self._settings.ssh_address and self._settings.ssh_address[0] == "private")
+                where = {**cluster.network_params(req, subnets[az], group_id, public),
+                         "Placement": {"AvailabilityZone": az, "GroupName": placement}}
             try:
-                answer = ec2.run_instances(**params, SubnetId=subnets[az], Placement={"AvailabilityZone": az},
-                                           ClientToken=token)
+                answer = ec2.run_instances(**params, **where, ClientToken=token)
             except Exception as exc:  # noqa: BLE001
                 err = self._err(exc, f"launching {itype}", "RunInstances", req.region, itype)
                 if isinstance(err, TransientError):
@@ -320,6 +358,8 @@ class Launcher:
             created["instances"].extend(i["InstanceId"] for i in made)
             log.info("launched %s: %s in %s", req.launch_id, ", ".join(i["InstanceId"] for i in made), az)
             mine = [inventory.to_instance(i, self._id, self._profile, req.region, fallback_price=price) for i in made]
+            if placement is not None:
+                mine = self._ranked(ec2, req, made, mine)
             if (answer.get("ResponseMetadata") or {}).get("RetryAttempts"):
                 # a retried RunInstances: AWS dedupes it by ClientToken, other EC2 endpoints may not
                 return self._only_requested(ec2, req, mine)
@@ -327,6 +367,17 @@ class Launcher:
         raise CapacityError(f"AWS has no capacity for {itype} in any zone of {req.region} "
                             f"(tried {', '.join(tried) or 'none'})",
                             hint=(last.hint if last else None) or "try another region or instance type")
+
+    def _ranked(self, ec2: Any, req: LaunchRequest, made: list[dict[str, Any]],
+                mine: list[Instance]) -> list[Instance]:
+        """Tag the nodes with their ranks; the instances in rank order, each knowing its rank."""
+        try:
+            ranks = cluster.tag_ranks(ec2, made)
+        except Exception as exc:  # noqa: BLE001
+            raise self._err(exc, "tagging the nodes with their ranks", "CreateTags", req.region) from None
+        out = [i.with_state(i.state, extra={**i.extra, "node_rank": ranks[i.instance_id], "num_nodes": req.count})
+               for i in mine]
+        return sorted(out, key=lambda i: i.extra["node_rank"])
 
     def _only_requested(self, ec2: Any, req: LaunchRequest, keep: list[Instance]) -> list[Instance]:
         """Terminate instances of this launch beyond ``keep`` (duplicates of a retried request)."""
@@ -360,6 +411,10 @@ class Launcher:
                 if key_name not in known_keys:
                     leftovers.append(Resource(self._id, self._profile, key_name, inventory.KIND_KEY, region,
                                               req.launch_id, extra={"key_name": key_name}))
+            for pg in created["pg"]:
+                if pg not in known:
+                    leftovers.append(Resource(self._id, self._profile, pg, cluster.KIND_PLACEMENT_GROUP, region,
+                                              req.launch_id, extra={"group_name": pg}))
             failures = teardown.delete_all(ec2, leftovers, retry_dependency_s=min(60.0, self._settings.terminate_wait_s),
                                            poll_s=max(self._settings.poll_s, 0.05))
             for res, exc in failures:

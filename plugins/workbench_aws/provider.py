@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Ty
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
-from workbench.core.providers.profile_settings import apply_ssh_address
+from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
                                                SupportsEndReason, SupportsPublicPrices, SupportsSpotHistory,
                                                SupportsStop, SupportsTelemetry)
@@ -225,6 +225,11 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         if req.region not in self.enabled_regions():
             raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
                               hint="add it to the profile's regions setting (instances are only looked for there)")
+        if req.count > 1 and not per_machine(self.settings.ssh_address):
+            raise ConfigError(f"profile {self.profile.name!r} reaches its machines through one ssh_address "
+                              f"({self.settings.ssh_address[0]}), which cannot reach {req.count} nodes",
+                              hint="set ssh_address=private (a VPN or inside the VPC) or remove it for public "
+                                   "addresses")
         return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
     def _instances_of(self, region: str, raw: list[dict[str, Any]]) -> list[Instance]:

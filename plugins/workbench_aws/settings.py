@@ -7,7 +7,9 @@ plugin reads from ``Profile.settings`` (all optional):
                           enabled); default: the profile's region, else us-east-1
 ``endpoint_url.<service>`` an endpoint for one service (``Profile.endpoint_url`` serves all)
 ``ssh_cidr``              who may reach SSH; default: this computer's public address as /32
-``ssh_address``           "[USER@]HOST[:PORT]": reach the machines there (port forward, bastion); default "public"
+``ssh_address``           "[USER@]HOST[:PORT]": reach the machines there (port forward, bastion); default "public";
+                          HOST "private" reaches each machine at its private address (VPN, inside the VPC)
+``subnet``                launch into this subnet (subnet-…) instead of the default VPC's default subnets
 ``allow_ssh_from_anywhere`` "true" is the explicit confirmation 0.0.0.0/0 needs
 ``checkip_url``           where the public address is asked (default checkip.amazonaws.com)
 ``ami`` / ``ami.<region>`` image override; ``ami_ssm_parameter`` the public SSM parameter
@@ -55,6 +57,7 @@ class AwsSettings:
     service_endpoints: Mapping[str, str] = field(default_factory=dict)
     ssh_cidr: str | None = None
     ssh_address: tuple[str, int, str | None] | None = None
+    subnet: str | None = None
     allow_ssh_from_anywhere: bool = False
     checkip_url: str = "https://checkip.amazonaws.com"
     ami: str | None = None
@@ -120,6 +123,9 @@ def parse(profile: Profile) -> AwsSettings:
     for value in [ami, *(v for k, v in s.items() if k.startswith("ami."))]:
         if value and not re.fullmatch(r"ami-[0-9a-f]{8,17}", value.strip()):
             raise ConfigError(f"profile {name!r}: {value!r} is not an AMI id (ami-…)")
+    subnet = (s.get("subnet") or "").strip() or None
+    if subnet and not re.fullmatch(r"subnet-[0-9a-f]{8,17}", subnet):
+        raise ConfigError(f"profile {name!r}: {subnet!r} is not a subnet id (subnet-…)")
     endpoint = profile.endpoint_url or s.get("endpoint_url") or None
     return AwsSettings(
         profile_name=name,
@@ -129,6 +135,7 @@ def parse(profile: Profile) -> AwsSettings:
         service_endpoints={k.split(".", 1)[1]: v for k, v in s.items() if k.startswith("endpoint_url.") and v},
         ssh_cidr=_cidr(name, s.get("ssh_cidr"), anywhere),
         ssh_address=ssh_address(name, s.get("ssh_address")),
+        subnet=subnet,
         allow_ssh_from_anywhere=anywhere,
         checkip_url=s.get("checkip_url") or AwsSettings.checkip_url,
         ami=ami,

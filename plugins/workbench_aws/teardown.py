@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 from workbench.core.domain.models import Resource
 
 from .codes import error_code, is_not_found
+from .cluster import KIND_PLACEMENT_GROUP, delete_group
 from .inventory import KIND_EIP, KIND_KEY, KIND_SG, KIND_VOLUME
 
 log = logging.getLogger("workbench.aws.teardown")
@@ -107,11 +108,13 @@ def delete_resource(ec2: Any, res: Resource) -> None:
                 ec2.delete_key_pair(KeyName=name)
             else:
                 ec2.delete_key_pair(KeyPairId=res.resource_id)
+        elif res.kind == KIND_PLACEMENT_GROUP:
+            delete_group(ec2, res.extra.get("group_name") or res.resource_id)
         else:
             log.warning("not deleting AWS resource %s of unknown kind %s", res.resource_id, res.kind)
             return
     except Exception as exc:  # noqa: BLE001
-        if is_not_found(exc) or error_code(exc) == "InvalidPermission.NotFound":
+        if is_not_found(exc) or error_code(exc) in ("InvalidPermission.NotFound", "InvalidPlacementGroup.Unknown"):
             return
         raise
     log.info("deleted %s %s (%s, launch %s)", res.kind, res.resource_id, res.region, res.launch_id)
@@ -125,7 +128,7 @@ def delete_all(ec2: Any, resources: Iterable[Resource], retry_dependency_s: floa
     A security group still held by a just-terminated instance's interface
     (DependencyViolation) is retried until ``retry_dependency_s`` has passed.
     """
-    order = {KIND_VOLUME: 0, KIND_EIP: 1, KIND_SG: 2, KIND_KEY: 3}
+    order = {KIND_VOLUME: 0, KIND_EIP: 1, KIND_SG: 2, KIND_KEY: 3, KIND_PLACEMENT_GROUP: 4}
     failures: list[tuple[Resource, BaseException]] = []
     for res in sorted(resources, key=lambda r: order.get(r.kind, 9)):
         deadline = clock() + retry_dependency_s
@@ -134,7 +137,8 @@ def delete_all(ec2: Any, resources: Iterable[Resource], retry_dependency_s: floa
                 delete_resource(ec2, res)
                 break
             except Exception as exc:  # noqa: BLE001 - collected; the others still go
-                if error_code(exc) == "DependencyViolation" and clock() < deadline:
+                # a group still held by a just-terminated instance (its interface, or its placement)
+                if error_code(exc) in ("DependencyViolation", "InvalidPlacementGroup.InUse") and clock() < deadline:
                     sleep(max(0.0, min(poll_s, deadline - clock())))
                     continue
                 failures.append((res, exc))

@@ -37,6 +37,7 @@ PROVIDER = "azure"
 TAG_NAME, TAG_PRICE, TAG_SPOT, TAG_VM = "workbench:name", "workbench:price", "workbench:spot", "workbench:vm"
 TAG_SIZE, TAG_GPU, TAG_GPUS = "workbench:size", "workbench:gpu", "workbench:gpus"
 VM_NAME = "wb-vm"
+TAG_NODE_RANK, TAG_INTERCONNECT = "workbench:node-rank", "workbench:interconnect"  # multi-node launches
 POWER = {"running": InstanceState.RUNNING, "starting": InstanceState.PENDING, "stopping": InstanceState.STOPPING,
          "stopped": InstanceState.STOPPED, "deallocating": InstanceState.STOPPING,
          "deallocated": InstanceState.DEALLOCATED}
@@ -96,7 +97,7 @@ def _price(tags: dict[str, str], region: str, size: str, spot: bool) -> tuple[fl
 
 
 def build_instance(vm: Any, group_name: str, group_tags: dict[str, str], profile: str, sub: str,
-                   ip: str | None) -> Instance:
+                   ip: str | None, private_ip: str | None = None) -> Instance:
     tags = {**group_tags, **dict(vm.tags or {})}
     state, power, prov = _state(vm)
     spot = text(getattr(vm, "priority", "")) == "Spot"
@@ -111,6 +112,13 @@ def build_instance(vm: Any, group_name: str, group_tags: dict[str, str], profile
                              "subscription_id": sub, "vm_name": vm.name}
     if state == InstanceState.STOPPED:
         extra["billing_note"] = STOPPED_NOTE
+    vm_tags = dict(vm.tags or {})
+    if str(vm_tags.get(TAG_NODE_RANK, "")).isdigit():
+        extra["node_rank"] = int(vm_tags[TAG_NODE_RANK])
+    if vm_tags.get(TAG_INTERCONNECT):
+        extra["interconnect"] = vm_tags[TAG_INTERCONNECT]
+    if private_ip:
+        extra["private_ip"] = private_ip
     return Instance(
         provider=PROVIDER, profile=profile,
         instance_id=f"/subscriptions/{sub}/resourceGroups/{group_name}/providers/Microsoft.Compute/virtualMachines/{vm.name}",
@@ -163,19 +171,33 @@ class Inventory:
         except Exception as exc:  # noqa: BLE001 - mapped
             raise self.clients.error(exc, "listing public IP addresses") from None
 
+    def _private_ips(self) -> dict[str, str]:
+        """NIC id (lower case) → private address, for this install's NICs (multi-node launches need them)."""
+        try:
+            out = {}
+            for nic in self.clients.network.network_interfaces.list_all():
+                configs = getattr(nic, "ip_configurations", None) or []
+                if self._ours(nic.tags) and configs and configs[0].private_ip_address:
+                    out[(nic.id or "").lower()] = configs[0].private_ip_address
+            return out
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self.clients.error(exc, "listing network interfaces") from None
+
     def instances(self) -> list[Instance]:
         sub = self.clients.subscription_id()
         groups = self.groups()
         vms = self._vms()
         ips = self._ips() if vms else {}
+        privates = self._private_ips() if any(TAG_NODE_RANK in (v.tags or {}) for v in vms) else {}
         out, with_vm = [], set()
         for vm in vms:
             gname = group_of(vm.id)
             group = groups.get(gname.lower())
             with_vm.add(gname.lower())
             nic = next(iter(vm.network_profile.network_interfaces or []), None) if vm.network_profile else None
+            nic_id = (nic.id or "").lower() if nic else ""
             out.append(build_instance(vm, group.name if group else gname, dict(group.tags or {}) if group else {},
-                                      self.profile, sub, ips.get((nic.id or "").lower()) if nic else None))
+                                      self.profile, sub, ips.get(nic_id), privates.get(nic_id)))
         for key, g in groups.items():
             tags = dict(g.tags or {})
             if key in with_vm or tags.get(TAG_VM) != "created" or _deleting(g):

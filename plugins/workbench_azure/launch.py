@@ -1,6 +1,7 @@
 """Launch one job on Azure: a resource group per launch, network, VM, guard identity, auto-shutdown.
 
-Layout of launch ``L`` (every resource tagged with the launch's three tags):
+Layout of launch ``L`` (every resource tagged with the launch's three tags; a multi-node launch
+adds a proximity placement group and one IP, NIC, VM and disk per node: :mod:`.cluster`):
 
     resource group  wb-L              (also tagged workbench:name/size/gpu/price/spot; workbench:vm once the VM exists)
       NSG           wb-nsg            SSH (TCP 22) only from the profile's ssh_cidr
@@ -41,7 +42,7 @@ from workbench.core.domain.models import Instance, LaunchRequest
 from workbench.core.paths import check_launch_id
 from workbench.core.providers.contract import ProviderContext, TAG_OWNER
 
-from . import customdata
+from . import cluster, customdata
 from .clients import AzureClients
 from .self_delete import add_shutdown_schedule, grant_guard_role
 from .inventory import (TAG_GPU, TAG_GPUS, TAG_NAME, TAG_PRICE, TAG_SIZE, TAG_SPOT, TAG_VM, VM_NAME, Inventory,
@@ -51,6 +52,7 @@ from .skus import SizeInfo, text
 
 log = logging.getLogger("workbench.azure.launch")
 NSG, VNET, SUBNET, IP, NIC, OS_DISK = "wb-nsg", "wb-vnet", "default", "wb-ip", "wb-nic", "wb-osdisk"
+MAX_NODES = 64
 
 
 class Cancelled(WorkbenchError):
@@ -108,20 +110,21 @@ class Launcher:
 
     # -- launch -----------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        if req.count != 1:
-            raise ConfigError(f"the Azure plugin starts one VM per launch, not {req.count}")
+        if not 1 <= req.count <= MAX_NODES:
+            raise ConfigError(f"an Azure launch starts 1 to {MAX_NODES} VMs, not {req.count}")
         lid = check_launch_id(req.launch_id)
         group = group_name(lid)
         existing = self._existing(group, req)
         if existing is not None:
-            return [existing]
+            return existing if isinstance(existing, list) else [existing]
         with self._lock:
             if lid in self._cancel:
                 raise PluginError(f"launch {lid} is already in progress")
             self._cancel[lid] = threading.Event()
         deadline = time.monotonic() + self.settings.launch_timeout_s
         try:
-            return [self._launch(req, group, deadline)]
+            got = self._launch(req, group, deadline)
+            return got if isinstance(got, list) else [got]
         except BaseException as exc:
             err = exc if isinstance(exc, WorkbenchError) else self.clients.error(exc, f"launching {lid}")
             self._rollback(group, err)
@@ -132,7 +135,7 @@ class Launcher:
             with self._lock:
                 self._cancel.pop(lid, None)
 
-    def _existing(self, group: str, req: LaunchRequest) -> Instance | None:
+    def _existing(self, group: str, req: LaunchRequest) -> Instance | list[Instance] | None:
         rg = self.clients.resources.resource_groups
         try:
             g = rg.get(group)
@@ -153,9 +156,11 @@ class Launcher:
             raise err from None
         if text(vm.provisioning_state).lower() == "failed":
             return None
+        if req.count > 1:
+            return cluster.existing(self, group, dict(g.tags or {}), req)
         return self._instance(vm, g.name, dict(g.tags or {}))
 
-    def _launch(self, req: LaunchRequest, group: str, deadline: float) -> Instance:
+    def _launch(self, req: LaunchRequest, group: str, deadline: float) -> Instance | list[Instance]:
         lid = req.launch_id
         regions = [req.region] + [r for r in req.spec.regions if r != req.region]
         capacity: list[str] = []
@@ -195,7 +200,7 @@ class Launcher:
         return req.offer.hourly(req.spot) or 0.0, req.offer.prices.currency
 
     def _attempt(self, req: LaunchRequest, group: str, region: str, zone: str | None, size: SizeInfo,
-                 deadline: float) -> Instance:
+                 deadline: float) -> Instance | list[Instance]:
         s, lid, c = self.settings, req.launch_id, self.clients
         price, currency = self._price(req, region)
         tags = dict(req.tags)
@@ -218,16 +223,23 @@ class Launcher:
         step(f"creating resource group {group}", lambda: c.resources.resource_groups.create_or_update(
             group, {"location": region, "tags": group_tags}))
         cidr = self.ssh_cidr()
+        rules = [{"name": "allow-ssh", "properties": {
+            "protocol": "Tcp", "access": "Allow", "direction": "Inbound", "priority": 1000,
+            "sourceAddressPrefix": cidr, "sourcePortRange": "*", "destinationAddressPrefix": "*",
+            "destinationPortRange": "22", "description": "SSH from the workbench user's address only"}}]
+        if req.count > 1:
+            rules.append(cluster.nodes_rule())
         nsg = step("creating the network security group", lambda: net.network_security_groups.begin_create_or_update(
-            group, NSG, {"location": region, "tags": tags, "properties": {"securityRules": [{
-                "name": "allow-ssh", "properties": {
-                    "protocol": "Tcp", "access": "Allow", "direction": "Inbound", "priority": 1000,
-                    "sourceAddressPrefix": cidr, "sourcePortRange": "*", "destinationAddressPrefix": "*",
-                    "destinationPortRange": "22", "description": "SSH from the workbench user's address only"}}]}}))
+            group, NSG, {"location": region, "tags": tags, "properties": {"securityRules": rules}}))
         vnet = step("creating the virtual network", lambda: net.virtual_networks.begin_create_or_update(
             group, VNET, {"location": region, "tags": tags, "properties": {
                 "addressSpace": {"addressPrefixes": ["10.0.0.0/16"]},
                 "subnets": [{"name": SUBNET, "properties": {"addressPrefix": "10.0.0.0/24"}}]}}))
+        if req.count > 1:
+            at_host = s.encryption_at_host == "on" or (s.encryption_at_host == "auto" and size.encryption_at_host
+                                                       and not self._host_encryption_refused)
+            return cluster.attempt(self, req, group, region, zone, size, deadline, step, group_tags, nsg.id,
+                                   f"{vnet.id}/subnets/{SUBNET}", sub, at_host)
         pip = step("creating the public IP address", lambda: net.public_ip_addresses.begin_create_or_update(
             group, IP, {"location": region, "tags": tags, "sku": {"name": "Standard", "tier": "Regional"},
                         "properties": {"publicIPAllocationMethod": "Static", "publicIPAddressVersion": "IPv4"}}))
@@ -306,17 +318,18 @@ class Launcher:
             body["zones"] = [zone]
         return body
 
-    def _instance(self, vm: Any, group: str, group_tags: dict[str, str]) -> Instance:
+    def _instance(self, vm: Any, group: str, group_tags: dict[str, str], ip_name: str = IP) -> Instance:
         ip = None
         try:
-            ip = self.clients.network.public_ip_addresses.get(group, IP).ip_address
+            ip = self.clients.network.public_ip_addresses.get(group, ip_name).ip_address
         except Exception:  # noqa: BLE001 - the address is a convenience; listing fills it later
             pass
         return build_instance(vm, group, group_tags, self.profile, self.clients.subscription_id(), ip)
 
     # -- clean-up ---------------------------------------------------------------------------
     def _delete_vm(self, group: str) -> None:
-        """Delete a failed attempt's VM (its NIC and IP go with it: deleteOption Delete)."""
+        """Delete a failed attempt's VM (its NIC and IP go with it: deleteOption Delete); a multi-node
+        attempt deleted its own VMs already (``cluster.delete_vms``)."""
         try:
             self.clients.compute.virtual_machines.begin_delete(group, VM_NAME).result(
                 timeout=self.settings.terminate_timeout_s)

@@ -77,8 +77,8 @@ def grant_guard_role(clients: AzureClients, group_id: str, vm: Any, sub: str, la
 
 
 def add_shutdown_schedule(clients: AzureClients, req: LaunchRequest, region: str, group_id: str,
-                          tags: dict[str, str]) -> str | None:
-    """Create the auto-shutdown schedule; returns its UTC time "HHMM", or None when none is wanted."""
+                          tags: dict[str, str], vm_name: str = VM_NAME) -> str | None:
+    """Create the auto-shutdown schedule of ``vm_name``; returns its UTC time "HHMM", or None when none is wanted."""
     mode = clients.settings.auto_shutdown
     minutes = req.spec.guards.max_runtime_minutes
     if mode == "off" or (mode == "auto" and (minutes is None or minutes >= 24 * 60)):
@@ -91,8 +91,8 @@ def add_shutdown_schedule(clients: AzureClients, req: LaunchRequest, region: str
     body = {"location": region, "tags": tags, "properties": {
         "status": "Enabled", "taskType": "ComputeVmShutdownTask", "dailyRecurrence": {"time": hhmm},
         "timeZoneId": "UTC", "notificationSettings": {"status": "Disabled"},
-        "targetResourceId": f"{group_id}/providers/Microsoft.Compute/virtualMachines/{VM_NAME}"}}
-    url = f"{group_id}/providers/Microsoft.DevTestLab/schedules/{SCHEDULE}?api-version={DEVTESTLAB_API}"
+        "targetResourceId": f"{group_id}/providers/Microsoft.Compute/virtualMachines/{vm_name}"}}
+    url = f"{group_id}/providers/Microsoft.DevTestLab/schedules/shutdown-computevm-{vm_name}?api-version={DEVTESTLAB_API}"
     try:
         _put(clients, url, body)
     except Exception as exc:  # noqa: BLE001 - mapped

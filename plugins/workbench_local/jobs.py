@@ -86,6 +86,8 @@ class JobRecord:
     tags: dict[str, str] = field(default_factory=dict)
     terminated_by_user: bool = False
     terminated_at: float | None = None
+    num_nodes: int = 1  # a multi-node rehearsal: ``nodes`` lists every node (see nodes.py)
+    nodes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": 1, **asdict(self)}
@@ -163,10 +165,11 @@ class JobStore:
                 found.append(rec)
         return sorted(found, key=lambda r: r.started_at)
 
-    def exit_status(self, launch_id: str) -> ExitStatus | None:
-        """What the wrapper wrote when the job ended; None if it never did (killed)."""
+    def exit_status(self, launch_id: str, rank: int = 0) -> ExitStatus | None:
+        """What the wrapper (of node ``rank``) wrote when the job ended; None if it never did (killed)."""
+        state = self.state_dir(launch_id)
         try:
-            text = (self.state_dir(launch_id) / "exit_code").read_text(encoding="utf-8").split()
+            text = ((state if rank == 0 else state / f"node-{rank}") / "exit_code").read_text(encoding="utf-8").split()
             return ExitStatus(int(text[0]), text[1] if len(text) > 1 else "run")
         except (OSError, ValueError, IndexError):
             return None

@@ -28,6 +28,7 @@ import getpass
 import logging
 import math
 import os
+import signal
 import socket
 import time
 from typing import Iterable, Mapping, Sequence
@@ -48,11 +49,12 @@ from workbench.core.domain.models import (
 from workbench.core.paths import check_launch_id
 from workbench.core.providers.contract import Provider, ProviderContext, SupportsTelemetry
 
-from . import hardware, procs
+from . import hardware, nodes, procs
 from .jobs import JobInfo, JobRecord, JobStore, describe_failure, start_job
 
 log = logging.getLogger(__name__)
 
+MAX_NODES = 64
 REGION = "local"
 INSTANCE_TYPE = "this-computer"
 DEFAULT_GRACE_S = 10.0
@@ -143,8 +145,8 @@ class LocalProvider(Provider, SupportsTelemetry):
     def launch(self, req: LaunchRequest) -> list[Instance]:
         """Start the job now (RUNNING on return); a known launch id returns its instance."""
         launch_id = check_launch_id(req.launch_id)
-        if req.count != 1:
-            raise ConfigError(f"this computer runs one copy of a job, not {req.count}")
+        if not 1 <= req.count <= MAX_NODES:
+            raise ConfigError(f"a local rehearsal runs 1 to {MAX_NODES} nodes, not {req.count}")
         price = req.offer.hourly(req.spot)
         info = JobInfo(
             launch_id=launch_id,
@@ -164,10 +166,11 @@ class LocalProvider(Provider, SupportsTelemetry):
                 if existing is not None:
                     if existing.owner != self.context.install_id:
                         raise ConfigError(f"launch id {launch_id} belongs to another workbench install")
-                    return [self._instance(existing)]
+                    return self._instances_of(existing)
                 if self._store.state_dir(launch_id).exists():
                     self._clear_stale(launch_id)
-                record = start_job(self._store, info)
+                record = (start_job(self._store, info) if req.count == 1
+                          else nodes.start_cluster(self._store, info, req.count))
         except OSError as exc:  # the lock folder itself could not be created
             raise ConfigError(
                 f"cannot prepare local job {launch_id}: {describe_failure(exc)}",
@@ -175,7 +178,7 @@ class LocalProvider(Provider, SupportsTelemetry):
             ) from exc
         log.info("local job %s started as pid %s", launch_id, record.pid)
         # Just spawned: RUNNING even if a one-line job already exited; instances() will say so.
-        return [self._instance(record, just_started=True)]
+        return self._instances_of(record, just_started=True)
 
     def _clear_stale(self, launch_id: str) -> None:
         """A launch that died between spawning and recording: end its processes, drop its files."""
@@ -185,30 +188,45 @@ class LocalProvider(Provider, SupportsTelemetry):
         self._store.remove(launch_id)
 
     def instances(self) -> list[Instance]:
-        return [self._instance(r) for r in self._store.records() if r.owner == self.context.install_id]
+        return [i for r in self._store.records() if r.owner == self.context.install_id
+                for i in self._instances_of(r)]
 
-    def _instance(self, rec: JobRecord, just_started: bool = False) -> Instance:
+    def _instances_of(self, rec: JobRecord, just_started: bool = False) -> list[Instance]:
+        """One instance per node (a single-node job is one)."""
+        return [self._instance(rec, just_started, node) for node in nodes.nodes_of(rec)]
+
+    def _instance(self, rec: JobRecord, just_started: bool = False,
+                  node: nodes.NodeProc | None = None) -> Instance:
         """Derive the instance's state from the process table and the wrapper's exit file."""
-        extra: dict[str, object] = {"pid": rec.pid, "pgid": rec.pgid, "log": rec.log,
-                                    "workdir": str(self._store.work_dir(rec.launch_id))}  # where its files are
+        node = node or nodes.NodeProc(0, rec.pid, rec.pgid, rec.create_time, rec.log)
+        rank = node.rank
+        extra: dict[str, object] = {"pid": node.pid, "pgid": node.pgid, "log": node.log,  # where its files are:
+                                    "workdir": str(nodes.node_dir(self._store, rec.launch_id, rank) / "work")}
+        if rec.num_nodes > 1:
+            extra.update(node_rank=rank, num_nodes=rec.num_nodes, private_ip=nodes.HEAD_ADDRESS)
         state, exit_code = InstanceState.RUNNING, None
-        if not just_started and not procs.is_running(rec.pid, rec.create_time):
+        if not just_started and not procs.is_running(node.pid, node.create_time):
             state = InstanceState.TERMINATED
-            status = self._store.exit_status(rec.launch_id)
+            status = self._store.exit_status(rec.launch_id, rank)
             exit_code = status.code if status else None
             if rec.terminated_by_user:
                 extra["reason"] = "terminated by user"
             elif status is None:
                 extra["reason"] = "killed"  # ended without the wrapper writing a code
+            elif status.phase == "stopped":
+                extra["reason"] = "stopped: " + (nodes.stopped_because(self._store, rec.launch_id, rank)
+                                                 or "another node ended")
+            elif status.phase == "barrier":
+                extra["reason"] = "not started: another node's setup failed or it was lost"
             else:
                 extra["reason"] = "setup failed" if status.phase == "setup" else "exited"
             if status is not None:
                 extra["phase"] = status.phase
-            self._meter.forget(f"local-{rec.launch_id}")
+            self._meter.forget(_instance_id(rec.launch_id, rank))
         return Instance(
             provider=self.id,
             profile=self.profile.name,
-            instance_id=f"local-{rec.launch_id}",
+            instance_id=_instance_id(rec.launch_id, rank),
             launch_id=rec.launch_id,
             region=REGION,
             instance_type=INSTANCE_TYPE,
@@ -246,17 +264,29 @@ class LocalProvider(Provider, SupportsTelemetry):
             raise PluginError("; ".join(failures))
 
     def _end_job(self, rec: JobRecord, grace: float) -> None:
-        leader_alive = procs.is_running(rec.pid, rec.create_time)
-        # With the leader gone, the group is still ours only if a member carries our launch id:
-        # a reused pid (or pgid) of an unrelated process never does.
-        if not leader_alive and not procs.group_is_marked(rec.pgid, rec.launch_id):
+        """End every node's group of the launch (a node is the whole launch's: they go together)."""
+        live = []
+        for node in nodes.nodes_of(rec):
+            leader_alive = procs.is_running(node.pid, node.create_time)
+            # With the leader gone, the group is still ours only if a member carries our launch id:
+            # a reused pid (or pgid) of an unrelated process never does.
+            if leader_alive or procs.group_is_marked(node.pgid, rec.launch_id):
+                live.append((node, leader_alive))
+        if not live:
             return
-        if leader_alive and not rec.terminated_by_user:
+        if any(alive for _, alive in live) and not rec.terminated_by_user:
             try:
                 self._store.write(dataclasses.replace(rec, terminated_by_user=True, terminated_at=time.time()))
             except OSError:  # the bill matters more than the label: end the job anyway
                 log.warning("could not mark local job %s as terminated by user", rec.launch_id, exc_info=True)
-        procs.end_group(rec.pgid, grace, f"local job {rec.name} ({rec.launch_id})")
+        what = f"local job {rec.name} ({rec.launch_id})"
+        for node, _ in live:  # SIGTERM everywhere first, so the nodes' grace periods overlap
+            try:
+                procs._signal_group(node.pgid, signal.SIGTERM)
+            except PluginError:
+                pass  # end_group below reports it
+        for node, _ in live:
+            procs.end_group(node.pgid, grace, what if rec.num_nodes == 1 else f"node {node.rank} of {what}")
 
     def leftovers(self) -> list[Resource]:
         """Processes with our markers whose launch has no running job (its record gone or ended)."""
@@ -310,7 +340,8 @@ class LocalProvider(Provider, SupportsTelemetry):
         return {
             r.launch_id
             for r in self._store.records()
-            if r.owner == self.context.install_id and procs.is_running(r.pid, r.create_time)
+            if r.owner == self.context.install_id
+            and any(procs.is_running(n.pid, n.create_time) for n in nodes.nodes_of(r))
         }
 
     def _launching(self, launch_id: str) -> bool:
@@ -328,8 +359,10 @@ class LocalProvider(Provider, SupportsTelemetry):
         except WorkbenchError:
             return []
         ours = rec is not None and rec.owner == self.context.install_id
-        root = procs.find(rec.pid, rec.create_time) if rec is not None and ours else None
-        if rec is None or root is None or not procs.is_running(rec.pid, rec.create_time):
+        rank = int(instance.extra.get("node_rank", 0) or 0)
+        node = next((n for n in nodes.nodes_of(rec) if n.rank == rank), None) if rec is not None and ours else None
+        root = procs.find(node.pid, node.create_time) if node is not None else None
+        if node is None or root is None or not procs.is_running(node.pid, node.create_time):
             self._meter.forget(instance.instance_id)
             return []
         gpus = hardware.gpu_samples(instance.instance_id)
@@ -348,3 +381,8 @@ class LocalProvider(Provider, SupportsTelemetry):
                 kind="cpu",
             )
         ]
+
+
+def _instance_id(launch_id: str, rank: int) -> str:
+    """``local-<launch id>`` for the head (and a single-node job), ``…-node<r>`` for the others."""
+    return f"local-{launch_id}" if rank == 0 else f"local-{launch_id}-node{rank}"

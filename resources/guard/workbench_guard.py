@@ -19,6 +19,10 @@ It fires when
     the runner's own on_finish (which does not survive a reboot); only
     ``on_finish: terminate`` is enforced here.
 
+A multi-node launch (``cluster/peers`` and ``rank`` in the job folder) is guarded as one: only
+the head acts on a finished job, idle means every node idle (peers' states read over the launch's
+SSH; silent is not idle), and ending the bill ends every node (AWS, Azure stop: each peer's guard).
+
 ``--end-bill terminate|stop`` ends the bill at once (the runner's on_finish
 calls it through ``workbench-end-bill``): terminate as below; stop deallocates
 the VM on Azure and is left to the app on AWS (a shutdown there terminates).
@@ -146,6 +150,48 @@ class Guard(object):
             best = values if best is None else [max(a, b) for a, b in zip(best, values)]
         return best
 
+    # -- a multi-node launch: act on every node -------------------------------------------
+    def cluster(self):
+        """(rank, peer addresses, cluster folder), or None for a single machine."""
+        import glob
+        for pattern in self.cfg["job_dirs"] or []:
+            for path in sorted(glob.glob(pattern)):
+                c = os.path.join(path, "cluster")
+                try:
+                    peers = open(os.path.join(c, "peers")).read().split()
+                    return int(open(os.path.join(c, "rank")).read()), peers, c
+                except (OSError, ValueError):
+                    pass
+        return None
+
+    def on_peers(self, command):
+        """Run ``command`` on every other node over the launch's SSH: [(rank, address, rc, output)]."""
+        found = self.cluster() or (0, [], "")
+        out = []
+        for r, a in enumerate(found[1]):
+            if r != found[0]:
+                try:
+                    p = subprocess.run(["ssh", "-F", found[2] + "/ssh_config", "-o", "ConnectTimeout=10", a, command],
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       timeout=60, universal_newlines=True)
+                    out.append((r, a, p.returncode, p.stdout))
+                except (OSError, subprocess.SubprocessError) as exc:
+                    out.append((r, a, 255, str(exc)))
+        return out
+
+    def peers_idle(self, t, limit):
+        path = self.cfg["state_path"]
+        for r, a, rc, text in self.on_peers("sudo -n cat %s || cat %s" % (path, path)):
+            try:
+                peer = json.loads(text) if rc == 0 else {}
+            except ValueError:
+                peer = {}
+            if peer.get("gpu_state") != "idle" or t < float(peer.get("idle_since") or t) + float(limit):
+                self.log("idle here, but node %d (%s) is %s: the launch is not idle"
+                         % (r, a, peer.get("gpu_state") or "not answering"))
+                return False
+        return True
+
     # -- checks ---------------------------------------------------------------------------
     def check(self):
         """One run: returns the reason to fire, or None."""
@@ -164,9 +210,11 @@ class Guard(object):
         not_after = self.cfg["not_after"]
         if not_after is not None and t >= float(not_after):
             return "the launch's deadline %s passed" % _iso(float(not_after))
-        reason = self.check_finished(t)
-        if reason:
-            return reason
+        found = self.cluster()
+        if found is None or found[0] == 0:  # a worker's early end is not the job's end
+            reason = self.check_finished(t)
+            if reason:
+                return reason
         return self.check_idle(t)
 
     def job_dir(self):
@@ -237,6 +285,9 @@ class Guard(object):
                      % (_num(max(utils)), _num(below), _fmt(limit)))
         st["gpu_state"] = "idle"
         if t >= st["idle_since"] + float(limit):
+            self.save_state()  # the peers read this node's idle state too
+            if not self.peers_idle(t, limit):
+                return None
             return "every GPU below %s %% since %s (%s)" % (_num(below), _iso(st["idle_since"]), _fmt(limit))
         return None
 
@@ -256,9 +307,17 @@ class Guard(object):
         self.save_state()
         return ok
 
-    def end_bill(self, action):
-        """terminate: AWS shutdown (terminates), Azure delete own resource group; stop: Azure deallocate."""
+    def end_bill(self, action, only_here=False):
+        """terminate: AWS shutdown (terminates), Azure delete own resource group; stop: Azure deallocate.
+
+        A node of a multi-node launch ends the other nodes first (unless ``only_here``: a peer asked).
+        """
         cloud = self.cfg["cloud"]
+        if not only_here and ((cloud == "aws" and action == "terminate") or (cloud == "azure" and action == "stop")):
+            cmd = "sudo -n %s %s --config %s --end-bill %s --only-here" % (
+                sys.executable, os.path.abspath(__file__), self.cfg.get("_config_path"), action)
+            for r, a, rc, text in self.on_peers(cmd):
+                self.log("asked node %d (%s) to end its bill: %s" % (r, a, "ok" if rc == 0 else text[-200:]))
         if action == "stop":
             if cloud == "azure":
                 return self.deallocate_vm()
@@ -363,14 +422,17 @@ def main(argv=None):
     except (OSError, ValueError) as exc:
         print("workbench-guard: cannot read config %s: %s" % (path, exc), file=sys.stderr)
         return 2
+    config["_config_path"] = os.path.abspath(path)
     guard = Guard(config)
     if "--end-bill" in argv:
         action = argv[argv.index("--end-bill") + 1] if len(argv) > argv.index("--end-bill") + 1 else "terminate"
         if action not in ("terminate", "stop"):
             print("workbench-guard: --end-bill takes terminate or stop, not %r" % action, file=sys.stderr)
             return 2
-        guard.log("DECISION: end-bill %s requested by the job's on_finish" % action)
-        return 0 if guard.end_bill(action) else 1
+        here = "--only-here" in argv
+        guard.log("DECISION: end-bill %s requested by %s" % (
+            action, "another node of the launch" if here else "the job's on_finish"))
+        return 0 if guard.end_bill(action, only_here=here) else 1
     reason = guard.check()
     if reason:
         guard.fire(reason)

@@ -24,6 +24,7 @@ from .state import ArmError, ArmState, Ctx, Reply, public
 NS = "Microsoft.Compute"
 VM_TYPE = "Microsoft.Compute/virtualMachines"
 DISK_TYPE = "Microsoft.Compute/disks"
+PPG_TYPE = "Microsoft.Compute/proximityPlacementGroups"
 IMAGES = {
     ("microsoft-dsvm", "ubuntu-hpc", "2204"), ("microsoft-dsvm", "ubuntu-hpc", "2404"),
     ("canonical", "0001-com-ubuntu-server-jammy", "22_04-lts-gen2"), ("canonical", "ubuntu-24_04-lts", "server"),
@@ -178,6 +179,15 @@ def _check_vm_body(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[st
             raise _bad("Max price must be -1 or greater than zero.", "InvalidMaxPrice")
     elif props.get("priority") not in (None, "Regular"):
         raise _bad(f"Invalid priority {props.get('priority')!r}.")
+    ppg_ref = props.get("proximityPlacementGroup")
+    if ppg_ref is not None:
+        ppg = state.find(ppg_ref.get("id", ""))
+        if ppg is None:
+            raise ArmError(404, "NotFound", f"Proximity placement group {ppg_ref.get('id')} was not found.")
+        if ppg["location"] != region:
+            raise _bad(f"The proximity placement group {ppg['id']} is in location {ppg['location']}, not {region}.")
+        if ppg.get("zones") and zones and ppg["zones"] != zones:
+            raise _bad(f"The VM's zones {zones} differ from the proximity placement group's {ppg['zones']}.")
     if (props.get("securityProfile") or {}).get("encryptionAtHost"):
         if not size.encryption_at_host:
             raise _bad(f"Encryption at host is not supported for VM size {size_name}.")
@@ -239,6 +249,9 @@ def put_vm(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any],
     state.store(vm)
     for ref in c["nics"]:
         state.find(ref["id"])["properties"]["virtualMachine"] = {"id": rid}
+    ppg = state.find((props.get("proximityPlacementGroup") or {}).get("id", ""))
+    if ppg is not None:
+        ppg["properties"]["virtualMachines"].append({"id": rid})
 
     def done() -> None:
         zone = c["zones"][0] if c["zones"] else "*"
@@ -290,6 +303,10 @@ def remove_vm(state: ArmState, vm: dict[str, Any]) -> None:
             release_nic(state, nic, delete_ips=True)
     if vm.get("identity"):
         state.principals.discard(vm["identity"]["principalId"])
+    ppg = state.find((vm["properties"].get("proximityPlacementGroup") or {}).get("id", ""))
+    if ppg is not None:
+        ppg["properties"]["virtualMachines"] = [v for v in ppg["properties"]["virtualMachines"]
+                                                if v["id"].lower() != vm["id"].lower()]
     state.remove(vm["id"])
 
 
@@ -315,6 +332,34 @@ def vm_action(state: ArmState, ctx: Ctx, vm: dict[str, Any], action: str) -> Rep
 
     op = state.new_operation(ctx, done)
     return Reply(202, None, state.async_headers(ctx, NS, vm["location"], op, location_header=True))
+
+
+# -- proximity placement groups -------------------------------------------------------
+def put_ppg(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any]) -> Reply:
+    """A proximity placement group (synchronous: 200 on update, 201 when new), as the compute API answers."""
+    region = body.get("location")
+    if not region:
+        raise _bad("Required parameter 'location' is missing (null).")
+    kind = (body.get("properties") or {}).get("proximityPlacementGroupType", "Standard")
+    if kind not in ("Standard", "Ultra"):
+        raise _bad(f"Invalid proximityPlacementGroupType {kind!r}.")
+    existing = state.find(rid)
+    ppg = {"id": rid, "name": name, "type": PPG_TYPE, "location": region, "tags": dict(body.get("tags") or {}),
+           "properties": {"proximityPlacementGroupType": kind,
+                          "virtualMachines": (existing or {}).get("properties", {}).get("virtualMachines", []),
+                          "virtualMachineScaleSets": [], "availabilitySets": []}}
+    if body.get("zones"):
+        ppg["zones"] = list(body["zones"])
+    state.store(ppg)
+    return Reply(200 if existing else 201, public(ppg))
+
+
+def delete_ppg(state: ArmState, ctx: Ctx, ppg: dict[str, Any]) -> Reply:
+    if ppg["properties"]["virtualMachines"]:
+        raise ArmError(409, "OperationNotAllowed", f"Proximity placement group {ppg['name']} is in use by virtual "
+                       "machines; delete them first.")
+    state.remove(ppg["id"])
+    return Reply(200)
 
 
 # -- disks ---------------------------------------------------------------------------

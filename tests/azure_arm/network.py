@@ -141,6 +141,28 @@ def put_public_ip(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str
     return _store_with_lro(state, ctx, res, existing is not None, body["location"])
 
 
+def _private_ip(state: ArmState, subnet: dict[str, Any], nic_id: str, index: int) -> str:
+    """The NIC's address in ``subnet``: kept on a re-PUT, else the lowest one no other NIC holds
+    (Azure keeps the first four of a subnet and the last for itself)."""
+    import ipaddress
+
+    taken: dict[str, str] = {}
+    for r in state.resources.values():
+        if r.get("type") != "Microsoft.Network/networkInterfaces":
+            continue
+        for cfg in r["properties"].get("ipConfigurations", []):
+            if cfg["properties"]["subnet"]["id"].lower() == subnet["id"].lower():
+                taken[cfg["properties"]["privateIPAddress"]] = cfg["id"].lower()
+    mine = [address for address, cfg_id in taken.items() if cfg_id.startswith(f"{nic_id}/ipConfigurations/".lower())]
+    if index < len(mine):
+        return mine[index]
+    net = ipaddress.ip_network(subnet["properties"].get("addressPrefix", "10.0.0.0/24"), strict=False)
+    for host in list(net.hosts())[3:-1]:
+        if str(host) not in taken:
+            return str(host)
+    raise _bad(f"Subnet {subnet['id']} has no free address.", "SubnetIsFull")
+
+
 def _subnet(state: ArmState, subnet_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     vnet_id = subnet_id.rsplit("/subnets/", 1)[0]
     vnet = state.find(vnet_id)
@@ -162,7 +184,7 @@ def put_nic(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any]
         sub_id = (cp.get("subnet") or {}).get("id")
         if not sub_id:
             raise _bad("IP configuration has no subnet.", "InvalidRequestFormat")
-        vnet, _ = _subnet(state, sub_id)
+        vnet, subnet = _subnet(state, sub_id)
         require("Microsoft.Network/virtualNetworks/subnets/join/action", sub_id)
         if vnet["location"] != body["location"]:
             raise _bad(f"Subnet {sub_id} is in location {vnet['location']}; the NIC is in {body['location']}.",
@@ -170,7 +192,7 @@ def put_nic(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any]
         cfg_id = f"{rid}/ipConfigurations/{cfg.get('name') or f'ipconfig{n + 1}'}"
         out = {"id": cfg_id, "name": cfg.get("name") or f"ipconfig{n + 1}",
                "type": "Microsoft.Network/networkInterfaces/ipConfigurations",
-               "properties": {"subnet": {"id": sub_id}, "privateIPAddress": f"10.0.0.{4 + n}",
+               "properties": {"subnet": {"id": sub_id}, "privateIPAddress": _private_ip(state, subnet, rid, n),
                               "privateIPAllocationMethod": cp.get("privateIPAllocationMethod", "Dynamic"),
                               "primary": n == 0, "provisioningState": "Succeeded"}}
         pip_ref = cp.get("publicIPAddress")

@@ -96,6 +96,12 @@ def route(server: ArmServer, ctx: Ctx, method: str, segs: list[str], query: dict
         return Reply(200)
     if rlow[0] == "providers":
         return _subscription_provider(server, ctx, method, segs, rest, rlow, query, data)
+    if rlow[0] == "resourcegroups" and len(rest) == 5 and rlow[2] == "providers" and method == "GET":
+        st.group(sub, rest[1])  # a listing of one type in one group (virtualMachines.list(group))
+        kind = f"{rlow[3]}/{rlow[4]}"
+        items = [compute.vm_json(r, False) if kind == "microsoft.compute/virtualmachines" else public(r)
+                 for r in st.in_group(sub, rest[1]) if r["type"].lower() == kind]
+        return _page(server, ctx, segs, query, items)
     if rlow[0] == "resourcegroups" and len(rest) >= 6 and rlow[2] == "providers":
         return _resource(server, ctx, method, segs, rest, rlow, data, require)
     raise ArmError(404, "InvalidResourceType", f"Unknown path /{'/'.join(segs)}.")
@@ -159,6 +165,8 @@ def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, 
             return compute.put_vm(st, ctx, rid, name, data, require)
         if kind == "microsoft.compute/disks":
             return compute.put_disk(st, ctx, rid, name, data)
+        if kind == "microsoft.compute/proximityplacementgroups":
+            return compute.put_ppg(st, ctx, rid, name, data)
         if kind == "microsoft.authorization/roleassignments":
             return extensions.put_role_assignment(st, ctx, rid, name, scope, data)
         if kind == "microsoft.devtestlab/schedules":
@@ -182,6 +190,8 @@ def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, 
             return compute.delete_vm(st, ctx, res)
         if kind == "microsoft.compute/disks":
             return compute.delete_disk(st, ctx, res)
+        if kind == "microsoft.compute/proximityplacementgroups":
+            return compute.delete_ppg(st, ctx, res)
         if kind.startswith("microsoft.network/"):
             return network.delete(st, ctx, res)
         st.remove(rid)

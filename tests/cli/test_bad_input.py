@@ -144,3 +144,16 @@ def test_doctor_reports_each_part(wb):
     r = wb("doctor", "--json", env=env)
     qt = {c["name"]: c for c in r.json["checks"]}["Qt platform"]
     assert r.rc == 1 and qt["status"] == "fail" and "apt-get install" in qt["hint"]
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(wb):
+    """`workbench offers --json | head -c 10`: the pipe closes before the output ends."""
+    import subprocess
+
+    proc = subprocess.Popen(wb.argv("offers", "--gpu", "V100", "--json"), env=wb.env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert proc.stdout.read(10).startswith(b"{")
+    proc.stdout.close()  # the reader leaves (what head does after its bytes)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "internal error" not in err

@@ -23,6 +23,9 @@ def test_offers_compare_every_cloud_without_an_account(wb):
             assert o["stale"] is True and o["price_age_days"] > 90  # the bundled prices are from 2024/2025
         assert r.json["reason"] is None and {"aws", "azure"} <= set(r.json["catalog_providers"])
         assert r.json["warning"].startswith("warning: prices from 20")  # the oldest catalog date shown
+        in_usd = [o["price_per_hour"] / (7.2 if o["prices"]["currency"] == "CNY" else 1) for o in offers]
+        assert "CNY" in {o["prices"]["currency"] for o in offers}  # Alibaba's yuan beside the dollars …
+        assert in_usd == sorted(in_usd), gpu  # … ordered by value at the stated 7.2, not by the bare number
     text = wb("offers", "--gpu", "V100")
     assert "p3.16xlarge" in text.out and "Standard_NC24s_v3" in text.out and "add an account to launch" in text.out
     assert "bundled snapshot (2024-11-01) old" in text.out

@@ -35,7 +35,8 @@ def _files(doc: dict) -> dict[str, tuple[str, str]]:
 @pytest.mark.parametrize("cloud", ["aws", "azure"])
 def test_cloud_config_installs_script_config_units_and_end_bill(cloud):
     text = gi.render_guard_userdata(SPEC, LID, cloud, not_after=T0, azure={"resource_group": "wb-rg"})
-    assert text.startswith("#cloud-config\n") and len(text.encode()) < 10 * 1024  # AWS allows 16 KB in all
+    # AWS allows 16 KB in all; with the plugins' own parts the user data is ~11.7 KB (bootscript refuses > 16 KB)
+    assert text.startswith("#cloud-config\n") and len(text.encode()) < 12 * 1024
     doc = yaml.safe_load(text)
     files = _files(doc)
     assert set(files) == {gi.SCRIPT_PATH, gi.CONFIG_PATH, gi.END_BILL_PATH,

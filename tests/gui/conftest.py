@@ -113,6 +113,16 @@ class GapRecorder:
         self.timer.stop()
         return self.largest
 
+    @staticmethod
+    def limit(call_s: float) -> float:
+        """The largest gap allowed while provider calls of ``call_s`` seconds each run on workers.
+
+        A call made on the UI thread shows as a gap of at least ``call_s``; half of it tells the two
+        apart with room for a loaded 2-core CI machine's scheduler (0.35 s gaps were seen there with
+        nothing on the UI thread).  The stall itself is measured in ``make bench``, not here.
+        """
+        return min(call_s / 2, 1.0)
+
 
 @pytest.fixture
 def gaps(qtbot):

@@ -280,7 +280,7 @@ def test_keyring_calls_run_off_the_ui_thread_and_a_slow_test_does_not_block(qtbo
         qtbot.mouseClick(view.test_button, Qt.MouseButton.LeftButton)
         assert not view.busy.isHidden() and not view.test_button.isEnabled()
         qtbot.waitUntil(lambda: "acct-1" in view.result.text(), timeout=5000)
-        assert gaps.stop() < 0.3
+        assert gaps.stop() < gaps.limit(0.8)
         assert view.busy.isHidden() and view.test_button.isEnabled()
     finally:
         for p in acc.profiles():  # the fixture's cleanup would be slowed down by the delay

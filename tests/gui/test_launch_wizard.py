@@ -301,7 +301,7 @@ def test_cancel_during_a_slow_launch_tears_it_down_and_the_ui_keeps_turning(qtbo
     fake_accounts.save_profile(Profile(slow.name, slow.provider, slow.region, settings={}))
     qtbot.waitUntil(lambda: "Nothing was left behind" in wiz.panel.rollback.text(), timeout=20_000)
     largest = gaps.stop()
-    assert largest < 0.25, f"the event loop stalled for {largest:.3f} s"
+    assert largest < gaps.limit(2.0), f"the event loop stalled for {largest:.3f} s"
     assert "cancelled and torn down" in wiz.panel.status.text()
     assert [wiz.panel.state[k] for k in LAUNCH_STEPS] == ["done", "done", "skipped", "skipped"]
     prov = fake_accounts.provider(fake_accounts.profile("slow"))

@@ -405,7 +405,7 @@ def test_event_loop_keeps_turning_while_a_slow_provider_refreshes(qtbot, fake_ac
     qtbot.waitUntil(lambda: not win.session.refreshing, timeout=20_000)
     largest = gaps.stop()
     print(f"largest event-loop gap during slow refreshes: {largest * 1000:.1f} ms")
-    assert largest < 0.25
+    assert largest < gaps.limit(2.0)
 
 
 def test_a_finished_job_is_announced(qtbot, accounts):

@@ -274,7 +274,7 @@ def test_a_slow_cloud_never_freezes_the_window_and_closing_keeps_it_running(qtbo
     qtbot.waitUntil(lambda: dlg.state == "done", timeout=15_000)
     largest = gaps.stop()
 
-    assert largest < 0.25, f"event loop stalled for {largest:.3f} s"
+    assert largest < gaps.limit(1.0), f"event loop stalled for {largest:.3f} s"
     assert dlg.result.text() == "0 billable resources remain"
     assert dlg.model.status_of(inst) == "verified"
     # a finished dialog is replaced by a fresh one next time

@@ -58,6 +58,9 @@ class Events:
         self.items: list[JobEvent] = []
 
     def __call__(self, ev: JobEvent) -> None:
+        import os, sys
+        if os.environ.get("WB_EVENT_TRACE"):
+            sys.stderr.write(f"{time.monotonic():.2f} {ev.kind} {ev.phase} {ev.message}\n")
         self.items.append(ev)
 
     def phases(self) -> list[str]:

@@ -110,3 +110,16 @@ def test_azure_names_a_missing_container_or_account(cloud, azure, tmp_path):
                          lab, offer("azure", "eastus"))
     assert plan.mounts[0].region == "westeurope" and plan.copy_bytes == 5
     assert "between regions is billed" in plan.warnings[0]
+
+
+def test_an_oss_mount_says_the_alibaba_plugin_cannot_reach_oss_yet(cloud, tmp_path):
+    from workbench.core.domain.models import Profile
+
+    s = spec(tmp_path, "  - {path: /data, source: oss://lab/d}\n")
+    with pytest.raises(NotFoundError) as none:
+        check_storage(cloud.accounts, s, cloud.profile, offer())
+    assert "no alibaba profile can reach it" in none.value.message
+    cloud.accounts.save_profile(Profile("ali", "alibaba", "cn-shanghai", settings={}))
+    with pytest.raises(NotFoundError) as not_yet:
+        check_storage(cloud.accounts, s, cloud.profile, offer())
+    assert "the alibaba plugin cannot reach OSS yet" in not_yet.value.message  # not "add an alibaba profile"

@@ -14,7 +14,10 @@ talks real HTTP to it.  The injector:
   lets it go (see tests/support/holds.py for what a hold guarantees);
 - answers the Price List API (which moto lacks) from hand-written pages of the real shape
   under ``tests/plugins/aws/synthetic/pricing/<region>/page<N>.json`` (see the README there);
-- answers ``/__checkip`` with a fixed public address (the "what is my IP" service).
+- answers ``/__checkip`` with a fixed public address (the "what is my IP" service);
+- keeps EC2 placement groups itself (:class:`PlacementGroups`): moto 5.2 has no Create/Describe/
+  DeletePlacementGroup (it answers HTTP 500) and ignores ``Placement.GroupName`` in RunInstances, so
+  tests assert on the RunInstances request the plugin sent (``find("RunInstances")``).
 
 Not thread-hostile: rules and the call log are guarded by a lock (the server
 answers each request on its own thread).  Randomness is seeded per injector.
@@ -153,6 +156,108 @@ def _synthetic_pricing(call: AwsCall) -> tuple[int, str, bytes]:
     return 200, "application/x-amz-json-1.1", json.dumps(empty).encode()
 
 
+EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
+
+
+def _indexed(params: dict[str, Any], prefix: str) -> list[str]:
+    """``Prefix.1``, ``Prefix.2`` … values of an EC2 query request."""
+    out, i = [], 1
+    while f"{prefix}.{i}" in params:
+        out.append(params[f"{prefix}.{i}"])
+        i += 1
+    return out
+
+
+class PlacementGroups:
+    """Placement groups per region, with tags and tag/name filters: the EC2 answers moto lacks.
+
+    Written from the EC2 API reference (CreatePlacementGroup, DescribePlacementGroups,
+    DeletePlacementGroup: request parameters, response elements, InvalidPlacementGroup.* errors).
+    """
+
+    OPERATIONS = ("CreatePlacementGroup", "DescribePlacementGroups", "DeletePlacementGroup")
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], dict[str, Any]] = {}
+        self._n = 0
+
+    def clear(self) -> None:
+        self.groups.clear()
+
+    @staticmethod
+    def _item(tag: str, g: dict[str, Any]) -> str:
+        tags = "".join(f"<item><key>{k}</key><value>{v}</value></item>" for k, v in g["tags"].items())
+        return (f"<{tag}><groupName>{g['name']}</groupName><state>available</state><strategy>{g['strategy']}</strategy>"
+                f"<groupId>{g['id']}</groupId><groupArn>arn:aws:ec2:{g['region']}:123456789012:placement-group/"
+                f"{g['name']}</groupArn><tagSet>{tags}</tagSet></{tag}>")
+
+    def answer(self, call: AwsCall) -> tuple[int, str, bytes]:
+        p, region, rid = call.params, call.region, str(uuid.uuid4())
+        if call.operation == "CreatePlacementGroup":
+            name = p.get("GroupName", "")
+            if (region, name) in self.groups:
+                return error_response(call, "InvalidPlacementGroup.Duplicate",
+                                      f"The Placement Group '{name}' already exists.", 400)
+            tags: dict[str, str] = {}
+            i = 1
+            while f"TagSpecification.{i}.ResourceType" in p:
+                for key, value in zip(_indexed_keys(p, f"TagSpecification.{i}.Tag"), _indexed_values(
+                        p, f"TagSpecification.{i}.Tag")):
+                    tags[key] = value
+                i += 1
+            self._n += 1
+            g = {"name": name, "strategy": p.get("Strategy", "cluster"), "id": f"pg-{self._n:017x}", "region": region,
+                 "tags": tags}
+            self.groups[(region, name)] = g
+            body = (f'<CreatePlacementGroupResponse xmlns="{EC2_NS}"><requestId>{rid}</requestId><return>true</return>'
+                    f"{self._item('placementGroup', g)}</CreatePlacementGroupResponse>")
+            return 200, "text/xml", body.encode()
+        if call.operation == "DeletePlacementGroup":
+            name = p.get("GroupName", "")
+            if self.groups.pop((region, name), None) is None:
+                return error_response(call, "InvalidPlacementGroup.Unknown",
+                                      f"The Placement Group '{name}' is unknown.", 400)
+            body = (f'<DeletePlacementGroupResponse xmlns="{EC2_NS}"><requestId>{rid}</requestId><return>true</return>'
+                    f"</DeletePlacementGroupResponse>")
+            return 200, "text/xml", body.encode()
+        names = set(_indexed(p, "GroupName"))
+        filters: list[tuple[str, set[str]]] = []
+        i = 1
+        while f"Filter.{i}.Name" in p:
+            filters.append((p[f"Filter.{i}.Name"], set(_indexed(p, f"Filter.{i}.Value"))))
+            i += 1
+
+        def keep(g: dict[str, Any]) -> bool:
+            if g["region"] != region or (names and g["name"] not in names):
+                return False
+            for name, values in filters:
+                if name.startswith("tag:"):
+                    if g["tags"].get(name[4:]) not in values:
+                        return False
+                elif name == "group-name" and g["name"] not in values:
+                    return False
+                elif name == "strategy" and g["strategy"] not in values:
+                    return False
+            return True
+
+        found = [g for g in self.groups.values() if keep(g)]
+        if names and not found:
+            return error_response(call, "InvalidPlacementGroup.Unknown",
+                                  f"The Placement Group '{sorted(names)[0]}' is unknown.", 400)
+        items = "".join(self._item("item", g) for g in found)
+        body = (f'<DescribePlacementGroupsResponse xmlns="{EC2_NS}"><requestId>{rid}</requestId>'
+                f"<placementGroupSet>{items}</placementGroupSet></DescribePlacementGroupsResponse>")
+        return 200, "text/xml", body.encode()
+
+
+def _indexed_keys(params: dict[str, Any], prefix: str) -> list[str]:
+    return _indexed({k[:-4]: v for k, v in params.items() if k.endswith(".Key")}, prefix)
+
+
+def _indexed_values(params: dict[str, Any], prefix: str) -> list[str]:
+    return _indexed({k[:-6]: v for k, v in params.items() if k.endswith(".Value")}, prefix)
+
+
 class FaultInjector:
     """The WSGI app in front of moto (see the module doc)."""
 
@@ -161,6 +266,7 @@ class FaultInjector:
         self.rules: list[FaultRule] = []
         self.calls: list[AwsCall] = []
         self.serve_pricing = True
+        self.placement_groups = PlacementGroups()
         self._lock = threading.Lock()
         self._random = random.Random(seed)
 
@@ -190,6 +296,7 @@ class FaultInjector:
             self.rules.clear()
             self.calls.clear()
             self.serve_pricing = True
+            self.placement_groups.clear()
 
     def operations(self, service: str | None = None) -> list[str]:
         with self._lock:
@@ -249,6 +356,9 @@ class FaultInjector:
                 answer = error_response(call, rule.error, rule.message, rule.status)
         if answer is None and call.service == "pricing" and self.serve_pricing:
             answer = _synthetic_pricing(call)
+        if answer is None and call.service == "ec2" and call.operation in PlacementGroups.OPERATIONS:
+            with self._lock:
+                answer = self.placement_groups.answer(call)
         if answer is None:
             return self.app(environ, start_response)
         status, ctype, data = answer

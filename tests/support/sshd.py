@@ -60,9 +60,10 @@ def _keygen(path: Path) -> None:
 class Sshd:
     """One sshd process and its files under ``root``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, address: str = "127.0.0.1", port: int | None = None) -> None:
         self.root = root
-        self.port = _free_port()
+        self.address = address  # another loopback address (127.x.y.z) makes a second "machine"
+        self.port = port or _free_port()
         self.user = psutil.Process().username()
         self.host_key = root / "ssh_host_ed25519_key"
         self.authorized = root / "authorized_keys"
@@ -74,8 +75,8 @@ class Sshd:
 
     # -- life cycle ----------------------------------------------------------
     @classmethod
-    def start(cls, root: Path) -> "Sshd":
-        server = cls(root)
+    def start(cls, root: Path, address: str = "127.0.0.1", port: int | None = None) -> "Sshd":
+        server = cls(root, address, port)
         server._prepare()
         server._launch()
         return server
@@ -103,7 +104,7 @@ class Sshd:
         marker = f" WORKBENCH_TEST_RUN={run} WORKBENCH_TEST_NODE=a-session-of-the-test-sshd" if run else ""
         self.config.write_text("\n".join([
             f"Port {self.port}",
-            "ListenAddress 127.0.0.1",
+            f"ListenAddress {self.address}",
             f"HostKey {self.host_key}",
             f"AuthorizedKeysFile {self.authorized}",
             f"PidFile {self.root / 'sshd.pid'}",
@@ -118,7 +119,8 @@ class Sshd:
             "LogLevel ERROR",
             f"SetEnv PATH={path} WORKBENCH_REMOTE_DIR={self.remote_dir} "
             f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state} WORKBENCH_SELF_STOP={end_bill} "
-            f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'}{marker}",
+            f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'} "
+            f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}{marker}",
             "Subsystem sftp internal-sftp",
             "",
         ]))
@@ -135,7 +137,7 @@ class Sshd:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sshd exited: {(self.root / 'sshd.log').read_text()[-2000:]}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                with socket.create_connection((self.address, self.port), timeout=0.5) as s:
                     s.settimeout(2)
                     if s.recv(4).startswith(b"SSH-"):
                         return

@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--max-price", type=float, metavar="X", help="per hour")
     o.add_argument("--accounts-only", action="store_true",
                    help="only offers your accounts can launch (leave out the price catalog)")
+    o.add_argument("--nodes", type=int, default=1, metavar="N",
+                   help="for a job on N machines: the price of all N, and a note where the network is slow")
 
     la = sub.add_parser("launch", parents=[common],
                         help="launch a job file: a workbench spec, SkyPilot task or dstack task (YAML)")
@@ -151,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     lg = sub.add_parser("logs", parents=[common], help="print a launch's job output")
     lg.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose output to print")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
+    lg.add_argument("--node", type=int, metavar="R",
+                    help="a multi-node launch: only node R's output (0 = the head); default: every node's, "
+                         "each line prefixed [node R]")
     lg.add_argument("--interval", type=_positive_float, default=1.0, help=argparse.SUPPRESS)
 
     dl = sub.add_parser("download", parents=[common], help="fetch a job's output folder from its machine")
@@ -248,7 +253,9 @@ def _main(args: argparse.Namespace) -> int:
     ctx = None
     try:
         ctx = CliContext(json_output=as_json, verbose=getattr(args, "verbose", False))
-        return _dispatch(command, ctx, args)
+        code = _dispatch(command, ctx, args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at interpreter exit
+        return code
     except WorkbenchError as exc:
         log.info("%s failed: %s", command, exc.message)
         if as_json:
@@ -258,6 +265,8 @@ def _main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return 130
+    except BrokenPipeError:  # `workbench ... | head`: the reader left; say nothing more, like other Unix tools
+        return _reader_left()
     except ModuleNotFoundError as exc:  # a half-installed SDK: say what to install, not "internal error"
         from workbench.core.providers.registry import missing_module_error
 
@@ -276,6 +285,18 @@ def _main(args: argparse.Namespace) -> int:
     finally:
         if ctx is not None:
             ctx.close()
+
+
+def _reader_left() -> int:
+    """stdout's reader closed the pipe: point stdout at /dev/null so the exit flush cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # what a shell reports for a process ended by SIGPIPE
 
 
 #: command → (module of workbench.cli, function): only the module a command needs is imported

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from workbench.core import paths
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, interconnect, interconnect_note  # noqa: F401
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
@@ -90,6 +90,9 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
     model, count = parse_gpu_arg(args.gpu) if args.gpu else (None, None)
     if args.max_price is not None and args.max_price <= 0:
         raise ConfigError("--max-price must be greater than 0")
+    nodes = getattr(args, "nodes", 1) or 1
+    if not 1 <= nodes <= 64:
+        raise ConfigError(f"--nodes must be 1 to 64, not {nodes}")
     profiles = None
     if args.profile:
         profiles = [ctx.accounts.resolve(args.provider, args.profile)]
@@ -105,7 +108,9 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             age, stale = _price_age(r.offer.prices.as_of)
             rows.append({"profile": r.profile or None, "price_per_hour": r.price, "spot": args.spot,
                          **r.offer.to_json(), "needs_account": r.needs_account, "price_age_days": age,
-                         "stale": stale})
+                         "stale": stale, "nodes": nodes,
+                         "price_per_hour_all_nodes": None if r.price is None else r.price * nodes,
+                         "interconnect": interconnect(r.offer), "interconnect_note": interconnect_note(r.offer)})
         emit_json({"offers": rows, "errors": _errors_json(errors),
                    "catalog_providers": result.catalog_providers,
                    "reason": result.reason.to_json() if result.reason else None,
@@ -115,12 +120,21 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             stale = _price_age(r.offer.prices.as_of)[1]
             return f"{r.offer.prices.source} ({r.offer.prices.as_of})" + (" old" if stale else "")
 
-        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "PRICE/H", "SOURCE", "NOTE"],
+        def note(r: RankedOffer) -> str:
+            slow = interconnect_note(r.offer) if nodes > 1 else None
+            return "; ".join(x for x in (r.offer.availability_note, slow) if x)
+
+        def price(r: RankedOffer) -> str:
+            cur = r.offer.prices.currency
+            one = money(r.price, cur)
+            return one if nodes == 1 else f"{one} ({money(None if r.price is None else r.price * nodes, cur)})"
+
+        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK",
+               "PRICE/H" if nodes == 1 else f"PRICE/H (×{nodes})", "SOURCE", "NOTE"],
               [(r.offer.provider, r.profile or "-", r.offer.region, r.offer.instance_type,
                 f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
                 f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
-                f"{r.offer.memory_gb:.0f} GB", money(r.price, r.offer.prices.currency), source(r),
-                r.offer.availability_note or "")
+                f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer), price(r), source(r), note(r))
                for r in ranked])
         if not ranked:
             err(f"no offers match: {result.reason.detail}" if result.reason else "no offers match")
@@ -169,9 +183,12 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         out = sys.stderr if ctx.json else sys.stdout
         gpu = f"{o.gpu_count}× {o.gpu_model}" if o.gpu_count else "no GPU"
         runtime = spec.guards.max_runtime_minutes
+        nodes = (f"{lp.num_nodes} machines: " if lp.num_nodes > 1 else "")
+        total = (f" per machine, {money(lp.price_per_hour_total, cur)}/h for all {lp.num_nodes}"
+                 if lp.num_nodes > 1 else "")
         out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
-                  f"{o.region} {o.instance_type} ({gpu})\n"
-                  f"  price {money(lp.price_per_hour, cur)}/h ({o.prices.source}, {o.prices.as_of})"
+                  f"{o.region} {nodes}{o.instance_type} ({gpu})\n"
+                  f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, {o.prices.as_of})"
                   f"{' spot' if lp.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n"
                   + (f"  chosen: {lp.matched}, the {'first with an offer' if spec.choose == 'in_order' else 'cheapest'}"
@@ -363,6 +380,11 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     lid = paths.check_launch_id(args.launch_id)
     if ctx.store.find_launch(lid) is None:
         raise NotFoundError(f"unknown launch id {lid!r}", hint="`workbench status` lists the launches")
+    from workbench.cli import node_logs
+
+    ranks = node_logs.chosen_ranks(args, node_logs.launch_nodes(ctx.store, lid))
+    if ranks is not None:
+        return _node_logs(ctx, args, lid, ranks)
     log_file = paths.job_log(lid)
     pos = 0
     out = sys.stdout.buffer
@@ -385,5 +407,26 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
         if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
             if log_file.exists() and log_file.stat().st_size > pos:
                 continue  # drain what the job wrote just before it ended
+            return EXIT_OK
+        time.sleep(args.interval)
+
+
+def _node_logs(ctx: CliContext, args: argparse.Namespace, lid: str, ranks: list[int]) -> int:
+    """Some or all nodes of a multi-node launch (prefixed by rank when several), following like cmd_logs."""
+    from workbench.cli.node_logs import NodeLogTail
+
+    tail = NodeLogTail(lid, ranks, prefix=len(ranks) > 1)
+    out = sys.stdout.buffer
+    if not args.follow:
+        if not tail.dump(out):
+            err(f"no output yet ({paths.node_log(lid, ranks[0]).parent})")
+        return EXIT_OK
+    while True:
+        if tail.pump(out):
+            continue
+        lp = ctx.store.get_launch(lid)
+        reconcile(ctx.accounts, [ctx.accounts.profile(lp.profile)])
+        if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
+            tail.pump(out, final=True)
             return EXIT_OK
         time.sleep(args.interval)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core import paths
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance
@@ -67,10 +68,15 @@ def _launch_instance(ctx: CliContext, lid: str) -> tuple[Any, Instance]:
         reconcile(ctx.accounts, [ctx.accounts.profile(rec.profile)])
     except WorkbenchError:
         pass  # the stored instance may still be enough
-    insts = sorted(ctx.store.list_instances(launch_id=lid), key=lambda i: i.instance_id)
+    insts = _nodes(ctx, lid)
     if not insts:
         raise NotFoundError(f"launch {lid} has no machine")
     return rec, insts[0]
+
+
+def _nodes(ctx: CliContext, lid: str) -> list[Instance]:
+    """The launch's machines, head (node rank 0) first."""
+    return sorted(ctx.store.list_instances(launch_id=lid), key=lambda i: (node_rank_of(i.extra), i.instance_id))
 
 
 def _job(ctx: CliContext, rec: Any, inst: Instance) -> RemoteJob:
@@ -89,7 +95,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     if rc != EXIT_OK or not new:
         return rc
     rec = new[0]
-    insts = sorted(ctx.store.list_instances(launch_id=rec.launch_id), key=lambda i: i.instance_id)
+    insts = _nodes(ctx, rec.launch_id)
     if not insts or not is_remote(insts[0]):
         return rc
     if getattr(args, "detach", False):
@@ -97,9 +103,18 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         from workbench.core.lifecycle import launch_secrets
 
         pid = spawn_starter(rec.launch_id, launch_secrets.values(rec.launch_id))
-        err(f"detached: the machine is up; `workbench start` (pid {pid}) waits for SSH, uploads and starts the job "
+        what = "the machine is up" if len(insts) == 1 else f"the {len(insts)} machines are up"
+        err(f"detached: {what}; `workbench start` (pid {pid}) waits for SSH, uploads and starts the job "
             f"in the background (its log: {start_log(rec.launch_id)}).\n"
             f"attach with: workbench logs {rec.launch_id} --follow")
+        return rc
+    if len(insts) > 1:
+        from workbench.core.remote.cluster import ClusterJob
+
+        if not ClusterJob(ctx.accounts, insts, spec_from_dict(rec.spec), on_event=_Printer()).launch():
+            return 130
+        err(f"the job runs on {len(insts)} machines; ssh: add `{include_line(ctx.store.path.parent)}` to "
+            f"~/.ssh/config, then `ssh {rec.launch_id}` (the head) or `ssh {rec.launch_id}-node1` …")
         return rc
     job = _job(ctx, rec, insts[0])
     if not job.launch():
@@ -122,8 +137,15 @@ def cmd_start(ctx: CliContext, args: argparse.Namespace) -> int:
         from workbench.cli.detach import read_secrets
 
         secret_env = read_secrets(sys.stdin)
-    job = RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(), secret_env=secret_env)
-    started = job.launch()
+    nodes = _nodes(ctx, rec.launch_id)
+    if len(nodes) > 1:
+        from workbench.core.remote.cluster import ClusterJob
+
+        started = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer(),
+                             secret_env=secret_env).launch()
+    else:
+        started = RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(),
+                            secret_env=secret_env).launch()
     if ctx.json:
         emit_json({"launch_id": rec.launch_id, "started": started})
     return EXIT_OK if started else 130
@@ -140,9 +162,9 @@ def cmd_run(ctx: CliContext, args: argparse.Namespace) -> int:
     args.launch_id, args.follow = new[0].launch_id, True
     rc = cmd_logs(ctx, args)
     code = recorded_exit_code(args.launch_id)
-    if code is None:  # a Local job: its exit code is on its instance
-        codes = [i.exit_code for i in ctx.store.list_instances(launch_id=args.launch_id) if i.exit_code is not None]
-        code = codes[0] if codes else None
+    if code is None:  # a Local job: its exit code is on its instance (the head's for several nodes)
+        insts = _nodes(ctx, args.launch_id)
+        code = insts[0].exit_code if insts else None
     if code is not None and _is_local(ctx, args.launch_id):
         err(f"exit code: {code}")
     return rc
@@ -168,6 +190,9 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
 
     if starter_pid(lid) is not None:  # `launch --detach` is still starting it: attach once it has
         wait_for_starter(lid, err)
+    nodes = _nodes(ctx, lid)
+    if len(nodes) > 1 or getattr(args, "node", None) is not None:
+        return _follow_nodes(ctx, args, rec, nodes)
     job = _job(ctx, rec, inst)
     result: dict[str, Any] = {}
 
@@ -201,6 +226,41 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     if "error" in result:
         raise result["error"]
     code = result.get("code", recorded_exit_code(lid))
+    if code is not None:
+        err(f"exit code: {code}")
+    return EXIT_OK
+
+
+def _follow_nodes(ctx: CliContext, args: argparse.Namespace, rec: Any, nodes: list[Instance]) -> int:
+    """Follow every node of a multi-node launch (printing the chosen ones), then its on_finish."""
+    from workbench.cli.node_logs import NodeLogTail, chosen_ranks
+    from workbench.core.remote.cluster import ClusterJob
+
+    ranks = chosen_ranks(args, len(nodes)) or [0]
+    job = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer())
+    result: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            result["code"] = job.follow_and_finish()
+        except WorkbenchError as exc:
+            result["error"] = exc
+
+    t = threading.Thread(target=body, name="follow-nodes", daemon=True)
+    t.start()
+    tail, out = NodeLogTail(rec.launch_id, ranks, prefix=len(ranks) > 1), sys.stdout.buffer
+    try:
+        while t.is_alive():
+            tail.pump(out)
+            t.join(0.2)
+        tail.pump(out, final=True)
+    except KeyboardInterrupt:
+        job.stop()
+        err("stopped following; the job goes on on its machines")
+        return 130
+    if "error" in result:
+        raise result["error"]
+    code = result.get("code", recorded_exit_code(rec.launch_id))
     if code is not None:
         err(f"exit code: {code}")
     return EXIT_OK

@@ -89,6 +89,14 @@ def job_log(launch_id: str) -> Path:
     return job_dir(launch_id) / "output.log"
 
 
+def node_log(launch_id: str, rank: int) -> Path:
+    """The output of node ``rank`` of a multi-node launch: the head's is :func:`job_log`, the others'
+    ``node-<rank>/output.log`` beside it (so single-node readers keep finding the head's)."""
+    if rank <= 0:
+        return job_log(launch_id)
+    return _ensure(job_dir(launch_id) / f"node-{int(rank)}") / "output.log"
+
+
 def describe() -> dict[str, str]:
     """Folder locations for README/doctor output (without creating them)."""
     return {k: str(_root(k)) for k in ("config", "data", "logs")}

@@ -12,7 +12,7 @@ from .conftest import INSTALL_ID
 
 REGIONS = ("us-east-1", "us-west-2")
 LISTINGS = {"DescribeInstances", "DescribeVolumes", "DescribeAddresses", "DescribeSecurityGroups",
-            "DescribeKeyPairs"}
+            "DescribeKeyPairs", "DescribePlacementGroups"}  # the last: multi-node launches
 
 
 def _arrange(ec2) -> dict[str, str]:

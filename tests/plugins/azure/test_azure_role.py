@@ -12,6 +12,7 @@ plugin never needed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -53,8 +54,10 @@ def test_the_plugin_needs_exactly_the_role_s_actions(arm, account, make_provider
     req = request_for(prov, spec=JobSpec(name="train", run="x", guards=Guards(max_runtime_minutes=90)))
     [inst] = prov.launch(req)
     assert inst.extra["zone"] == "2"  # zone 1 had no capacity: its VM was deleted
+    nodes_req = dataclasses.replace(request_for(prov, spec=JobSpec(name="nodes", run="x", num_nodes=2)), count=2)
+    assert len(prov.launch(nodes_req)) == 2  # a multi-node launch: its placement group and node listing
     prov.stop(prov.instances())
-    assert prov.instances()[0].state == InstanceState.DEALLOCATED
+    assert {i.state for i in prov.instances()} == {InstanceState.DEALLOCATED}
     # billable leftovers outside any launch group (made by someone with more rights)
     c, tags = admin._clients, launch_tags("orphan", install_id)
     c.resources.resource_groups.create_or_update("shared", {"location": "eastus"})

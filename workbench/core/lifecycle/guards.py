@@ -44,6 +44,7 @@ from typing import Callable
 from workbench.core.money import budgets
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Guards, Instance, OnFinish
 from workbench.core.providers.contract import SupportsStop, SupportsTelemetry
 from workbench.core.lifecycle.reconcile import reconcile
@@ -105,6 +106,20 @@ class LaunchGuards:
                    idle_s=None if idle is None else float(idle) * 60.0,
                    idle_below=float(g.get("idle_util_below", d.idle_util_below)), on_finish=on_finish,
                    name=(rec.name if rec is not None else "") or launch_id)
+
+
+def finished_nodes(insts: list[Instance]) -> list[Instance]:
+    """The running instances whose job has ended, the one that decides first.
+
+    One machine: it, once it reports an exit code.  A multi-node launch: the head's exit is the
+    job's, so the head (node rank 0) once it has ended, or any node that ended with a failure
+    (which fails the launch); a worker that ended cleanly before the head does not end the job.
+    """
+    done = [i for i in insts if i.exit_code is not None and i.state.active]
+    if len({node_rank_of(i.extra) for i in insts}) <= 1:
+        return done
+    heads = [i for i in done if node_rank_of(i.extra) == 0]
+    return heads + [i for i in done if i.exit_code != 0 and i not in heads]
 
 
 @dataclass(frozen=True)
@@ -215,7 +230,7 @@ class GuardEngine:
 
     def _check_finished(self, lid: str, insts: list[Instance], g: LaunchGuards, now: float,
                         events: list[GuardEvent]) -> _Decision | None:
-        done = [i for i in insts if i.exit_code is not None and i.state.active]
+        done = finished_nodes(insts)
         if not done:
             return None
         code = done[0].exit_code
@@ -245,9 +260,13 @@ class GuardEngine:
         return None
 
     def _idle(self, insts: list[Instance], now: float, idle_s: float, below: float) -> bool:
+        """Every GPU of every running node idle for the whole window (a multi-node launch: all nodes)."""
         window_start = now - idle_s
-        samples = [s for i in insts for s in self.store.samples(i.instance_id, since=window_start - self.sample_slack_s)
-                   if s.kind == "gpu" and s.ts <= now]
+        per_node = [[s for s in self.store.samples(i.instance_id, since=window_start - self.sample_slack_s)
+                     if s.kind == "gpu" and s.ts <= now] for i in insts if i.state.active]
+        if len(per_node) > 1 and not all(per_node):
+            return False  # a node without readings may be the one doing the work
+        samples = [s for node in per_node for s in node]
         if not samples:
             return False
         if min(s.ts for s in samples) > window_start:

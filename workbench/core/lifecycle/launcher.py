@@ -65,7 +65,16 @@ class LaunchPlan:
 
     @property
     def price_per_hour(self) -> float | None:
+        """Per machine; :attr:`price_per_hour_total` is every node's."""
         return self.choice.price
+
+    @property
+    def num_nodes(self) -> int:
+        return max(1, self.spec.num_nodes)
+
+    @property
+    def price_per_hour_total(self) -> float | None:
+        return None if self.choice.price is None else self.choice.price * self.num_nodes
 
     @property
     def spot(self) -> bool:
@@ -79,7 +88,8 @@ class LaunchPlan:
 
     @property
     def projected_cost(self) -> float | None:
-        return projected_cost(self.choice.price, self.spec.guards.max_runtime_minutes)
+        """Every node running to the max runtime."""
+        return projected_cost(self.choice.price, self.spec.guards.max_runtime_minutes, self.num_nodes)
 
     def to_json(self) -> dict[str, object]:
         o = self.choice.offer
@@ -88,6 +98,7 @@ class LaunchPlan:
             "provider": self.profile.provider, "profile": self.profile.name, "region": o.region,
             "instance_type": o.instance_type, "gpu_model": o.gpu_model, "gpu_count": o.gpu_count,
             "spot": self.spot, "price_per_hour": self.price_per_hour,
+            "num_nodes": self.num_nodes, "price_per_hour_total": self.price_per_hour_total,
             "currency": o.prices.currency, "price_source": o.prices.source, "price_as_of": o.prices.as_of,
             "max_runtime_minutes": self.spec.guards.max_runtime_minutes,
             "projected_cost": self.projected_cost,
@@ -158,9 +169,10 @@ def _describe_request(spec: JobSpec) -> str:
     if spec.alternatives:
         return "any of " + "; ".join(describe_alternative(a) for a in spec.alternatives)
     g = spec.resources.gpu
+    nodes = f" per node ({spec.num_nodes} nodes)" if spec.num_nodes > 1 else ""
     if g is None:
-        return "a CPU machine"
-    return describe_gpu(g)
+        return "a CPU machine" + nodes
+    return describe_gpu(g) + nodes
 
 
 def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
@@ -202,7 +214,7 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     crash_point("launch:recorded")
     req = LaunchRequest(launch_id=lp.launch_id, spec=job_spec, offer=offer, profile=lp.profile.name,
                         tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spot,
-                        secret_env=dict(secret_env or {}))
+                        secret_env=dict(secret_env or {}), count=lp.num_nodes)
     report(STEP_PROVIDER)
     try:
         # in flight: ordered with the profile's teardowns (Stop all, down, guards) in any process

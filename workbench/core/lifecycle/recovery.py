@@ -37,7 +37,7 @@ import math
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 from workbench.core import paths
 from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError

@@ -222,11 +222,11 @@ def burn_rate(instances: Iterable[Instance]) -> float:
     return total
 
 
-def projected_cost(price_per_hour: float | None, max_runtime_minutes: int | None) -> float | None:
-    """Cost if the job runs to its max runtime; None when either is unknown."""
+def projected_cost(price_per_hour: float | None, max_runtime_minutes: int | None, nodes: int = 1) -> float | None:
+    """Cost if the job runs to its max runtime on ``nodes`` machines of that price; None when unknown."""
     if price_per_hour is None or max_runtime_minutes is None:
         return None
-    return price_per_hour * max_runtime_minutes / 60.0
+    return price_per_hour * max(1, nodes) * max_runtime_minutes / 60.0
 
 
 def spend_by_day(ledger: Iterable[LedgerEntry], days: int = 30, now: float | None = None) -> list[tuple[float, float]]:

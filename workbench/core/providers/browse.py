@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from workbench.core.domain.errors import AuthError, PluginError, TransientError, WorkbenchError
 from workbench.core.domain.models import JobSpec, Offer, Profile
 from workbench.core.providers import price_snapshot
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, user_rate, collect, matches, rank
+from workbench.core.providers.catalog import (OfferQuery, RankedOffer, collect, comparable_price, matches, rank,
+                                              user_rate)
 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts
@@ -107,7 +108,7 @@ def browse(accounts: "Accounts", q: OfferQuery, profiles: Sequence[Profile] | No
         every = catalog_offers(accounts, answered, asked, q.provider)
         extra = [o for o in every if not q.region or o.region == q.region]
         matched = [RankedOffer("", o, o.hourly(q.spot), needs_account=True) for o in extra if matches(o, q)]
-        ranked = _merge(ranked, matched)
+        ranked = _merge(ranked, matched, user_rate(accounts))
     catalog_providers = sorted({o.provider for o in extra})
     reason = None
     if not ranked:
@@ -117,10 +118,12 @@ def browse(accounts: "Accounts", q: OfferQuery, profiles: Sequence[Profile] | No
     return Browse(ranked, errors, catalog_providers, reason)
 
 
-def _merge(live: list[RankedOffer], catalog: list[RankedOffer]) -> list[RankedOffer]:
-    """Live offers first in their ranking, then catalog offers cheapest first (they cannot be launched)."""
-    catalog = sorted(catalog, key=lambda r: (r.price is None, r.price or 0.0, r.offer.gpu_count, r.offer.provider,
-                                             r.offer.region, r.offer.instance_type))
+def _merge(live: list[RankedOffer], catalog: list[RankedOffer], cny_per_usd: float | None) -> list[RankedOffer]:
+    """Live offers first in their ranking, then catalog offers cheapest first (they cannot be launched),
+    CNY and USD compared at the user's rate like the live ones."""
+    catalog = sorted(catalog, key=lambda r: (r.price is None, comparable_price(r, cny_per_usd) if r.price else 0.0,
+                                             r.offer.gpu_count, r.offer.provider, r.offer.region,
+                                             r.offer.instance_type))
     return live + catalog
 
 

@@ -61,6 +61,23 @@ class OfferQuery:
         )
 
 
+#: below this, an offer's network is no "fast interconnect" for multi-node training (without RDMA)
+FAST_NETWORK_GBPS = 100.0
+
+
+def interconnect(offer: Offer) -> str:
+    """The offer's node-to-node network in a few words, e.g. "RDMA, 400 Gbps" or "25 Gbps"."""
+    speed = f"{offer.network_gbps:g} Gbps" if offer.network_gbps else "speed unknown"
+    return f"RDMA, {speed}" if offer.rdma else speed
+
+
+def interconnect_note(offer: Offer) -> str | None:
+    """What a multi-node job should know about ``offer``'s network; None for a fast interconnect."""
+    if offer.rdma or (offer.network_gbps or 0) >= FAST_NETWORK_GBPS:
+        return None
+    return f"no fast interconnect ({interconnect(offer)}, no RDMA): multi-node training is network-bound"
+
+
 @dataclass(frozen=True)
 class RankedOffer:
     profile: str  # "" for a catalog offer (no account answered for its cloud)

@@ -215,13 +215,21 @@ class RemoteJob:
         if self.stopped:
             return
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
-        env = supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+        env = self._job_env()
         env.update(self._secret_env)
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
         scripts = supervisor.render(run_spec, self.launch_id, env, info.get("supervisor", "setsid"),
                                     self.opts.grace_s)
         supervisor.install(conn, self.remote_dir, scripts)
+        self._before_start(conn, info)
         supervisor.start(conn, self.remote_dir)
+
+    def _job_env(self) -> dict[str, str]:
+        """What env.sh exports (a node of a multi-node launch adds its cluster variables: .cluster)."""
+        return supervisor.job_env(self.spec, self.instance, self.launch_id, self.peers)
+
+    def _before_start(self, conn: Connection, info: dict[str, str]) -> None:
+        """Hook between installing the scripts and starting them (a multi-node launch's files: .cluster)."""
 
     def _wait_for_address(self) -> None:
         """A PENDING machine has no address yet: reconcile its profile until it has one."""

@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, InstanceState
@@ -44,7 +45,7 @@ class RemoteJobs:
         self.period_ms = period_ms
         self.telemetry = telemetry
         self.hub = TelemetryHub(accounts.store)
-        self.jobs: dict[str, RemoteJob] = {}
+        self.jobs: dict[str, Any] = {}  # launch id -> RemoteJob, or ClusterJob for a multi-node launch
         self.threads: dict[str, threading.Thread] = {}
         self.streams: dict[str, GpuStream] = {}
         self._lock = threading.Lock()
@@ -61,8 +62,10 @@ class RemoteJobs:
 
     def sync(self, instances: Iterable[Instance], launches: Mapping[str, Any]) -> None:
         """Start what is missing for running remote instances, stop streams of the ones that ended."""
+        instances = list(instances)
         with self._lock:
             live = set()
+            clusters = self._clusters(instances, launches)
             for inst in instances:
                 if not is_remote(inst) or inst.state != InstanceState.RUNNING or not inst.host:
                     continue
@@ -77,6 +80,11 @@ class RemoteJobs:
                     continue
                 if read_state(inst.launch_id).get("phase") in FINAL_PHASES:
                     continue
+                if inst.launch_id in clusters:
+                    nodes = clusters[inst.launch_id]
+                    if nodes:  # every node is up with an address: drive them together
+                        self._start_job(nodes[0], spec, nodes)
+                    continue
                 self._start_job(inst, spec)
             for iid in [i for i in self.streams if i not in live]:
                 self.streams.pop(iid).stop()
@@ -90,13 +98,34 @@ class RemoteJobs:
         job.keep_machine()
         return True
 
-    def _start_job(self, inst: Instance, spec_dict: dict) -> None:
+    @staticmethod
+    def _clusters(instances: list[Instance], launches: Mapping[str, Any]) -> dict[str, list[Instance]]:
+        """Multi-node launches: launch id -> its nodes in rank order once all are running with an
+        address, [] while some are not yet (the cluster starts only with every node)."""
+        out: dict[str, list[Instance]] = {}
+        for inst in instances:
+            spec = getattr(launches.get(inst.launch_id), "spec", None)
+            wanted = int(spec.get("num_nodes") or 1) if isinstance(spec, dict) else 1
+            if wanted > 1:
+                out.setdefault(inst.launch_id, []).append(inst)
+        for lid, nodes in out.items():
+            spec = getattr(launches.get(lid), "spec", None) or {}
+            up = [i for i in nodes if i.state == InstanceState.RUNNING and i.host and is_remote(i)]
+            out[lid] = sorted(up, key=lambda i: node_rank_of(i.extra)) if len(up) >= int(spec.get("num_nodes")) else []
+        return out
+
+    def _start_job(self, inst: Instance, spec_dict: dict, nodes: list[Instance] | None = None) -> None:
         try:
             spec = spec_from_dict(spec_dict)
         except WorkbenchError as exc:
             log.warning("launch %s has an unreadable spec: %s", inst.launch_id, exc)
             return
-        job = RemoteJob(self.accounts, inst, spec, self.options, on_event=self.on_event)
+        if nodes:
+            from workbench.core.remote.cluster import ClusterJob
+
+            job: Any = ClusterJob(self.accounts, nodes, spec, self.options, on_event=self.on_event)
+        else:
+            job = RemoteJob(self.accounts, inst, spec, self.options, on_event=self.on_event)
 
         def body() -> None:
             try:

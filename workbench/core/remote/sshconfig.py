@@ -44,7 +44,13 @@ def include_line(data_dir: Path) -> str:
 
 
 def host_names(inst: Instance) -> list[str]:
-    """Names ``ssh`` accepts for ``inst``: its launch id (+ instance id when a launch has several), its name."""
+    """Names ``ssh`` accepts for ``inst``: its launch id (+ instance id when a launch has several), its name.
+
+    A node of a multi-node launch other than the head is ``<launch id>-node<rank>`` only.
+    """
+    rank = inst.extra.get("node_rank")
+    if isinstance(rank, int) and rank > 0:
+        return [_SAFE.sub("-", f"{inst.launch_id}-node{rank}")]
     names = [_SAFE.sub("-", inst.launch_id)]
     if inst.name and _SAFE.sub("-", inst.name) not in names:
         names.append(_SAFE.sub("-", inst.name))

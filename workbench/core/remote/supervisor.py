@@ -8,7 +8,8 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
                      output.log     stdout+stderr of setup and run (streamed by byte offset)
-                     phase          setup | run | finished
+                     phase          setup | barrier (multi-node) | run | finished
+                     cluster/       a multi-node launch's files (see :mod:`.cluster_files`)
                      exit_code      written atomically when run (or a failed setup) ends
                      hold           an epoch time until which the machine must not end itself
                                     (the app extends it while it downloads the outputs)
@@ -60,6 +61,10 @@ if [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
   "$SH" -e "$J/setup.sh" >> "$J/output.log" 2>&1 < /dev/null; code=$?
   if [ "$code" -eq 0 ]; then touch "$J/setup.done"
   else echo "[workbench] setup failed with exit code $code; run was not started" >> "$J/output.log"; fi
+fi
+if [ -f "$J/cluster/barrier.sh" ]; then  # a multi-node launch: run starts once every node finished setup
+  [ "$code" -eq 0 ] && echo barrier > "$J/phase"
+  sh "$J/cluster/barrier.sh" "$code" >> "$J/output.log" 2>&1 < /dev/null; code=$?
 fi
 if [ "$code" -eq 0 ]; then
   echo run > "$J/phase"
@@ -188,9 +193,14 @@ class Scripts:
     files: Mapping[str, str]  # name → content, written into the job folder
 
 
+def unit_name(launch_id: str) -> str:
+    """The systemd unit a job runs as (when the machine has systemd)."""
+    return "workbench-" + re.sub(r"[^A-Za-z0-9_.-]", "-", launch_id)
+
+
 def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: str,
            grace_s: int = DEFAULT_GRACE_S) -> Scripts:
-    unit = "workbench-" + re.sub(r"[^A-Za-z0-9_.-]", "-", launch_id)
+    unit = unit_name(launch_id)
     return Scripts({
         "env.sh": "".join(f"{k}={shlex.quote(v)}\n" for k, v in env.items()),
         "setup.sh": (spec.setup or "").rstrip("\n") + "\n" if spec.setup else "",

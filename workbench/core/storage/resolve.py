@@ -43,6 +43,9 @@ def storage_profile(accounts: "Accounts", uri: StorageUri, prefer: Profile | Non
         if _serves(accounts, p.provider, uri.kind):
             return p
     cloud = CLOUD_OF_KIND.get(uri.kind, uri.kind)
+    if any(p.provider == cloud for p in accounts.profiles()) and not _serves(accounts, cloud, uri.kind):
+        raise NotFoundError(f"{uri}: the {cloud} plugin cannot reach {KIND_NAMES.get(uri.kind, uri.kind)} yet",
+                            hint="copy the data to S3 or Azure Blob, or mount a folder of this computer")
     raise NotFoundError(f"{uri} needs a {KIND_NAMES.get(uri.kind, uri.kind)} account, and no {cloud} profile "
                         "can reach it", hint=f"add one with `workbench profiles add {cloud} NAME` (and its credentials)")
 

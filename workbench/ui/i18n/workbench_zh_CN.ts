@@ -184,6 +184,11 @@
       <translation>机器(&amp;M)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>&amp;Machines:</source>
+      <translation>机器数(&amp;M)：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>&amp;Min. GPU memory:</source>
       <translation>最小显存(&amp;M)：</translation>
@@ -202,6 +207,11 @@
       <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>&amp;New launch…</source>
       <translation>新建启动任务(&amp;N)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <source>&amp;Node:</source>
+      <translation>节点(&amp;N)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -322,6 +332,11 @@
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>&amp;View</source>
       <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>(CPU)</source>
+      <translation>（CPU）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -527,6 +542,21 @@
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>All</source>
       <translation>全部</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>All machines $/h</source>
+      <translation>全部机器 $/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>All nodes (overview)</source>
+      <translation>全部节点（总览）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>All nodes, by rank</source>
+      <translation>全部节点（按序号）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -999,7 +1029,7 @@
       <translation>GPU 数量(&amp;T)：</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>GPU driver not ready: {m}</source>
       <translation>GPU 驱动尚未就绪:{m}</translation>
     </message>
@@ -1022,6 +1052,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPU memory used (GB)</source>
       <translation>已用 GPU 显存（GB）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>GPU use</source>
+      <translation>GPU 使用率</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1224,6 +1259,11 @@
       <translation>按键</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Last reading</source>
+      <translation>最近读数</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Launch</source>
       <translation>启动</translation>
@@ -1409,6 +1449,11 @@
       <translation>中位数</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Memory</source>
+      <translation>内存</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used</source>
       <translation>已用内存</translation>
@@ -1467,6 +1512,11 @@
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>Named profile (AWS config / SSO)</source>
       <translation>命名配置（AWS config / SSO）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>Network</source>
+      <translation>网络</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
@@ -1592,6 +1642,11 @@
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>No state store: nothing to report.</source>
       <translation>没有状态数据库：无可报告的内容。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>Node</source>
+      <translation>节点</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -2089,6 +2144,11 @@
       <translation>设置：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>Several machines run one job together (torchrun, DeepSpeed, MPI); each gets the resources of one offer, and they are placed close together on a fast network.</source>
+      <translation>多台机器共同运行一个作业（torchrun、DeepSpeed、MPI）；每台机器获得一个报价的资源，并被放置在彼此靠近的高速网络上。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>Show</source>
       <translation>显示</translation>
@@ -2524,6 +2584,11 @@
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>This job pays {price} per hour ({term})</source>
       <translation>此作业每小时费用 {price}（{term}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>This job pays {price} per hour per machine, {total} for all {n} ({term})</source>
+      <translation>此作业每台机器每小时 {price}，{n} 台合计 {total}（{term}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -3012,6 +3077,11 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>no fast interconnect</source>
+      <translation>无高速互联</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no idle shutdown</source>
       <translation>无空闲关机</translation>
     </message>
@@ -3037,6 +3107,21 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>node {rank}</source>
+      <translation>节点 {rank}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/logs_dialog.py" />
+      <source>node {rank} (head)</source>
+      <translation>节点 {rank}（主节点）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>node {rank} of the launch's {n} machines: Terminate and Stop act on all of them</source>
+      <translation>本次启动 {n} 台机器中的节点 {rank}：终止和停止会作用于全部机器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>none</source>
       <translation>无</translation>
     </message>
@@ -3044,6 +3129,11 @@
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>none (CPU)</source>
       <translation>无（CPU）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>none yet</source>
+      <translation>暂无</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -3081,12 +3171,17 @@
       <translation>每天({currency})</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <source>per machine: prices below are for one; the total is for all {n}</source>
+      <translation>按台计价：下列价格为单台价格，合计为全部 {n} 台</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>price cache</source>
       <translation>价格缓存</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>reconnecting: {m}</source>
       <translation>正在重新连接:{m}</translation>
     </message>
@@ -3151,6 +3246,11 @@
       <translation>本应用在那里启动的某些资源可能仍在计费</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>speed unknown</source>
+      <translation>速度未知</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>spot</source>
       <translation>竞价</translation>
@@ -3171,7 +3271,7 @@
       <translation>仍在计费</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
       <source>still booting: {m}</source>
       <translation>仍在启动:{m}</translation>
     </message>
@@ -3361,6 +3461,16 @@
       <translation>您自己的硬件</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
+      <source>{age} ago</source>
+      <translation>{age}前</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{cost} if it runs the full {time} ({n} machines × {price}/h × {hours} h)</source>
+      <translation>若运行满 {time}，费用为 {cost}（{n} 台 × {price}/小时 × {hours} 小时）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{cost} if it runs the full {time} ({price}/h × {hours} h)</source>
       <translation>若运行满 {time}，费用为 {cost}（{price}/小时 × {hours} 小时）</translation>
@@ -3548,6 +3658,11 @@ What to do: {hint}</source>
       <translation>{name} · {root} 的第 {n} 次尝试</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>{name} · {n} machines · node 0</source>
+      <translation>{name} · {n} 台机器 · 节点 0</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} — {provider}/{profile} · {type} · {state}</source>
       <translation>{name} — {provider}/{profile} · {type} · {state}</translation>
@@ -3568,6 +3683,11 @@ What to do: {hint}</source>
       <translation>{name}：{result}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{network}: no fast interconnect</source>
+      <translation>{network}：无高速互联</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{n} GB</source>
       <translation>{n} GB</translation>
@@ -3581,6 +3701,16 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>{n} buckets: choose one, or type an address.</source>
       <translation>{n} 个存储桶：选择一个，或输入地址。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>{n} machines talk over this network: without RDMA (InfiniBand, EFA) or 100 Gbps, multi-node training waits on it</source>
+      <translation>{n} 台机器通过此网络通信：没有 RDMA（InfiniBand、EFA）或 100 Gbps，多节点训练会受网络拖累</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{n} machines, each {machine}; placed close together, {network}</source>
+      <translation>{n} 台机器，每台 {machine}；彼此靠近放置，{network}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -3651,6 +3781,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{size} in {n} files</source>
       <translation>{n} 个文件，共 {size}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, {date}</source>
+      <translation>{term}：每台每小时 {price}，{n} 台合计 {total} · 价格：{source}，{date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

@@ -1,6 +1,9 @@
 """Qt table model over the session's instances (a thin adapter, no item widgets).
 
-Rows are keyed by (provider, profile, instance_id).  A refresh with the same
+Rows are keyed by (provider, profile, instance_id).  The machines of a multi-node launch are
+grouped under their launch: the head first (its name says how many machines), then each other
+node indented under it, in rank order; sorting by a column keeps a launch's nodes together
+(they sort by the head's value) and a filter that matches the head keeps its nodes.  A refresh with the same
 rows in the same order only emits ``dataChanged`` (selection and scroll stay);
 otherwise the model resets and the view restores its selection by key.
 ``SORT_ROLE`` gives raw values so sorting by uptime or money is numeric.
@@ -14,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, STOPPED, Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money, on_this_computer
@@ -96,6 +100,24 @@ def _key(inst: Instance) -> tuple[str, str, str]:
     return (inst.provider, inst.profile, inst.instance_id)
 
 
+def _grouped(instances: list[Instance]) -> tuple[list[Instance], dict[str, list[Instance]]]:
+    """Rows in display order (launches newest first, billable first; a launch's nodes together, head
+    first) and the nodes of each multi-node launch in rank order."""
+    by_launch: dict[str, list[Instance]] = {}
+    for inst in instances:
+        by_launch.setdefault(inst.launch_id or inst.instance_id, []).append(inst)
+    groups = []
+    for lid, members in by_launch.items():
+        members.sort(key=lambda i: (node_rank_of(i.extra), i.instance_id))
+        head = members[0]
+        billable = any(i.state.billable for i in members)
+        groups.append(((not billable, -(head.launched_at or 0), lid), members))
+    groups.sort(key=lambda g: g[0])
+    rows = [i for _, members in groups for i in members]
+    nodes = {lid: m for lid, m in by_launch.items() if len(m) > 1 and any(node_rank_of(i.extra) for i in m)}
+    return rows, nodes
+
+
 class InstancesModel(RowTableModel):
     """Instances of the latest snapshot, newest launch first."""
 
@@ -104,12 +126,13 @@ class InstancesModel(RowTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[Instance] = []
+        self._nodes: dict[str, list[Instance]] = {}  # launch id -> its nodes (multi-node launches only)
         self._snap = Snapshot()
         self._now = time.time()
 
     # -- feeding --------------------------------------------------------------
     def set_snapshot(self, snap: Snapshot, now: float | None = None) -> None:
-        rows = sorted(snap.instances, key=lambda i: (not i.state.billable, -(i.launched_at or 0)))
+        rows, self._nodes = _grouped(list(snap.instances))
         self._snap = snap
         self._now = time.time() if now is None else now
         if [_key(i) for i in rows] == [_key(i) for i in self._rows]:
@@ -132,6 +155,24 @@ class InstancesModel(RowTableModel):
 
     def instances(self) -> list[Instance]:
         return list(self._rows)
+
+    def nodes_of(self, inst: Instance) -> list[Instance]:
+        """Every node of ``inst``'s launch in rank order ([inst] for a single machine)."""
+        return list(self._nodes.get(inst.launch_id, [inst]))
+
+    def head_of(self, inst: Instance) -> Instance:
+        return self.nodes_of(inst)[0]
+
+    def name_cell(self, inst: Instance) -> str:
+        """The Name cell: a multi-node launch's head names the launch and its size; the others hang under it."""
+        name = name_text(inst, self._snap.launches.get(inst.launch_id))
+        nodes = self._nodes.get(inst.launch_id)
+        if not nodes:
+            return name
+        rank = node_rank_of(inst.extra)
+        if rank == 0:
+            return tr("{name} · {n} machines · node 0").format(name=name, n=len(nodes))
+        return "    └ " + tr("node {rank}").format(rank=rank)
 
     def _outcome(self, inst: Instance) -> Outcome | None:
         launch = self._snap.launches.get(inst.launch_id)
@@ -157,7 +198,7 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             up = self._uptime(inst)
             return (
-                name_text(inst, self._snap.launches.get(inst.launch_id)),
+                self.name_cell(inst),
                 f"{inst.provider} / {inst.profile}",
                 inst.region,
                 inst.instance_type,
@@ -169,11 +210,8 @@ class InstancesModel(RowTableModel):
                 guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now),
             )[col]
         if role == SORT_ROLE:
-            up = self._uptime(inst)
-            state_rank = (0 if inst.state.billable else 100) + list(InstanceState).index(inst.state)
-            return (inst.name or inst.instance_id, f"{inst.provider}/{inst.profile}", inst.region,
-                    inst.instance_type, inst.gpu_count, state_rank, up or 0.0, inst.price_per_hour, spent,
-                    guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now))[col]
+            # a launch's nodes sort by their head's value, then stay in rank order under it
+            return (self._sort_value(self.head_of(inst), col), inst.launch_id, node_rank_of(inst.extra))
         if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.DecorationRole) and col == COL_STATE:
             out = self._outcome(inst)
             if out is not None and not costs_money(inst):
@@ -194,6 +232,10 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = [self._state_text(inst)] if col == COL_STATE else []
             tip += [f"{inst.provider}/{inst.profile} · {inst.instance_id}", tr("launch {id}").format(id=inst.launch_id)]
+            nodes = self._nodes.get(inst.launch_id)
+            if nodes:
+                tip.append(tr("node {rank} of the launch's {n} machines: Terminate and Stop act on all of "
+                              "them").format(rank=node_rank_of(inst.extra), n=len(nodes)))
             launch = self._snap.launches.get(inst.launch_id)
             got = attempt_of(inst.launch_id, launch.spec if launch is not None else None)
             if got is not None:
@@ -209,6 +251,14 @@ class InstancesModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 6, 7, 8):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _sort_value(self, inst: Instance, col: int) -> Any:
+        up = self._uptime(inst)
+        spent = self._snap.spend_of(inst)
+        state_rank = (0 if inst.state.billable else 100) + list(InstanceState).index(inst.state)
+        return (inst.name or inst.instance_id, f"{inst.provider}/{inst.profile}", inst.region,
+                inst.instance_type, inst.gpu_count, state_rank, up or 0.0, inst.price_per_hour, spent,
+                guard_text(inst, self._snap.launches.get(inst.launch_id), spent, self._now))[col]
 
 
 class InstancesFilter(QSortFilterProxyModel):
@@ -227,14 +277,24 @@ class InstancesFilter(QSortFilterProxyModel):
         self.endFilterChange()
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
-        if self.billable_only:
-            inst = self.sourceModel().index(row, 0, parent).data(INSTANCE_ROLE)
-            if inst is not None and not inst.state.billable:
-                return False
-        return super().filterAcceptsRow(row, parent)
+        model = self.sourceModel()
+        inst = model.index(row, 0, parent).data(INSTANCE_ROLE)
+        if self.billable_only and inst is not None and not inst.state.billable:
+            return False
+        if super().filterAcceptsRow(row, parent):
+            return True
+        if inst is not None and isinstance(model, InstancesModel) and node_rank_of(inst.extra) > 0:
+            head = model.head_of(inst)  # a node shows when its launch's head matches the filter
+            rows = model.instances()
+            if head is not inst and head in rows:
+                return super().filterAcceptsRow(rows.index(head), parent)
+        return False
 
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
         a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 3 and a[1] == b[1]:
+            # nodes of one launch: the head first whichever way the column sorts (Qt flips descending)
+            return (a[2] < b[2]) == (self.sortOrder() == Qt.SortOrder.AscendingOrder)
         try:
             return a < b
         except TypeError:

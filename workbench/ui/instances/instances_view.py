@@ -9,11 +9,10 @@ leftovers, verify) on the teardown lane; the result is reported, never assumed.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from typing import TYPE_CHECKING
-
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QTableView, QVBoxLayout, QWidget)
 
@@ -221,11 +220,20 @@ class InstancesView(QWidget):
         return [i for i in instances if i.state in (InstanceState.RUNNING, InstanceState.STOPPED)
                 and provider_can_stop(i.provider)]
 
+    def _with_nodes(self, instances: list[Instance]) -> list[Instance]:
+        """``instances`` and every other node of their multi-node launches (a launch stops as one)."""
+        out: dict[tuple[str, str, str], Instance] = {}
+        for inst in instances:
+            for node in self.model.nodes_of(inst):
+                out.setdefault((node.provider, node.profile, node.instance_id), node)
+        return list(out.values())
+
     def stop_selected(self) -> QMessageBox | None:
-        """Ask, then stop (Azure: deallocate) the selected machines: compute stops billing, disks stay."""
+        """Ask, then stop (Azure: deallocate) the selected machines (every node of a multi-node launch):
+        compute stops billing, disks stay."""
         from PySide6.QtWidgets import QMessageBox
 
-        targets = self._stoppable(self.selected())
+        targets = self._stoppable(self._with_nodes(self.selected()))
         if not targets or self.session.accounts is None:
             return None
         names = "\n".join(f"• {i.name or i.instance_id} ({i.provider}/{i.profile}, {i.region}) — "

@@ -7,6 +7,9 @@ job's state and exit code, and "Download results" fetches the spec's outputs
 the job's outcome ("finished · exit 0", "failed · exit 2", "stopped by you"); below
 it, where the outputs are, with Open and Copy (the path is shown where no file
 manager can open it).
+
+A node of a multi-node launch: the "Node" box shows that node's output, another node's, or
+every node's at once, each line prefixed ``[node R]`` (``workbench logs ID [--node R]``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QGuiApplication, QTextCursor
 from shiboken6 import isValid
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPlainTextEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPlainTextEdit,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from workbench.core import paths
+from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance
 from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.ui.common.open_folder import open_folder
@@ -87,6 +91,17 @@ def download_outputs(accounts, inst: Instance) -> str:
                                                            folder=paths.job_dir(inst.launch_id) / "outputs")
 
 
+def _poll_nodes(tail, launch_id: str, remote: bool, store=None,
+                inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
+    """Every node's new complete lines, prefixed by rank (worker thread; ``tail`` keeps the offsets)."""
+    import io
+
+    out = io.BytesIO()
+    tail.pump(out)
+    outcome = _outcome(store, inst) if store is not None and inst is not None else None
+    return out.getvalue(), -1, _remote_status(launch_id) if remote else "", outcome
+
+
 def _read_from(path: Path, pos: int) -> tuple[bytes, int]:
     try:
         with open(path, "rb") as fh:
@@ -97,6 +112,15 @@ def _read_from(path: Path, pos: int) -> tuple[bytes, int]:
     return data, pos + len(data)
 
 
+def _launch_nodes(session: Session, inst: Instance) -> list[Instance]:
+    """The nodes of ``inst``'s launch in rank order ([inst] for a single machine)."""
+    snap = getattr(session, "snapshot", None)
+    nodes = [i for i in getattr(snap, "instances", ()) if i.launch_id == inst.launch_id]
+    if len(nodes) < 2 or not any(node_rank_of(i.extra) for i in nodes):
+        return [inst]
+    return sorted(nodes, key=lambda i: node_rank_of(i.extra))
+
+
 class LogsDialog(QDialog):
     """Shows and follows ``paths.job_log(launch_id)``; non-modal, one per launch."""
 
@@ -105,7 +129,10 @@ class LogsDialog(QDialog):
         self.setObjectName("logs-dialog")
         self.session = session
         self.launch_id = inst.launch_id
-        self.path = paths.job_log(inst.launch_id)
+        self.nodes = _launch_nodes(session, inst)
+        self.node: int | None = node_rank_of(inst.extra) if len(self.nodes) > 1 else 0  # None: every node
+        self._tail = None
+        self.path = paths.node_log(inst.launch_id, self.node or 0)
         self.setWindowTitle(tr("Logs — {name}").format(name=inst.name or inst.instance_id))
         self.resize(820, 520)
         self._pos = 0
@@ -122,8 +149,18 @@ class LogsDialog(QDialog):
         open_btn.clicked.connect(lambda: open_folder(self.path.parent, self))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
+        self.node_box = QComboBox(objectName="log-node")
+        if len(self.nodes) > 1:
+            self.node_box.addItem(tr("All nodes, by rank"), None)
+            for rank in range(len(self.nodes)):
+                self.node_box.addItem(tr("node {rank} (head)").format(rank=rank) if rank == 0
+                                      else tr("node {rank}").format(rank=rank), rank)
+            self.node_box.setCurrentIndex(self.node_box.findData(self.node))
+        self.node_box.setVisible(len(self.nodes) > 1)
+        self.node_box.currentIndexChanged.connect(self._node_changed)
         row = QHBoxLayout()
         row.addWidget(self.follow)
+        row.addWidget(self.node_box)
         row.addWidget(self.where, 1)
         row.addWidget(open_btn)
         self.remote = inst.provider != "local"
@@ -176,12 +213,32 @@ class LogsDialog(QDialog):
         self.timer.start()
         QTimer.singleShot(0, self.poll)
 
+    def _node_changed(self, row: int) -> None:
+        """Another node (or all of them): start over from the beginning of its output."""
+        self.node = self.node_box.itemData(row)
+        self.path = paths.node_log(self.launch_id, self.node or 0)
+        self.where.setText(str(self.path if self.node is not None else self.path.parent))
+        self._pos = 0
+        self._tail = None
+        self._generation = getattr(self, "_generation", 0) + 1
+        self.text.clear()
+        QTimer.singleShot(0, self.poll)
+
     def poll(self) -> None:
         if self._reading:
             return
         self._reading = True
-        self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote,
-                         getattr(self.session.accounts, "store", None), self.instance).then(self._append) \
+        gen = getattr(self, "_generation", 0)
+        store = getattr(self.session.accounts, "store", None)
+        if self.node is None:
+            from workbench.core.remote.node_logs import NodeLogTail
+
+            if self._tail is None:
+                self._tail = NodeLogTail(self.launch_id, list(range(len(self.nodes))), prefix=True)
+            task = self.session.run(_poll_nodes, self._tail, self.launch_id, self.remote, store, self.instance)
+        else:
+            task = self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote, store, self.instance)
+        task.then(lambda result: self._append(result) if gen == getattr(self, "_generation", 0) else None) \
             .finally_(self._done)
 
     def _done(self) -> None:
@@ -224,7 +281,9 @@ class LogsDialog(QDialog):
         self.outcome.setStyleSheet(f"color: {OUTCOME_LOOK[out.kind][0]};")
 
     def _append(self, result: tuple[bytes, int, str, "Outcome | None"]) -> None:
-        data, self._pos, status, out = result
+        data, pos, status, out = result
+        if pos >= 0:  # -1: every node's output (the tail keeps the offsets)
+            self._pos = pos
         self._show_outcome(out)
         if status and self.download_btn.isEnabled() and status != self.status.text():  # not over a download
             self.status.setText(status)

@@ -22,6 +22,7 @@ field                written by  read by
 ``choice``           OfferPage   ReviewPage, the launch
 ``alternatives``     OfferPage   the launch (how many other offers could be tried)
 ``guards``           GuardsPage  ReviewPage, the launch (None: the spec's own)
+``nodes``            OfferPage   ReviewPage, the launch (None: the spec's num_nodes)
 ``disk_gb``          GuardsPage  ReviewPage, the launch (None: the spec's; a cloud
                                  machine's disk, not asked for a job on this computer)
 ``secret_env``       ReviewPage  the launch (values of ``spec.secrets``; memory only)
@@ -32,8 +33,8 @@ field                written by  read by
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
-with every page's own part folded in (the guards, the disk size, the storage mounts, the recovery
-policy).  The chosen offer decides what fits: :attr:`LaunchDraft.on_this_computer` and
+with every page's own part folded in (the guards, the number of machines, the disk size, the storage
+mounts, the recovery policy).  The chosen offer decides what fits: :attr:`LaunchDraft.on_this_computer` and
 :attr:`LaunchDraft.has_gpu` tell the pages which questions to ask (no disk size and "end the job"
 on this computer, no idle-GPU guard without a GPU).  The launch
 (:class:`~workbench.ui.launch.launch_run.LaunchRun`) is given the whole draft
@@ -86,6 +87,8 @@ class LaunchDraft:
     alternatives: int = 0
     #: the limits set on the guards page; None until that page was passed (then the spec's own apply)
     guards: Guards | None = None
+    #: how many machines of the chosen offer (the offer page's "Machines"); None: the spec's num_nodes
+    nodes: int | None = None
     #: the cloud machine's disk size set on the guards page; None: the spec's (and on this computer)
     disk_gb: int | None = None
     #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
@@ -96,10 +99,13 @@ class LaunchDraft:
     recovery: Recovery | None | str = UNSET
 
     def launch_spec(self) -> JobSpec:
-        """The job to launch: ``spec`` with the pages' own parts (guards, disk size, storage, recovery) folded in."""
+        """The job to launch: ``spec`` with the pages' own parts (guards, machines, disk size, storage, recovery)
+        folded in."""
         spec = self.spec
         if self.guards is not None and self.guards != spec.guards:
             spec = dataclasses.replace(spec, guards=self.guards)
+        if self.nodes is not None and self.nodes != spec.num_nodes:
+            spec = dataclasses.replace(spec, num_nodes=self.nodes)
         if self.disk_gb is not None and self.disk_gb != spec.resources.disk_gb and not self.on_this_computer:
             spec = dataclasses.replace(spec, resources=dataclasses.replace(spec.resources, disk_gb=self.disk_gb))
         if self.storage is not None and self.storage != spec.storage:

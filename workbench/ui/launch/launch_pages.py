@@ -26,10 +26,11 @@ from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft
-from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
+from workbench.ui.launch.offers_model import COL_NETWORK, COL_SPOT, COL_TOTAL, OFFER_ROLE, OffersModel
 from workbench.ui.runtime.session import Session
 
 MAX_RUNTIME_LIMIT_MIN = 30 * 24 * 60
+MAX_NODES = 64
 
 
 class OfferPage(QWizardPage):
@@ -56,6 +57,9 @@ class OfferPage(QWizardPage):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        for n, col in enumerate((COL_TOTAL, COL_NETWORK)):  # beside the prices they are about
+            header.moveSection(header.visualIndex(col), COL_SPOT + 1 + n)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.completeChanged.emit())
         self.table.doubleClicked.connect(self._double_clicked)
         self.progress = QProgressBar(objectName="offers-progress", minimum=0, maximum=0, textVisible=False)
@@ -64,8 +68,21 @@ class OfferPage(QWizardPage):
         self.refresh_button.clicked.connect(self.fetch)
         self.errors = InlineMessage("warning", "offer-errors")
         self.empty = InlineMessage("error", "offers-empty")
+        # how many machines of the offer: a multi-node job (resources are per machine)
+        self.nodes = QSpinBox(objectName="launch-nodes", minimum=1, maximum=MAX_NODES)
+        self.nodes.setToolTip(tr("Several machines run one job together (torchrun, DeepSpeed, MPI); each gets the "
+                                 "resources of one offer, and they are placed close together on a fast network."))
+        nodes_label = QLabel(tr("&Machines:"))
+        nodes_label.setBuddy(self.nodes)
+        self.nodes_note = QLabel(objectName="launch-nodes-note")
+        self.nodes.valueChanged.connect(self._nodes_changed)
+        self._nodes_from: int | None = None  # the spec's num_nodes the spin box was filled from
 
         top = QHBoxLayout()
+        top.addWidget(nodes_label)
+        top.addWidget(self.nodes)
+        top.addWidget(self.nodes_note)
+        top.addSpacing(12)
         top.addWidget(self.status, 1)
         top.addWidget(self.progress)
         top.addWidget(self.refresh_button)
@@ -83,6 +100,10 @@ class OfferPage(QWizardPage):
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         spec = self.draft.value.spec
+        if spec.num_nodes != self._nodes_from:  # a (new) spec: its num_nodes; the same one: keep the user's choice
+            self._nodes_from = spec.num_nodes
+            self.nodes.setValue(spec.num_nodes)
+        self._nodes_changed(self.nodes.value())
         q = OfferQuery.from_spec(spec)
         asked = (q, spec.alternatives, spec.choose)
         if asked != self._asked or (not self.loading and self.model.rowCount() == 0):
@@ -153,6 +174,12 @@ class OfferPage(QWizardPage):
         self.empty.show_text(tr("Offers could not be fetched: {error}").format(error=message))
         self.offers_loaded.emit()
 
+    def _nodes_changed(self, n: int) -> None:
+        self.model.set_nodes(n)
+        self.table.setColumnHidden(COL_TOTAL, n <= 1)
+        self.nodes_note.setText(tr("per machine: prices below are for one; the total is for all {n}").format(n=n)
+                                if n > 1 else "")
+
     def select_row(self, row: int) -> None:
         index = self.model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
@@ -178,7 +205,7 @@ class OfferPage(QWizardPage):
         if choice is None:
             return False
         offers = tuple(self.model.offers())
-        self.draft.update(offers=offers, choice=choice,
+        self.draft.update(offers=offers, choice=choice, nodes=self.nodes.value(),
                           alternatives=sum(1 for r in offers if r.offer.available) - 1)
         return True
 

@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
-from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
 from workbench.core.providers.offer_choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
@@ -57,18 +57,27 @@ def recovery_text(spec: JobSpec) -> str:
               "`workbench watch` runs)").format(on=on, n=r.max_restarts)
 
 
-def cost_text(choice: RankedOffer, g: Guards) -> str:
-    """``$6.12 if it runs the full 2 h 00 min ($3.060/h × 2 h)``; a warning when nothing caps it."""
+def cost_text(choice: RankedOffer, g: Guards, nodes: int = 1) -> str:
+    """``$6.12 if it runs the full 2 h 00 min ($3.060/h × 2 h)``; a warning when nothing caps it.
+
+    Several machines: ``$24.48 if it runs the full 2 h 00 min (4 machines × $3.060/h × 2 h)``.
+    """
     cur = choice.offer.prices.currency
     if choice.price is None:
         return tr("Unknown: this offer has no price for this term.")
+    hourly = choice.price * max(1, nodes)
     if g.max_runtime_minutes is None:
         return tr("Not capped: {price} per hour until the job ends or you stop it.").format(
-            price=money(choice.price, cur, 3))
-    cost = projected_cost(choice.price, g.max_runtime_minutes)
+            price=money(hourly, cur, 3))
+    cost = projected_cost(choice.price, g.max_runtime_minutes, nodes)
+    hours = f"{g.max_runtime_minutes / 60:.2f}".rstrip("0").rstrip(".")
+    if nodes > 1:
+        return tr("{cost} if it runs the full {time} ({n} machines × {price}/h × {hours} h)").format(
+            cost=money(cost, cur), time=duration(g.max_runtime_minutes * 60), n=nodes,
+            price=money(choice.price, cur, 3), hours=hours)
     return tr("{cost} if it runs the full {time} ({price}/h × {hours} h)").format(
         cost=money(cost, cur), time=duration(g.max_runtime_minutes * 60), price=money(choice.price, cur, 3),
-        hours=f"{g.max_runtime_minutes / 60:.2f}".rstrip("0").rstrip("."))
+        hours=hours)
 
 
 class LaunchProgressPanel(QGroupBox):
@@ -165,8 +174,8 @@ def job_cost_comparison(spec: JobSpec, offers: list[RankedOffer]) -> CostCompari
     g = spec.resources.gpu
     if g is None or not g.model or spec.guards.max_runtime_minutes is None:
         return None
-    return compare_costs([(r.profile, r.offer) for r in offers], g.model, g.count,
-                         spec.guards.max_runtime_minutes / 60.0)
+    return compare_costs([(r.profile, r.offer) for r in offers], g.model, g.count * max(1, spec.num_nodes),
+                         spec.guards.max_runtime_minutes / 60.0)  # every node's GPUs
 
 
 class CostComparisonBox(QGroupBox):
@@ -350,16 +359,29 @@ class ReviewPage(QWizardPage):
         f["where"].setText(tr("{provider} / {profile}, region {region}").format(
             provider=o.provider, profile=choice.profile, region=o.region))
         gpus = f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("no GPU")
-        f["machine"].setText(tr("{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM").format(
-            type=o.instance_type, gpus=gpus, cpus=o.vcpus, ram=f"{o.memory_gb:g}"))
+        machine = tr("{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM").format(
+            type=o.instance_type, gpus=gpus, cpus=o.vcpus, ram=f"{o.memory_gb:g}")
+        n = spec.num_nodes
+        if n > 1:
+            machine = tr("{n} machines, each {machine}; placed close together, {network}").format(
+                n=n, machine=machine, network=interconnect(o)) + (
+                " · ⚠ " + tr("no fast interconnect") if interconnect_note(o) else "")
+        f["machine"].setText(machine)
         matched = describe_match(spec, choice)
         f["choice"].setText(matched or "")
         self.form.setRowVisible(f["choice"], bool(matched))  # only a spec with alternatives has something to say
         term = tr("spot (cheaper, may be interrupted)") if effective_spot(spec, choice) else tr("on-demand")
-        f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
-            term=term, price=money(choice.price, o.prices.currency, 3), source=o.prices.source,
-            date=o.prices.as_of or tr("date unknown")))
-        self.cost.setText(cost_text(choice, spec.guards))
+        if n > 1:
+            f["pricing"].setText(tr("{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, "
+                                    "{date}").format(
+                term=term, price=money(choice.price, o.prices.currency, 3), n=n,
+                total=money(None if choice.price is None else choice.price * n, o.prices.currency, 3),
+                source=o.prices.source, date=o.prices.as_of or tr("date unknown")))
+        else:
+            f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
+                term=term, price=money(choice.price, o.prices.currency, 3), source=o.prices.source,
+                date=o.prices.as_of or tr("date unknown")))
+        self.cost.setText(cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)
 

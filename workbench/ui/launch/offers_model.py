@@ -14,7 +14,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.providers.browse import NEEDS_ACCOUNT_NOTE
-from workbench.core.providers.catalog import RankedOffer
+from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
 from workbench.core.providers.price_snapshot import BUNDLED_LABEL, CACHED_LABEL
 from workbench.ui.common.format import money
 from workbench.ui.common.table_model import RowTableModel
@@ -23,9 +23,11 @@ from workbench.ui.i18n import N_, tr
 OFFER_ROLE = Qt.ItemDataRole.UserRole + 1
 
 COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("GPU memory"), N_("vCPUs"),
-           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"))
-COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY = 7, 8, 10
-_RIGHT = (3, 4, 5, 6, 7, 8)
+           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"),
+           N_("All machines $/h"), N_("Network"))
+#: the last two were added for multi-node jobs; the offer page shows them right after the prices
+COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11, 12
+_RIGHT = (3, 4, 5, 6, 7, 8, 11)
 
 
 #: fixed words of the core (price catalog) shown in the UI language
@@ -49,7 +51,8 @@ def _gb(value: float) -> str:
 
 
 class OffersModel(RowTableModel):
-    """Ranked offers; ``spot`` says which price the job pays (that column is shown bold)."""
+    """Ranked offers; ``spot`` says which price the job pays (that column is shown bold); ``nodes`` how many
+    machines the job takes (the total column, and a note where the network is slow for several)."""
 
     columns = COLUMNS
 
@@ -58,6 +61,16 @@ class OffersModel(RowTableModel):
         self._rows: list[RankedOffer] = []
         self._cells: list[tuple[str, ...]] = []  # the display texts, made once per row (views ask often)
         self.spot = False
+        self.nodes = 1
+
+    def set_nodes(self, nodes: int) -> None:
+        """How many machines the job takes: the total and network cells change with it."""
+        nodes = max(1, nodes)
+        if nodes != self.nodes:
+            self.nodes = nodes
+            self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
+            if self._rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
@@ -99,6 +112,14 @@ class OffersModel(RowTableModel):
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
             return "⚠ " + (core_text(o.availability_note) or tr("no quota or capacity"))
+        if col == COL_TOTAL:
+            return money(None if r.price is None else r.price * self.nodes, cur, 3) + (
+                f" (×{self.nodes})" if self.nodes > 1 else "")
+        if col == COL_NETWORK:
+            text = interconnect(o).replace("speed unknown", tr("speed unknown"))
+            if self.nodes > 1 and interconnect_note(o):
+                return "⚠ " + tr("{network}: no fast interconnect").format(network=text)
+            return text
         return (
             f"{o.provider} / {r.profile}" if r.profile else tr("{provider} (no account)").format(provider=o.provider),
             o.region,
@@ -123,12 +144,24 @@ class OffersModel(RowTableModel):
             return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.ForegroundRole and not r.offer.available:
             return self._warn if col == COL_AVAILABILITY else self._dim
-        if role == Qt.ItemDataRole.FontRole and col == (COL_SPOT if self.spot else COL_ON_DEMAND):
+        if role == Qt.ItemDataRole.ForegroundRole and col == COL_NETWORK and self.nodes > 1 \
+                and interconnect_note(r.offer):
+            return self._warn
+        if role == Qt.ItemDataRole.FontRole and (col == (COL_SPOT if self.spot else COL_ON_DEMAND)
+                                                 or (col == COL_TOTAL and self.nodes > 1)):
             return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(
                     note=r.offer.availability_note or tr("no quota or capacity"))
+            if col == COL_NETWORK and self.nodes > 1 and interconnect_note(r.offer):
+                return tr("{n} machines talk over this network: without RDMA (InfiniBand, EFA) or 100 Gbps, "
+                          "multi-node training waits on it").format(n=self.nodes)
+            if self.nodes > 1:
+                return tr("This job pays {price} per hour per machine, {total} for all {n} ({term})").format(
+                    price=money(r.price, r.offer.prices.currency, 3), n=self.nodes,
+                    total=money(None if r.price is None else r.price * self.nodes, r.offer.prices.currency, 3),
+                    term=tr("spot") if self.spot else tr("on-demand"))
             return tr("This job pays {price} per hour ({term})").format(
                 price=money(r.price, r.offer.prices.currency, 3),
                 term=tr("spot") if self.spot else tr("on-demand"))

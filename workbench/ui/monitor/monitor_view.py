@@ -16,15 +16,17 @@ Drawing
 
 Empty states (no selection, not running, no telemetry, waiting) show a
 message instead of an empty plot.
+
+Multi-node launches: the "Node" box (:mod:`.nodes_overview`) picks one node of the selected
+instance's launch, or "All nodes", an overview table of every node's latest readings; in the
+overview the nodes are polled in turn.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,18 +35,16 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import GpuSample, Instance, InstanceState
-from workbench.core.providers.contract import SupportsTelemetry
-from workbench.core.remote.jobs import is_remote
-from workbench.core.telemetry.hub import TelemetryHub
 from workbench.ui.common.format import state_label
 from workbench.ui.i18n import N_, tr
-from workbench.core.telemetry.series import COARSE_BUCKET_S, COARSE_CAPACITY, SampleBatch, SeriesKey, SeriesSet, SpendCurves, \
-    group_samples, spend_curves
+from workbench.core.telemetry.series import SampleBatch, SeriesKey, SeriesSet, SpendCurves, group_samples
 from workbench.ui.monitor.advice_panel import AdvicePanel
+from workbench.ui.monitor.monitor_poll import InstanceKey, PollResult, instance_key, poll_instance
+from workbench.ui.monitor.nodes_overview import ALL, NodeSelector, NodesOverview
 from workbench.ui.runtime.session import Session, Snapshot
+from workbench.core.domain.cluster import node_rank_of
 
 if TYPE_CHECKING:
     from workbench.ui.monitor.evidence_highlight import EvidenceHighlight
@@ -52,71 +52,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("workbench.ui.monitor.monitor_view")
 
-InstanceKey = tuple[str, str, str]  # (provider, profile, instance_id)
 REDRAW_MS = 500  # ≤ 2 Hz
 DEFAULT_POLL_MS = 1000
 MAX_BACKOFF_S = 60.0
 #: (label, seconds; None = everything held)
 WINDOWS = ((N_("5 min"), 300.0), (N_("1 hour"), 3600.0), (N_("All"), None))
-
-
-def instance_key(inst: Instance) -> InstanceKey:
-    return (inst.provider, inst.profile, inst.instance_id)
-
-
-@dataclass
-class PollResult:
-    """What one poll found (built on a worker; plain data)."""
-
-    key: InstanceKey
-    state: InstanceState
-    history: dict[SeriesKey, SampleBatch] = field(default_factory=dict)
-    live: dict[SeriesKey, SampleBatch] = field(default_factory=dict)
-    telemetry: bool | None = None  # None: not asked (instance not running)
-    error: WorkbenchError | None = None
-    spend: SpendCurves | None = None
-
-
-def poll_instance(accounts: Accounts, inst: Instance, load_history: bool, hub: TelemetryHub | None = None,
-                  since: float = -math.inf) -> PollResult:
-    """One telemetry round for ``inst`` (worker thread; may block on the provider).
-
-    A cloud machine with an address reads the SSH telemetry ``hub`` (readings newer
-    than ``since``; its booting / driver / lost-GPU states come back as ``error``),
-    others ask their provider (``SupportsTelemetry``).  A WorkbenchError from the
-    provider is returned in the result, so the spend curves still update; anything
-    else propagates to the task's fail().
-    """
-    store = accounts.store
-    now = time.time()
-    res = PollResult(key=instance_key(inst), state=inst.state)
-    if load_history:
-        stored = store.samples(inst.instance_id, since=now - COARSE_BUCKET_S * COARSE_CAPACITY)
-        res.history = group_samples(dataclasses.replace(s, util_percent=math.nan) if s.util_percent < 0 else s
-                                    for s in stored)  # NOT_REPORTED (MIG slices, [N/A]) is a gap, not -1 %
-    if hub is not None and inst.state.active and is_remote(inst) and inst.host:
-        res.telemetry = True
-        res.live = {key: SampleBatch(rows[:, 0], rows[:, 1].astype(np.float32), rows[:, 2].astype(np.float32),
-                                     float(rows[-1, 3]))  # arrays straight from the hub's ring
-                    for key, rows in hub.since_rows(inst.instance_id, since).items()}
-        state, message, problems = hub.status(inst.instance_id)
-        notes = [p.message for p in problems]
-        if state in ("booting", "driver", "reconnecting", "error") and message:
-            notes.insert(0, {"booting": tr("still booting: {m}"), "driver": tr("GPU driver not ready: {m}"),
-                             "reconnecting": tr("reconnecting: {m}"), "error": "{m}"}[state].format(m=message))
-        res.error = WorkbenchError("; ".join(notes)) if notes else None
-    elif inst.state.active:
-        try:
-            prov = accounts.provider(accounts.profile(inst.profile))
-            res.telemetry = isinstance(prov, SupportsTelemetry)
-            if res.telemetry:
-                samples = prov.samples(inst)
-                store.add_samples(samples)
-                res.live = group_samples(samples)
-        except WorkbenchError as exc:
-            res.error = exc
-    res.spend = spend_curves(store.ledger(inst.provider, inst.profile, inst.instance_id), now)
-    return res
 
 
 def _order(inst: Instance) -> tuple:
@@ -164,9 +104,16 @@ class MonitorView(QWidget):
         self.status = QLabel()
         self.status.setObjectName("monitor-status")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.node_box = NodeSelector()
+        self.node_box.currentIndexChanged.connect(self._node_picked)
+        self.node_label = QLabel(tr("&Node:"))
+        self.node_label.setBuddy(self.node_box)
+        self.overview = False  # showing every node of the instance's launch
+        self._overview_turn = 0
         top = QHBoxLayout()
-        for text, box in ((tr("&Instance:"), self.instance_box), (tr("Time &window:"), self.window_box)):
-            label = QLabel(text)
+        for text, box in ((tr("&Instance:"), self.instance_box), (None, self.node_box),
+                          (tr("Time &window:"), self.window_box)):
+            label = self.node_label if text is None else QLabel(text)
             label.setBuddy(box)
             top.addWidget(label)
             top.addWidget(box, 1 if box is self.instance_box else 0)
@@ -186,9 +133,11 @@ class MonitorView(QWidget):
         pl.setContentsMargins(0, 0, 0, 0)
         pl.addWidget(self.banner)
         self._plots_layout = pl
+        self.nodes_overview = NodesOverview()
         self.pages = QStackedWidget()
         self.pages.addWidget(self.message)
         self.pages.addWidget(plots_page)
+        self.pages.addWidget(self.nodes_overview)
         self.advice = AdvicePanel(session)  # advice cards beside the plots (issue 20)
         self.advice.highlight.connect(self._highlight)
         self.advice.cleared.connect(self._clear_highlight)
@@ -268,22 +217,62 @@ class MonitorView(QWidget):
                 self.advice.set_instance(fresh)
                 QTimer.singleShot(0, self.poll)
         self._update_budget()
+        if self.instance is not None:
+            self._show_node_box()
+            if self.overview:
+                self._update_page()
 
     def _picked(self, row: int) -> None:
         key = self.instance_box.itemData(row)
         self._select(self._instances.get(key) if key else None)
+
+    def launch_nodes(self, inst: Instance | None) -> list[Instance]:
+        """Every node of ``inst``'s launch in rank order ([inst] for a single machine)."""
+        if inst is None:
+            return []
+        nodes = [i for i in self._instances.values() if i.launch_id == inst.launch_id and inst.launch_id]
+        if len(nodes) < 2 or not any(node_rank_of(i.extra) for i in nodes):
+            return [inst]
+        return sorted(nodes, key=lambda i: node_rank_of(i.extra))
+
+    def _show_node_box(self) -> None:
+        nodes = self.launch_nodes(self.instance)
+        self.node_box.show_nodes(nodes, self.instance, self.overview)
+        self.node_label.setVisible(len(nodes) > 1)
+        if len(nodes) < 2:
+            self.overview = False
+
+    def _node_picked(self, row: int) -> None:
+        data = self.node_box.itemData(row)
+        if data == ALL:
+            self.show_overview()
+        elif isinstance(data, Instance):
+            self.overview = False
+            self.show_instance(self._instances.get(instance_key(data), data))
+
+    def show_overview(self) -> None:
+        """Every node of the selected instance's launch side by side (they are polled in turn)."""
+        if len(self.launch_nodes(self.instance)) < 2:
+            return
+        self.overview = True
+        self._show_node_box()
+        self._update_page()
+        QTimer.singleShot(0, self.poll)
 
     def _select(self, inst: Instance | None) -> None:
         if inst is None or self.instance is None or instance_key(inst) != instance_key(self.instance):
             if self._plots is not None:
                 self._plots.clear()
             self._budget_shown = None
+            if inst is None or self.instance is None or inst.launch_id != self.instance.launch_id:
+                self.overview = False
         self.instance = inst
         self.advice.set_instance(inst)
         self._retry_at, self._backoff_s, self._last_error = 0.0, 0.0, ""
         self.status.clear()
         self._dirty = True
         self._update_budget()
+        self._show_node_box()
         self._update_page()
         if inst is not None:
             QTimer.singleShot(0, self.poll)
@@ -335,8 +324,17 @@ class MonitorView(QWidget):
 
     # -- polling ------------------------------------------------------------
     def poll(self) -> None:
-        """Start one poll of the selected instance unless one is running (then this tick is skipped)."""
+        """Start one poll of the selected instance unless one is running (then this tick is skipped).
+
+        In the overview, each tick polls the next node of the launch.
+        """
         inst = self.instance
+        if self.overview and inst is not None:
+            nodes = self.launch_nodes(inst)
+            self._overview_turn = (self._overview_turn + 1) % len(nodes)
+            inst = nodes[self._overview_turn]
+            if not inst.state.active and instance_key(inst) in self._history_loaded:
+                return
         if inst is None or self.polling or self.session.accounts is None or time.monotonic() < self._retry_at:
             return
         key = instance_key(inst)
@@ -374,7 +372,9 @@ class MonitorView(QWidget):
             self.spend[res.key] = res.spend
         if not res.state.active and res.error is None:
             self._settled[res.key] = res.state
-        if self.instance is not None and res.key == instance_key(self.instance):
+        if self.overview:
+            self._update_page()
+        elif self.instance is not None and res.key == instance_key(self.instance):
             self._show_error(res.error)
             if changed:
                 self._dirty = True
@@ -422,6 +422,10 @@ class MonitorView(QWidget):
         if inst is None:
             return self._message(tr("No instance selected. Pick one above, or choose Monitor on a row of "
                                     "the Instances view."))
+        if self.overview:
+            self.nodes_overview.show_nodes(self.launch_nodes(inst), self.series)
+            self.pages.setCurrentIndex(2)
+            return None
         key = instance_key(inst)
         sets = self.series.get(key)
         has_data = sets is not None and sets.last_ts is not None

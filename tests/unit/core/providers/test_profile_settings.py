@@ -36,3 +36,18 @@ def test_override_applies_to_machines_that_are_up_only() -> None:
     assert apply_ssh_address(up, ("127.0.0.1", 2222, None)).extra["ssh_user"] == "ubuntu"
     gone = up.with_state(InstanceState.TERMINATED)
     assert apply_ssh_address(gone, ("127.0.0.1", 2222, None)).host == gone.host
+
+
+def test_keyword_hosts_reach_each_machine_at_its_own_address() -> None:
+    from workbench.core.providers.profile_settings import per_machine
+
+    assert ssh_address("p", "me@private:2200") == ("private", 2200, "me")
+    assert ssh_address("p", "PUBLIC:2222") == ("public", 2222, None)
+    up = Instance("aws", "p", "i-1", "l", "us-east-1", "p4d.24xlarge", InstanceState.RUNNING, host="203.0.113.9",
+                  extra={"private_ip": "10.0.0.7"})
+    inner = apply_ssh_address(up, ("private", 2200, "me"))
+    assert (inner.host, inner.extra["ssh_port"], inner.extra["node_ssh_port"]) == ("10.0.0.7", 2200, 2200)
+    outer = apply_ssh_address(up, ("public", 2222, None))
+    assert (outer.host, outer.extra["node_ssh_port"]) == ("203.0.113.9", 2222)
+    assert "node_ssh_port" not in apply_ssh_address(up, ("127.0.0.1", 2222, None)).extra  # a forward's port
+    assert per_machine(None) and per_machine(("private", 22, None)) and not per_machine(("127.0.0.1", 22, None))
