@@ -237,7 +237,7 @@ def _browse_spec(accounts: "Accounts", spec: JobSpec) -> Browse:
             if key not in seen and matches(o, q):
                 seen.add(key)
                 extra.append(RankedOffer("", o, o.hourly(q.spot), alternative=index, needs_account=True))
-    ranked = _merge(ranked, extra)
+    ranked = _merge(ranked, extra, user_rate(accounts))
     reason = None
     if not ranked:
         first = OfferQuery.from_spec(spec, alternative=spec.alternatives[0])
