@@ -27,7 +27,7 @@ from workbench.core.domain.errors import ConfigError, TransientError, WorkbenchE
 from workbench.core.domain.models import ActualCost, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile, \
     Region, Resource
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
-                                               SupportsSpotHistory, SupportsStop)
+                                               SupportsExtend, SupportsSpotHistory, SupportsStop)
 from workbench.core.providers.profile_settings import apply_ssh_address
 
 from . import billing, inventory, snapshot, teardown
@@ -49,7 +49,7 @@ REGION_NAMES = {
 }
 
 
-class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory):
+class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, SupportsExtend):
     """ECS GPU instances, pay-as-you-go and spot, found again by their tags in every enabled region."""
 
     id = "alibaba"

@@ -184,6 +184,17 @@ class SupportsStop(ABC):
     def stop(self, instances: Sequence[Instance]) -> None: ...
 
 
+class SupportsExtend(ABC):
+    """Capability: move a cloud-side deadline (Alibaba AutoReleaseTime, Azure auto-shutdown) when a run is extended.
+
+    ``not_after`` is the launch's new end (POSIX seconds); the provider adds its own margin.  Blocks on the
+    network; raises a WorkbenchError when the cloud refuses (the app then keeps the old max runtime).
+    """
+
+    @abstractmethod
+    def extend(self, instances: Sequence[Instance], not_after: float) -> None: ...
+
+
 class SupportsTelemetry(ABC):
     """Capability: read one round of GPU (or CPU) samples for an instance."""
 
