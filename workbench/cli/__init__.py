@@ -308,6 +308,7 @@ COMMANDS = {
     "logs": ("remote", "cmd_logs"), "download": ("remote", "cmd_download"),
     "cost": ("money", "cmd_cost"), "plan": ("money", "cmd_plan"), "budget": ("money", "cmd_budget"),
     "currency": ("money", "cmd_currency"), "watch": ("money", "cmd_watch"), "keep": ("money", "cmd_keep"),
+    "extend": ("extend", "cmd_extend"),
     "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
     "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
     "interrupt": ("recovery", "cmd_interrupt"),

@@ -1,4 +1,4 @@
-"""The money commands' arguments (cost, plan, budget, currency, watch, keep).
+"""The money commands' arguments (cost, plan, budget, currency, watch, keep, extend).
 
 Kept apart from ``money.py`` so that building the ``workbench`` parser does not import
 the spend, guard and planner code (and numpy through them) for every command.
@@ -67,3 +67,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     k = sub.add_parser("keep", parents=[common], help="keep a finished job's machine running (answers the "
                        "job-finished guard)")
     k.add_argument("launch_id", metavar="LAUNCH_ID", help="the launch whose machine keeps running")
+
+    e = sub.add_parser("extend", parents=[common], help="give a running launch more time: raises its max runtime "
+                       "in the app, on its machines and at the cloud")
+    e.add_argument("launch_id", metavar="LAUNCH_ID", help="the running launch to extend")
+    e.add_argument("--by", required=True, metavar="DURATION",
+                   help="how much longer it may run: minutes (e.g. 90) or a duration like 30m, 2h, 1h30m")
