@@ -163,7 +163,7 @@ def extend_launch(accounts: Any, launch_id: str, minutes: int, *, clock: Callabl
     insts = [i for i in store.list_instances(launch_id) if i.state.active]
     if not insts:
         raise ConfigError(f"{launch_id} is not running: only a running launch can be extended",
-                          hint="see its state with `workbench status`; start a new run with `workbench up`")
+                          hint="see its state with `workbench status`; start a new run with `workbench launch`")
     old = current_minutes(rec.spec)
     if old is None:
         raise ConfigError(f"{launch_id} has no max runtime, so there is nothing to extend",
@@ -202,7 +202,7 @@ def extend_launch(accounts: Any, launch_id: str, minutes: int, *, clock: Callabl
         answer = tell_machine(inst, data_dir, new * 60.0, minutes * 60.0, config_path=config_path)
         if answer.get("fired"):
             raise ConfigError(f"the guard on {inst.name or inst.instance_id} had already decided to end it",
-                              hint="it is being shut down; start a new run with `workbench up`")
+                              hint="it is being shut down; start a new run with `workbench launch`")
         told.append(inst.instance_id)
 
     # 3. the app's own deadline, and the projection that follows from it
