@@ -27,7 +27,7 @@ from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchR
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SettingField, SupportsBilling,
-                                               SupportsPublicPrices, SupportsStop)
+                                               SupportsExtend, SupportsPublicPrices, SupportsStop, launch_tags)
 from workbench.core.storage.contract import SupportsObjectStorage
 
 from .settings import AzureSettings, parse
@@ -43,7 +43,7 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices):
+class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices, SupportsExtend):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
@@ -160,6 +160,20 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStora
                   if i.provider == self.id]
         if groups:
             inventory.delete_groups(groups, settings.terminate_timeout_s)
+
+    def extend(self, instances: Sequence[Instance], not_after: float) -> bool:
+        """A run was extended: its VMs' auto-shutdown schedules (the second line, "auto" mode) follow.
+
+        False when none follows the max runtime (``auto_shutdown`` off or a fixed time)."""
+        from .self_delete import move_shutdown_schedule
+
+        moved = False
+        for i in instances:
+            if i.provider == self.id and i.state.billable:
+                moved = move_shutdown_schedule(self._clients, i.instance_id, i.region,
+                                               launch_tags(i.launch_id, self.context.install_id), not_after) \
+                    is not None or moved
+        return moved
 
     def stop(self, instances: Sequence[Instance]) -> None:
         """Deallocate (a Stopped VM still bills compute on Azure; a deallocated one does not)."""

@@ -98,3 +98,34 @@ def add_shutdown_schedule(clients: AzureClients, req: LaunchRequest, region: str
     except Exception as exc:  # noqa: BLE001 - mapped
         raise clients.error(exc, "creating the auto-shutdown schedule") from None
     return hhmm
+
+
+def move_shutdown_schedule(clients: AzureClients, vm_id: str, region: str, tags: dict[str, str],
+                           not_after: float, now: float | None = None) -> str | None:
+    """A run was extended: move the auto-shutdown of the VM ``vm_id`` to the new deadline (+5 min, as at launch).
+
+    Only the "auto" mode follows the max runtime (a fixed "HHMM" is the user's own and stays); a deadline
+    24 h or more ahead cannot be a daily schedule, so the schedule is disabled (the guard keeps the
+    deadline).  Returns the new UTC "HHMM", "disabled", or None when nothing follows the max runtime.
+    A PUT only (the write permission the launch already needs).
+    """
+    if clients.settings.auto_shutdown != "auto":
+        return None
+    t = time.time() if now is None else now
+    group_id, _, rest = vm_id.partition("/providers/")
+    vm_name = rest.rsplit("/", 1)[-1]
+    if not group_id or not vm_name:
+        raise PluginError(f"not the id of a VM: {vm_id!r}")
+    at = datetime.datetime.fromtimestamp(not_after, datetime.timezone.utc) + datetime.timedelta(minutes=5)
+    disabled = not_after - t >= 24 * 3600
+    hhmm = at.strftime("%H%M")
+    body = {"location": region, "tags": tags, "properties": {
+        "status": "Disabled" if disabled else "Enabled", "taskType": "ComputeVmShutdownTask",
+        "dailyRecurrence": {"time": hhmm}, "timeZoneId": "UTC", "notificationSettings": {"status": "Disabled"},
+        "targetResourceId": f"{group_id}/providers/Microsoft.Compute/virtualMachines/{vm_name}"}}
+    url = f"{group_id}/providers/Microsoft.DevTestLab/schedules/shutdown-computevm-{vm_name}?api-version={DEVTESTLAB_API}"
+    try:
+        _put(clients, url, body)
+    except Exception as exc:  # noqa: BLE001 - mapped
+        raise clients.error(exc, "moving the auto-shutdown schedule") from None
+    return "disabled" if disabled else hhmm

@@ -189,8 +189,7 @@ def extend_launch(accounts: Any, launch_id: str, minutes: int, *, clock: Callabl
         except NotFoundError:
             continue
         if isinstance(prov, SupportsExtend):
-            prov.extend(group, ends_at)
-            moved = True
+            moved = prov.extend(group, ends_at) is not False or moved
 
     # 2. the guard on every machine
     is_guarded = guarded or (lambda i: i.provider in GUARDED_CLOUDS)

@@ -189,10 +189,11 @@ class SupportsExtend(ABC):
 
     ``not_after`` is the launch's new end (POSIX seconds); the provider adds its own margin.  Blocks on the
     network; raises a WorkbenchError when the cloud refuses (the app then keeps the old max runtime).
+    Returns False when nothing of the cloud's follows the max runtime (e.g. a fixed shutdown time).
     """
 
     @abstractmethod
-    def extend(self, instances: Sequence[Instance], not_after: float) -> None: ...
+    def extend(self, instances: Sequence[Instance], not_after: float) -> bool | None: ...
 
 
 class SupportsTelemetry(ABC):
