@@ -14,7 +14,7 @@
       <translation> 小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_pages.py" />
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
       <source> min</source>
       <translation> 分钟</translation>
     </message>
@@ -112,6 +112,11 @@
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>&amp;Export CSV…</source>
       <translation>导出 CSV(&amp;E)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>&amp;Extend</source>
+      <translation>延长(&amp;E)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -919,6 +924,11 @@
       <translation>时长…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/instances_view.py" />
+      <source>E&amp;xtend max runtime…</source>
+      <translation>延长最长运行时间(&amp;X)…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
@@ -972,6 +982,31 @@
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Exported</source>
       <translation>已导出</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Extend &amp;by:</source>
+      <translation>延长(&amp;B)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Extend by (minutes)</source>
+      <translation>延长（分钟）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Extend max runtime</source>
+      <translation>延长最长运行时间</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Extended</source>
+      <translation>已延长</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Extending by {minutes} min…</source>
+      <translation>正在延长 {minutes} 分钟…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
@@ -1122,6 +1157,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>Give the job a name.</source>
       <translation>请为作业命名。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Give {name} more time. Its guards (in the app, on the machine and at the cloud) move their deadline; the projected cost rises.</source>
+      <translation>给 {name} 更多时间。它的守护（应用内、机器上和云端）会推迟截止时间；预计费用随之增加。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -1662,6 +1702,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Not evaluated: {rule} ({why})</source>
       <translation>未评估：{rule}（{why}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>Not extended: {message}</source>
+      <translation>未延长：{message}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
@@ -3641,6 +3686,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/runtime/session.py" />
       <source>{name} is {state} and may still bill.</source>
       <translation>{name} 处于{state}状态，可能仍在计费。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/extend_dialog.py" />
+      <source>{name} now runs until {end} (max runtime {minutes} min); projected cost {cost}.</source>
+      <translation>{name} 现在运行到 {end}（最长运行时间 {minutes} 分钟）；预计费用 {cost}。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />

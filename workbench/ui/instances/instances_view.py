@@ -1,7 +1,7 @@
 """The Instances view: every machine the app knows, with row actions.
 
 Actions (toolbar, context menu, keyboard): Monitor, Logs, Copy SSH command,
-Open terminal, Terminate.  Terminate asks first, naming the machine(s) and the
+Open terminal, Extend max runtime, Terminate.  Terminate asks first, naming the machine(s) and the
 $/h it stops, then runs the core teardown for that launch (terminate, sweep
 leftovers, verify) on the teardown lane; the result is reported, never assumed.
 """
@@ -125,11 +125,13 @@ class InstancesView(QWidget):
         self.terminal_action = act(tr("Open &terminal"), "terminal", "Ctrl+T", self._terminal)
         self.outputs_action = act(tr("Open &outputs"), "folder", "Ctrl+Shift+O", self.open_outputs)
         self.report_action = act(tr("Run &report…"), "export", "Ctrl+Shift+R", self.open_report)
+        self.extend_action = act(tr("E&xtend max runtime…"), "clock", "Ctrl+Shift+E", self.extend_selected)
         self.stop_action = act(tr("&Stop (deallocate)…"), "stop-billing", "Ctrl+Shift+S", self.stop_selected)
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
-                            self.outputs_action, self.report_action, self.stop_action, self.terminate_action]
+                            self.outputs_action, self.report_action, self.extend_action, self.stop_action,
+                            self.terminate_action]
         self._update_actions()
 
     def selected(self) -> list[Instance]:
@@ -154,6 +156,19 @@ class InstancesView(QWidget):
         self.report_action.setEnabled(one is not None)
         self.outputs_action.setEnabled(one is not None)
         self.stop_action.setEnabled(bool(self._stoppable(sel)))
+        self.extend_action.setEnabled(one is not None and one.state == InstanceState.RUNNING)
+
+    def extend_selected(self):
+        """"Extend max runtime…" for the selected machine's launch (the dialog runs it on the worker)."""
+        inst = self.current()
+        if inst is None or inst.state != InstanceState.RUNNING or self.session.accounts is None:
+            return None
+        from workbench.ui.instances.extend_dialog import ExtendDialog
+
+        dlg = ExtendDialog(self.session, inst, self)
+        dlg.finished.connect(lambda _r: self._update_actions())
+        dlg.open()
+        return dlg
 
     def _context_menu(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)
