@@ -35,7 +35,7 @@ def test_extend_from_the_instances_view_off_the_ui_thread(qtbot, accounts, monke
     view.table.selectRow(0)
     assert view.extend_action.isEnabled() and view.extend_action in view.row_actions
 
-    import workbench.core.lifecycle.extend as ext
+    import workbench.core.remote.extend as ext
 
     real, threads = ext.extend_launch, []
 

@@ -43,7 +43,7 @@ def test_extending_an_alibaba_launch_moves_the_release_the_machine_guard_and_the
     from workbench.core.domain.errors import ConfigError
     from workbench.core.domain.jobspec import parse_spec
     from workbench.core.domain.models import Profile
-    from workbench.core.lifecycle.extend import extend_launch
+    from workbench.core.remote.extend import extend_launch
     from workbench.core.lifecycle.guards import GuardEngine
     from workbench.core.lifecycle.launcher import choose_offer, execute
     from workbench.core.lifecycle.teardown import teardown

@@ -7,13 +7,12 @@ import argparse
 from workbench.cli.cloud import EXIT_OK
 from workbench.cli.context import CliContext
 from workbench.cli.output import emit_json
-from workbench.core.lifecycle.extend import parse_extension
-from workbench.core.lifecycle.guards import GuardEngine
+from workbench.core.remote.extend import extend_launch, parse_extension
 
 
 def cmd_extend(ctx: CliContext, args: argparse.Namespace) -> int:
     minutes = parse_extension(args.by)
-    result = GuardEngine(ctx.accounts).extend(args.launch_id, minutes)
+    result = extend_launch(ctx.accounts, args.launch_id, minutes)
     if args.json:
         emit_json(result.to_json())
     else:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from workbench.core.money import budgets
 from workbench.core.providers.accounts import Accounts
@@ -52,9 +52,6 @@ from workbench.core.money.spend import SpendBook
 from workbench.core.store.database import LaunchRecord
 from workbench.core.store.money import GuardRecord
 from workbench.core.lifecycle.teardown import TeardownReport, teardown
-
-if TYPE_CHECKING:
-    from workbench.core.lifecycle.extend import ExtendResult
 
 log = logging.getLogger("workbench.guards")
 
@@ -180,13 +177,6 @@ class GuardEngine:
         now = self.clock()
         return self.store.claim_event(GuardRecord(launch_id, FINISHED, "keep", now, "info",
                                                   "kept running at the user's request"))
-
-    def extend(self, launch_id: str, minutes: int) -> "ExtendResult":
-        """Raise ``launch_id``'s max runtime by ``minutes``: this guard, the machines' guards and the cloud's
-        deadline (see :mod:`workbench.core.lifecycle.extend`; blocks on the network)."""
-        from workbench.core.lifecycle.extend import extend_launch
-
-        return extend_launch(self.accounts, launch_id, minutes, clock=self.clock)
 
     # -- one poll -----------------------------------------------------------------
     def poll(self, refresh: bool = True) -> list[GuardEvent]:

@@ -1,4 +1,4 @@
-""""Extend max runtime…": give a running launch more time (core: workbench.core.lifecycle.extend).
+""""Extend max runtime…": give a running launch more time (core: workbench.core.remote.extend).
 
 A small dialog with a spin box (minutes).  The extension runs on the session's worker, on the guards'
 lane (it talks to the cloud and, over SSH, to every machine's guard); while it runs the dialog says
@@ -69,7 +69,7 @@ class ExtendDialog(QDialog):
         accounts = self.session.accounts
         if accounts is None:
             return None
-        from workbench.core.lifecycle.extend import extend_launch
+        from workbench.core.remote.extend import extend_launch
 
         minutes = self.minutes.value()
         self.ok.setEnabled(False)

@@ -7,7 +7,7 @@ import pytest
 
 from workbench.core.domain.errors import ConfigError, NotFoundError, SpecError, WorkbenchError
 from workbench.core.domain.jobspec import parse_spec
-from workbench.core.lifecycle import extend as ext
+from workbench.core.remote import extend as ext
 from workbench.core.lifecycle.guards import GuardEngine
 from workbench.core.lifecycle.launcher import choose_offer, execute
 from workbench_testing import fake_cloud_accounts
@@ -47,7 +47,7 @@ def test_the_app_guard_follows_the_extension_and_the_projection_rises(acc):
     from workbench.core.money.spend import SpendBook
 
     before = SpendBook.load(acc.store).projection(lid, clock.t)
-    result = eng.extend(lid, 20)
+    result = ext.extend_launch(acc, lid, 20, clock=clock)
     assert (result.max_runtime_minutes, result.previous_minutes) == (30, 10)
     assert result.ends_at == start + 1800 and not result.cloud_release_moved and result.machines_told == []
     assert result.projected_cost > before and result.currency == "USD"

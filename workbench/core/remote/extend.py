@@ -17,7 +17,8 @@ failure leaves the app at the old max runtime and the error says so (running ``e
 the values written are absolute, not increments).  Local launches have no instance-side guard and
 no cloud deadline: the app-side guard is the only one.
 
-Blocks on the network: call it from a worker thread (GUI) or the CLI.
+Blocks on the network: call it from a worker thread (GUI) or the CLI.  It lives in ``core.remote`` (which
+builds on ``core.lifecycle``) because it talks to the machines over SSH.
 """
 
 from __future__ import annotations
