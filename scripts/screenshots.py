@@ -195,6 +195,13 @@ def one(lang: str, out: Path) -> int:
     view.table.selectRow(next(n for n, text in enumerate(rows) if "└" in text))
     _pump(app, 0.3)
     shot("instances-nodes")
+    rows = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
+    view.table.selectRow(next(n for n, text in enumerate(rows) if text == "bert-finetune"))
+    ext = view.extend_selected()
+    ext.minutes.setValue(90)
+    _pump(app, 0.3)
+    shot("extend-dialog", ext)
+    ext.reject()
 
     nodes = sorted((i for i in win.model.instances() if i.name == "ddp-rehearsal"),
                    key=lambda i: i.extra.get("node_rank", 0))

@@ -30,6 +30,7 @@ class ExtendDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("extend-dialog")
         self.setWindowTitle(tr("Extend max runtime"))
+        self.setMinimumWidth(420)
         self.session = session
         self.inst = inst
         self.result_value = None
