@@ -175,7 +175,7 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
             "SecurityGroupIds": {"SecurityGroupId": list(group_ids)},
             "OperationLocks": {"LockReason": []}, "ExpiredTime": "2099-12-31T15:59Z",
             "Tags": ecs_tags(tags), "Description": p.get("Description") or "",
-            "_region": region, "_since": ctx.now, "_tags": tags, "_user_data": user_data,
+            "_region": region, "_since": ctx.now, "_tags": dict(tags), "_user_data": user_data,
             "_auto_release_at": release_at, "_system_disk": {"Category": category, "Size": size,
                                                               "Encrypted": disk.get("Encrypted") == "true"},
         }
