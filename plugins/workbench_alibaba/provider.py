@@ -35,6 +35,7 @@ from .clients import ACCESS_KEY_ID, ACCESS_KEY_SECRET, CLI_PROFILE, Api
 from .launch import Launcher, release_time
 from .offers import OfferBook
 from .settings import SITES, parse
+from .storage import OssStorageMixin
 
 log = logging.getLogger("workbench.alibaba")
 T = TypeVar("T")
@@ -49,7 +50,7 @@ REGION_NAMES = {
 }
 
 
-class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory):
+class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, OssStorageMixin):
     """ECS GPU instances, pay-as-you-go and spot, found again by their tags in every enabled region."""
 
     id = "alibaba"

@@ -46,6 +46,8 @@ class Account:
     user: str
     actions: tuple[str, ...] = ("*",)
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role ARN -> actions of the role
+    #: role ARN -> its MaxSessionDuration (RAM's default 3600 s when absent; at most 43200)
+    role_max_s: dict[str, int] = field(default_factory=dict)
 
     def may(self, action: str, actions: tuple[str, ...] | None = None) -> bool:
         allowed = self.actions if actions is None else actions
@@ -64,6 +66,7 @@ class TempCredential:
     session: str
     expires: float
     actions: tuple[str, ...]
+    policy: dict | None = None  # the session policy AssumeRole was given (parsed), None without one
 
 
 @dataclass
