@@ -12,7 +12,9 @@ Azure) and torn down with Stop all billing.  The clouds run in a process of thei
 (benchmarks/clouds.py); the secrets are in the real Secret Service (run it under
 scripts/with-secret-service.sh, as `make bench` does).  Prints one JSON object: ``largest_ms``,
 ``idle_ms`` (the same recorder over an idle second first: the baseline), ``worst_phase`` and the
-largest gap of each phase (``phases_ms``: refresh, launch aws, launch azure, stop all).  Raises
+largest gap of each phase (``phases_ms``: refresh, launch aws, launch azure, stop all).
+WB_STALL_PROFILE=1: also print to stderr where the UI thread's time went in the long gaps
+(benchmarks/stallprof.py: CPU split per gap and sampled stacks).  Raises
 when a step does not happen (a refresh error, no launchable offer, a launch that fails, Stop all
 billing not clean or not ending machines of both clouds): a broken flow is never timed.
 monitor-memory: bytes held by the monitor's sample rings for 64 instances × 8 GPUs × 24 h at 1 Hz.
@@ -118,12 +120,12 @@ def gaps() -> dict:
 
     clouds = CloudServers(LATENCY_S)
     try:
-        return _gaps(_cloud_accounts(clouds.info))
+        return _gaps(_cloud_accounts(clouds.info), clouds.proc.pid)
     finally:
         clouds.stop()
 
 
-def _gaps(acc) -> dict:
+def _gaps(acc, cloud_pid: int | None = None) -> dict:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -139,10 +141,18 @@ def _gaps(acc) -> dict:
     largest = {"idle": 0.0}
     last = [time.perf_counter()]
 
+    from benchmarks import stallprof
+
+    prof = stallprof.StallProfiler() if stallprof.enabled() else None
+    if prof is not None:
+        prof.cloud_pid = cloud_pid
+
     def tick() -> None:
         now = time.perf_counter()
         largest[phase[0]] = max(largest.get(phase[0], 0.0), now - last[0])
         last[0] = now
+        if prof is not None:
+            prof.tick()
 
     timer = QTimer(interval=10, timeout=tick)
 
@@ -156,12 +166,17 @@ def _gaps(acc) -> dict:
     def enter(name: str) -> None:
         phase[0] = name
         last[0] = time.perf_counter()  # a phase's first gap is not the previous phase's
+        if prof is not None:
+            prof.reset(name)
 
     # idle baseline: the same recorder in the same process, the window open, nothing asked of the clouds
     for _ in range(5):
         app.processEvents()
     timer.start()
     last[0] = time.perf_counter()
+    if prof is not None:
+        prof.reset("idle")
+        prof.start()
     end = time.monotonic() + 1.0
     pump(lambda: time.monotonic() > end, "an idle second")
     enter("refresh")
@@ -198,6 +213,9 @@ def _gaps(acc) -> dict:
     clouds = {i.provider for i in dlg.report.terminated}
     check(clouds == {"aws", "azure"}, f"Stop all billing terminated machines of {sorted(clouds)}, not of both clouds")
     timer.stop()
+    if prof is not None:
+        prof.stop()
+        prof.report()
     win.session.shutdown()
     idle = largest.pop("idle")
     worst = max(largest, key=largest.get)

@@ -101,6 +101,16 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
     )
 
 
+def prepare_remote(snap: Snapshot) -> None:
+    """Load off the UI thread what :meth:`Session._sync_remote` needs for ``snap``: which plugins run jobs
+    over SSH (an entry-point scan, once per provider) and, once a cloud machine has an address, the SSH,
+    telemetry and job modules (~50 ms of imports the UI thread would otherwise stall on)."""
+    remote = [is_remote(i) for i in snap.instances]  # every provider's answer, now: it is cached per provider
+    if any(r and i.host for r, i in zip(remote, snap.instances)):
+        import workbench.core.remote.job  # noqa: F401
+        import workbench.core.remote.jobs  # noqa: F401
+
+
 class Session(QObject):
     """Owns the accounts, the TaskRunner, the refresh loop and the latest snapshot."""
 
@@ -161,8 +171,14 @@ class Session(QObject):
         self.refreshing = True
         self.refresh_started.emit()
         self._install_ssh_cleanup()
-        return (self.runner.run(self._snapshot_fn, self.accounts)
+        return (self.runner.run(self._take_snapshot, self.accounts)
                 .then(self._refreshed).fail(self._refresh_error).finally_(self._refresh_done))
+
+    def _take_snapshot(self, accounts: Accounts) -> Snapshot:
+        """The snapshot, and what handing it to the remote-jobs manager will need, both on the worker."""
+        snap = self._snapshot_fn(accounts)
+        prepare_remote(snap)
+        return snap
 
     def _refresh_done(self) -> None:
         self.refreshing = False
