@@ -72,15 +72,29 @@ class StallProfiler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="stall-watchdog", daemon=True)
 
+    def _gc(self, what: str, info: dict) -> None:
+        if what == "start":
+            self._gc_t0 = time.perf_counter()
+        else:
+            self.gc_runs.append((self.phase, info["generation"], time.perf_counter() - self._gc_t0,
+                                 threading.current_thread().name))
+
     def start(self) -> None:
         import cProfile
+        import gc
 
+        self.gc_runs: list[tuple[str, int, float, str]] = []
+        self._gc_t0 = 0.0
+        gc.callbacks.append(self._gc)
         self._thread.start()
         # what the UI thread spends its own CPU on (thread_time: waits for the GIL or a core cost nothing)
         self._cprof = cProfile.Profile(time.thread_time)
         self._cprof.enable()
 
     def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._gc)
         self._cprof.disable()
         self._stop.set()
         self._thread.join(2)
@@ -162,20 +176,30 @@ class StallProfiler:
             for g in sorted(gs, key=lambda g: -g[1])[:5]:
                 p(f"    gap {g[1] * 1000:6.1f} ms: UI cpu {g[2] * 1000:5.1f}, app others {(g[3] - g[2]) * 1000:5.1f}, "
                   f"clouds {g[4][0] * 1000:5.0f}, rest {(g[4][1] - g[3] - g[4][0]) * 1000:5.0f}")
+        p("cyclic GC collections (all threads; each holds the GIL throughout), by phase and generation:")
+        agg: dict = collections.defaultdict(list)
+        for phase, gen, dur, _ in self.gc_runs:
+            agg[(phase, gen)].append(dur)
+        for (phase, gen), durs in agg.items():
+            p(f"  [{phase}] gen {gen}: {len(durs)} runs, {sum(durs) * 1000:.0f} ms in all, longest {max(durs) * 1000:.1f} ms")
         lag = sorted(self.sample_lag)
         if lag:
             p(f"watchdog wake-up lag: median {lag[len(lag) // 2] * 1000:.1f} ms, "
               f"p99 {lag[int(len(lag) * 0.99)] * 1000:.1f} ms, max {lag[-1] * 1000:.1f} ms")
-        late_by: collections.Counter = collections.Counter()
-        late_ms: collections.Counter = collections.Counter()
-        for lag, phase, tops in self.late:
-            for t in tops:
-                late_by[t] += 1
-                late_ms[t] += lag * 1000
-        p(f"watchdog woke > 15 ms late {len(self.late)} times; threads running Python right after "
+        p(f"watchdog woke > 15 ms late {len(self.late)} times; threads running Python right after, by phase "
           f"(count, summed lateness ms):")
-        for t, c in late_ms.most_common(top * 2):
-            p(f"  {late_by[t]:3d} {c:6.0f}  " + " <- ".join(t))
+        for phase in dict.fromkeys(ph for _, ph, _ in self.late):
+            late_by: collections.Counter = collections.Counter()
+            late_ms: collections.Counter = collections.Counter()
+            for lag, ph, tops in self.late:
+                if ph != phase:
+                    continue
+                for t in tops:
+                    late_by[t] += 1
+                    late_ms[t] += lag * 1000
+            p(f" [{phase}]")
+            for t, c in late_ms.most_common(top):
+                p(f"  {late_by[t]:3d} {c:6.0f}  " + " <- ".join(t))
         for phase, n in self.samples.items():
             p(f"\n--- [{phase}] {n} samples ({n * PERIOD_S * 1000:.0f} ms) of the UI thread in a long gap ---")
             for stack, c in self.main_stacks[phase].most_common(top):
