@@ -204,6 +204,7 @@ class Session(QObject):
 
     def _take_snapshot(self, accounts: Accounts) -> Snapshot:
         """The snapshot, and what handing it to the remote-jobs manager will need, both on the worker."""
+        freeze_loaded_modules()  # the app's own modules, before a cloud SDK's imports make the heap grow
         snap = self._snapshot_fn(accounts)
         prepare_remote(snap)
         freeze_loaded_modules()
