@@ -1,7 +1,7 @@
 """Where the UI thread's time goes during the stall row's long gaps (diagnostic, off by default).
 
 Turned on by ``WB_STALL_PROFILE=1`` for ``python -m benchmarks.gui gaps``; the report goes to stderr,
-the row's JSON line is unchanged.  Two views of each gap longer than ``THRESHOLD_S``:
+the row's JSON line is unchanged.  Several views of the gaps longer than ``THRESHOLD_S``:
 
 * **CPU split** (exact, from the gap recorder's own ticks): the gap's wall time, the UI thread's CPU time
   in it (``time.thread_time``) and the whole process's (``time.process_time``).  UI CPU close to the
@@ -10,6 +10,11 @@ the row's JSON line is unchanged.  Two views of each gap longer than ``THRESHOLD
 * **Stacks** (sampled): a watchdog thread that, while the UI thread has not ticked for longer than the
   threshold, takes ``sys._current_frames()`` every 5 ms and counts the UI thread's stack and the top
   frames of the other threads that were running Python (not parked in a wait, select or recv).
+
+* **Late watchdog** (sampled): whenever the watchdog itself woke more than 15 ms late (something held the
+  interpreter lock, or no core was free), the stacks of the threads running Python right after.
+* **GC passes**: every cyclic-GC collection (``gc.callbacks``), its generation and duration.
+* **UI-thread profile**: ``cProfile`` of the UI thread with ``time.thread_time`` as its clock.
 
 Threading: :meth:`StallProfiler.tick` on the UI thread (from the gap recorder); the watchdog is its own
 daemon thread; :meth:`report` after the flow, on the UI thread.
@@ -181,7 +186,8 @@ class StallProfiler:
         for phase, gen, dur, _ in self.gc_runs:
             agg[(phase, gen)].append(dur)
         for (phase, gen), durs in agg.items():
-            p(f"  [{phase}] gen {gen}: {len(durs)} runs, {sum(durs) * 1000:.0f} ms in all, longest {max(durs) * 1000:.1f} ms")
+            p(f"  [{phase}] gen {gen}: {len(durs)} runs, {sum(durs) * 1000:.0f} ms in all, "
+              f"longest {max(durs) * 1000:.1f} ms")
         lag = sorted(self.sample_lag)
         if lag:
             p(f"watchdog wake-up lag: median {lag[len(lag) // 2] * 1000:.1f} ms, "
