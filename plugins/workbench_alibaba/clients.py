@@ -52,7 +52,7 @@ ACTIONS: dict[str, frozenset[str]] = {
     "ecs": frozenset({
         "DescribeRegions", "DescribeInstanceTypes", "DescribeAvailableResource", "DescribePrice",
         "DescribeSpotPriceHistory", "DescribeImages", "DescribeInstances", "DescribeKeyPairs",
-        "DescribeSecurityGroups", "DescribeDisks", "ListTagResources", "CreateSecurityGroup",
+        "DescribeSecurityGroups", "DescribeDisks", "ListTagResources", "TagResources", "CreateSecurityGroup",
         "AuthorizeSecurityGroup", "ImportKeyPair", "RunInstances", "StopInstances", "ModifyInstanceAutoReleaseTime",
         "DeleteInstances", "DeleteSecurityGroup", "DeleteKeyPairs", "DeleteDisk"}),
     "vpc": frozenset({"DescribeVpcs", "DescribeVSwitches", "DescribeEipAddresses", "ListTagResources", "CreateVpc",

@@ -150,8 +150,9 @@ class BlobStorage:
 
             name = f"{uri.prefix}/{item.key}" if uri.prefix else item.key
             with open(item.path, "rb") as fh:
-                answer = container.upload_blob(name, fh, length=item.size, overwrite=True, max_concurrency=2,
-                                               progress_hook=hook)
+                # BlobClient.upload_blob answers the blob's properties (etag); ContainerClient's the client
+                answer = container.get_blob_client(name).upload_blob(fh, length=item.size, overwrite=True,
+                                                                     max_concurrency=2, progress_hook=hook)
             on_done(item, str(answer.get("etag", "")).strip('"'))
 
         with ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix="blob-upload") as pool:

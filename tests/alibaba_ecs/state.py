@@ -71,6 +71,9 @@ class Knobs:
     """What a test may change about one account's cloud (each test uses its own account)."""
 
     no_stock: set[tuple[str, str, str]] = field(default_factory=set)  # (zone or "*", type or "*", "spot"/"ondemand"/"*")
+    #: machines of (zone, type) the zone can still start, both markets (absent: unlimited); RunInstances
+    #: starts min(Amount, stock) when that is at least MinAmount (else all Amount), else OperationDenied.NoStock
+    stock: dict[tuple[str, str], int] = field(default_factory=dict)
     vcpu_quota: int = 10_000  # pay-as-you-go vCPUs per region (QuotaExceed.ElasticQuota beyond)
     pending_s: float = 0.0
     starting_s: float = 0.0

@@ -60,3 +60,28 @@ def test_azure_blob_copy_sync_and_resume_with_a_container_sas(cloud, azure, tmp_
     out = m2.output()
     assert "resume: restore https://devstoreaccount1.blob.core.windows.net/runs/exp1 -> checkpoints" in out
     assert "attempt 2: resumed from checkpoint step 8" in out and "done: 9 steps" in out
+
+
+def test_this_computer_lists_containers_and_uploads_a_folder_to_azurite(cloud, azure, tmp_path):
+    """The laptop side of Azure Blob: containers of the profile's storage accounts, a resumable folder
+    upload (unchanged files skipped the second time), and a probe that sees what arrived."""
+    from workbench.core.domain.storage_uri import parse_storage_uri
+    from workbench.core.storage.upload import upload_folder
+
+    azure.container("uploads")
+    prov = cloud.accounts.provider(cloud.accounts.profile("lab"))
+    assert azure.uri("uploads") in prov.storage_buckets()
+    folder = tmp_path / "dataset"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.bin").write_bytes(b"a" * 5000)
+    (folder / "sub" / "b.txt").write_text("bee")
+    uri = parse_storage_uri(azure.uri("uploads", "cifar"))
+    first = upload_folder(prov, folder, uri, tmp_path / "records")
+    assert (first.files, first.uploaded, first.skipped, first.bytes_uploaded) == (2, 2, 0, 5003)
+    assert azure.blobs("uploads", "cifar/") == {"cifar/a.bin": b"a" * 5000, "cifar/sub/b.txt": b"bee"}
+    again = upload_folder(prov, folder, uri, tmp_path / "records")
+    assert (again.uploaded, again.skipped) == (0, 2)
+    info = prov.storage_probe(uri)
+    assert info.uri.bucket == "uploads" and info.region == azure.region  # the storage account's location
+    listed = prov.storage_list(uri)  # relative to the prefix, with sizes
+    assert {k: o.size for k, o in listed.items()} == {"a.bin": 5000, "sub/b.txt": 3}

@@ -143,10 +143,12 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
     result, errors = compare_costs_from_accounts(ctx.accounts, model, count or 1, args.hours, hw,
                                                  use_reference=not args.no_reference, display=args.currency, fx=fx)
     rows = list(result.rows) if args.all else result.summary()
-    od = result.cheapest("on-demand")
     breakeven = None
     buy = result.cheapest("buy")
-    if buy is not None and od is not None and buy.currency == od.currency:
+    # buying is weighed against the cheapest on-demand row priced in the purchase's own currency
+    od = next((r for r in result.rows if r.option == "on-demand" and buy is not None and r.currency == buy.currency),
+              None)
+    if buy is not None and od is not None:
         used_hw = hw or _reference(model, count or 1)
         if used_hw is not None and used_hw.currency == od.currency:
             breakeven = break_even_hours(used_hw, od.hourly)
@@ -173,8 +175,13 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
             print(f"buying beats the cheapest on-demand offer after {breakeven:,.0f} h of use")
         currencies = {r.currency for r in rows}
         if len(currencies) > 1:
-            print("rows are in their own currency (" + ", ".join(sorted(currencies)) + "); compare them with "
-                  "--currency CNY or --currency USD (your rate: `workbench currency CNY --rate 7.2`, or --rate)")
+            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, user_rate
+
+            rate = user_rate(ctx.accounts)
+            print("rows are in their own currency (" + ", ".join(sorted(currencies)) + "), ordered at "
+                  f"{rate or REFERENCE_CNY_PER_USD:g} CNY per USD{'' if rate else ' (a reference rate)'}; convert "
+                  "them with --currency CNY or --currency USD (your rate: `workbench currency CNY --rate RATE`, "
+                  "or --rate)")
         if warning:
             err(warning)
         _print_errors(errors)

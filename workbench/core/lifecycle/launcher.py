@@ -110,13 +110,47 @@ def choose_offer(accounts: Accounts, spec: JobSpec, provider: str | None = None,
                  region: str | None = None) -> LaunchPlan:
     """Choose where to run ``spec``: the cheapest available offer of the chosen profile.
 
-    Provider preference: the argument, else the spec's first ``providers``
-    entry, else the built-in local profile.  A spec with ``alternatives``
-    runs on the cheapest offer matching any of them (or, with ``choose:
-    in_order``, the first alternative that has one); a provider, profile or
-    region given here wins over the ones its alternatives name.
+    Provider preference: the argument, else the spec's ``providers`` (several: the cheapest usable
+    offer across the first profile of each one that has a profile, prices in different currencies
+    compared at the user's rate, as SkyPilot's ``any_of`` across clouds does), else the built-in local
+    profile.  A spec with ``alternatives`` runs on the cheapest offer matching any of them (or, with
+    ``choose: in_order``, the first alternative that has one); a provider, profile or region given here
+    wins over the ones its alternatives name.
     """
-    provider_from_user, region_from_user = bool(provider or profile), bool(region)
+    if not provider and not profile and len(spec.providers) > 1:
+        return _cheapest_across(accounts, spec, region)
+    return _choose_on(accounts, spec, provider, profile, region, bool(provider or profile))
+
+
+def _cheapest_across(accounts: Accounts, spec: JobSpec, region: str | None) -> LaunchPlan:
+    """The cheapest plan among the spec's providers that have a profile (the first error when none can)."""
+    from workbench.core.providers.catalog import comparable_price, user_rate
+
+    have = {p.provider for p in accounts.profiles()}
+    plans: list[LaunchPlan] = []
+    first_error: WorkbenchError | None = None
+    for provider in spec.providers:
+        if provider not in have:
+            continue
+        try:
+            plans.append(_choose_on(accounts, spec, provider, None, region, False))
+        except WorkbenchError as exc:  # this cloud cannot run it: the others may
+            log.info("choosing an offer on %s: %s", provider, exc.message)
+            first_error = first_error or exc
+    if not plans:
+        if first_error is not None:
+            raise first_error
+        raise NotFoundError(f"no profile for any of the spec's providers ({', '.join(spec.providers)})",
+                            hint=f"add one with `workbench profiles add {spec.providers[0]} NAME`")
+    rate = user_rate(accounts)
+    best = min(plans, key=lambda lp: (lp.choice.price is None, comparable_price(lp.choice, rate)))
+    others = sum(lp.alternatives + 1 for lp in plans) - 1
+    return LaunchPlan(best.launch_id, best.spec, best.profile, best.choice, others)
+
+
+def _choose_on(accounts: Accounts, spec: JobSpec, provider: str | None, profile: str | None, region: str | None,
+               provider_from_user: bool) -> LaunchPlan:
+    region_from_user = bool(region)
     provider = provider or (spec.providers[0] if spec.providers and not profile else None)
     prof = accounts.resolve(provider, profile)
     if region is None and spec.regions and prof.provider != "local":

@@ -119,11 +119,9 @@ class CostComparison:
     def summary(self) -> list[CostRow]:
         """The cheapest row of each option per provider, cheapest first (the side-by-side table)."""
         best: dict[tuple[str, str | None], CostRow] = {}
-        for r in self.rows:
-            k = (r.option, r.provider)
-            if k not in best or r.total < best[k].total:
-                best[k] = r
-        return sorted(best.values(), key=lambda r: (r.total, r.option))
+        for r in self.rows:  # already cheapest first, currencies compared (compare_costs)
+            best.setdefault((r.option, r.provider), r)
+        return [r for r in self.rows if best.get((r.option, r.provider)) is r]
 
     def to_json(self, all_rows: bool = True) -> dict[str, object]:
         rows = self.rows if all_rows else tuple(self.summary())
@@ -134,6 +132,10 @@ class CostComparison:
 def _paid_hours(hours: float, years: int) -> float:
     term = HOURS_1Y * years
     return term * math.ceil(hours / term)
+
+
+#: what a price snapshot's source says of term prices that are not the provider's published figures
+ESTIMATED_MARK = "ESTIMATED"
 
 
 def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
@@ -170,6 +172,9 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         what = "savings plan commitment" if option.startswith("savings") else "term"
         extra = (f"you pay for the whole {term} {what} ({paid:,.0f} h) even though the job needs {hours:,.0f} h"
                  if paid > hours else f"{term} {what}")
+        if ESTIMATED_MARK in f"{p.source} {(offer.extra or {}).get('price_list', '')}":  # the bundled terms are typical discounts, not published figures
+            extra = f"ESTIMATED price (on-demand × a typical discount; `workbench catalog update` reads the " \
+                    f"published one); {extra}"
         add(option, getattr(p, field, None), paid, extra)
     return out
 
@@ -229,7 +234,7 @@ def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], 
     """Price the job on every offer of ``gpu_model`` (case-insensitive) and on bought hardware; cheapest first.
 
     Rows keep the currency they are priced in; ``fx`` (the user's rate) only orders rows of different
-    currencies (without a rate, amounts are ordered as they are, each still labelled with its currency).
+    currencies (without one, at the reference rate the offers table states, each still labelled with its currency).
     ``display`` converts every row to that currency at the user's rate (ConfigError without one).
     """
     if gpus < 1:
@@ -254,6 +259,10 @@ def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], 
 
     def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
+        if converted is None and r.currency == "CNY":  # no rate of the user's: the stated reference rate
+            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD
+
+            converted = r.total / REFERENCE_CNY_PER_USD
         return round(r.total if converted is None else converted, 6)
 
     rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))

@@ -545,8 +545,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
-      <source>All machines $/h</source>
-      <translation>全部机器 $/小时</translation>
+      <source>All machines /h</source>
+      <translation>全部机器 /小时</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
@@ -1710,8 +1710,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
-      <source>On-demand $/h</source>
-      <translation>按需 $/小时</translation>
+      <source>On-demand /h</source>
+      <translation>按需 /小时</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -2230,8 +2230,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
-      <source>Spot $/h</source>
-      <translation>竞价 $/小时</translation>
+      <source>Spot /h</source>
+      <translation>竞价 /小时</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />

@@ -23,8 +23,8 @@ from workbench.ui.i18n import N_, tr
 OFFER_ROLE = Qt.ItemDataRole.UserRole + 1
 
 COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("GPU memory"), N_("vCPUs"),
-           N_("RAM"), N_("On-demand $/h"), N_("Spot $/h"), N_("Price source"), N_("Availability"),
-           N_("All machines $/h"), N_("Network"))
+           N_("RAM"), N_("On-demand /h"), N_("Spot /h"), N_("Price source"), N_("Availability"),
+           N_("All machines /h"), N_("Network"))
 #: the last two were added for multi-node jobs; the offer page shows them right after the prices
 COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11, 12
 _RIGHT = (3, 4, 5, 6, 7, 8, 11)

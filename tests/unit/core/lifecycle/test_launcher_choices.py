@@ -90,3 +90,21 @@ def test_a_secret_without_a_value_stops_the_launch_before_anything_is_recorded(a
     assert accounts.store.list_launches() == []
     insts = execute(accounts, lp, secret_env={"HF_TOKEN": "tok-123"})
     assert insts and "tok-123" not in repr(accounts.store.get_launch(lp.launch_id))
+
+
+def test_several_providers_in_the_spec_are_weighed_together(accounts):
+    # the first provider cannot run it (this computer has no V100): the next one's offer is taken
+    lp = choose_offer(accounts, parse_spec("name: p\nrun: x\nproviders: [local, fakecloud]\nresources:\n"
+                                           "  gpu: V100:1\n", source="t.yaml"))
+    assert (lp.profile.provider, lp.choice.offer.instance_type) == ("fakecloud", "fk.v100x1")
+    # both can run a CPU job: the cheaper (this computer, free) wins even though it is listed second
+    lp = choose_offer(accounts, parse_spec("name: p\nrun: x\nproviders: [fakecloud, local]\n", source="t.yaml"))
+    assert lp.profile.provider == "local" and lp.choice.price == 0
+    # a provider without a profile is passed over, not an error
+    lp = choose_offer(accounts, parse_spec("name: p\nrun: x\nproviders: [aws, fakecloud]\nresources:\n"
+                                           "  gpu: V100:1\n", source="t.yaml"))
+    assert lp.profile.provider == "fakecloud"
+    # --provider still decides alone
+    with pytest.raises(NotFoundError):
+        choose_offer(accounts, parse_spec("name: p\nrun: x\nproviders: [local, fakecloud]\nresources:\n"
+                                          "  gpu: V100:1\n", source="t.yaml"), provider="local")

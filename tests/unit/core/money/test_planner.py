@@ -114,8 +114,29 @@ def test_rows_in_other_currencies_are_ordered_at_the_users_rate():
 
     cny = Offer("cn", "north", "c8", "V100", 8, 16, 64, 488, Prices(on_demand=150.0, currency="CNY"))
     usd = offer("u8", 8, 24.48, None, None, None)
-    as_is = compare_costs([cny, usd], "V100", 8, 10).rows
-    assert [r.instance_type for r in as_is] == ["u8", "c8"]  # 244.8 < 1500 as is
+    reference = compare_costs([cny, usd], "V100", 8, 10).rows
+    assert [r.instance_type for r in reference] == ["c8", "u8"]  # no rate of the user's: the reference 7.2
+    dear = compare_costs([cny, usd], "V100", 8, 10, fx=CurrencySettings("CNY", 0.5)).rows
+    assert [r.instance_type for r in dear] == ["u8", "c8"]  # the user's own rate decides (¥1500 = $3000 at 0.5)
     ordered = compare_costs([cny, usd], "V100", 8, 10, fx=CurrencySettings("CNY", 7.2)).rows
     assert [r.instance_type for r in ordered] == ["c8", "u8"]  # ¥1500 ≈ $208 < $244.8
     assert [r.currency for r in ordered] == ["CNY", "USD"]
+
+
+def test_yuan_and_dollar_rows_are_ordered_by_value_even_without_a_rate_of_the_users():
+    yuan = Offer("alibaba", "cn-shanghai", "gn6v", "V100", 8, 16.0, 64, 256.0,
+                 Prices(on_demand=150.0, currency="CNY", source="test", as_of="2026-01-01"))  # ≈ $20.8/h at 7.2
+    dollars = offer("v100x8", 8, 24.48, None, None, None)
+    p = compare_costs([dollars, yuan], "V100", 8, HOURS)
+    assert [r.currency for r in p.rows] == ["CNY", "USD"]  # ¥150 < $24.48, not 150 > 24.48
+    assert [r.currency for r in p.summary()] == ["CNY", "USD"]
+
+
+def test_estimated_term_prices_say_so():
+    est = offer("v100x8", 8, 24.48, None, 15.67, 10.53,
+                extra={"price_list": "AWS public price list; reserved: ESTIMATED (on-demand x typical discount)"})
+    p = compare_costs([est], "V100", 8, HOURS)
+    assert "ESTIMATED" in p.cheapest("reserved-1y").note and "ESTIMATED" in p.cheapest("reserved-3y").note
+    assert "ESTIMATED" not in p.cheapest("on-demand").note  # on-demand is the published price
+    published = compare_costs([offer("v100x8", 8, 24.48, None, 15.67, 10.53)], "V100", 8, HOURS)
+    assert "ESTIMATED" not in published.cheapest("reserved-1y").note
