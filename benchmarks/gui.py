@@ -12,7 +12,9 @@ Azure) and torn down with Stop all billing.  The clouds run in a process of thei
 (benchmarks/clouds.py); the secrets are in the real Secret Service (run it under
 scripts/with-secret-service.sh, as `make bench` does).  Prints one JSON object: ``largest_ms``,
 ``idle_ms`` (the same recorder over an idle second first: the baseline), ``worst_phase`` and the
-largest gap of each phase (``phases_ms``: refresh, launch aws, launch azure, stop all).  Raises
+largest gap of each phase (``phases_ms``: refresh, launch aws, launch azure, stop all).
+WB_STALL_PROFILE=1: also print to stderr where the UI thread's time went in the long gaps
+(benchmarks/stallprof.py: CPU split per gap and sampled stacks).  Raises
 when a step does not happen (a refresh error, no launchable offer, a launch that fails, Stop all
 billing not clean or not ending machines of both clouds): a broken flow is never timed.
 monitor-memory: bytes held by the monitor's sample rings for 64 instances × 8 GPUs × 24 h at 1 Hz.
@@ -118,31 +120,38 @@ def gaps() -> dict:
 
     clouds = CloudServers(LATENCY_S)
     try:
-        return _gaps(_cloud_accounts(clouds.info))
+        return _gaps(_cloud_accounts(clouds.info), clouds.proc.pid)
     finally:
         clouds.stop()
 
 
-def _gaps(acc) -> dict:
+def _gaps(acc, cloud_pid: int | None = None) -> dict:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
+
+    from PySide6.QtWidgets import QLabel
 
     from benchmarks.harness import check
     from workbench.ui.instances.stop_all import StopAllDialog
     from workbench.ui.shell.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(["bench"])
-    win = MainWindow(acc, refresh_ms=2000)
-    win._quitting = True
-    win.show()
     phase = ["idle"]
     largest = {"idle": 0.0}
     last = [time.perf_counter()]
+
+    from benchmarks import stallprof
+
+    prof = stallprof.StallProfiler() if stallprof.enabled() else None
+    if prof is not None:
+        prof.cloud_pid = cloud_pid
 
     def tick() -> None:
         now = time.perf_counter()
         largest[phase[0]] = max(largest.get(phase[0], 0.0), now - last[0])
         last[0] = now
+        if prof is not None:
+            prof.tick()
 
     timer = QTimer(interval=10, timeout=tick)
 
@@ -156,16 +165,34 @@ def _gaps(acc) -> dict:
     def enter(name: str) -> None:
         phase[0] = name
         last[0] = time.perf_counter()  # a phase's first gap is not the previous phase's
+        if prof is not None:
+            prof.reset(name)
 
-    # idle baseline: the same recorder in the same process, the window open, nothing asked of the clouds
+    def click_pause() -> None:
+        """The event loop runs between two clicks, as it does for a user (no two clicks in one turn)."""
+        end = time.monotonic() + 0.1
+        pump(lambda: time.monotonic() > end, "a pause between clicks")
+
+    # idle baseline: the same recorder in the same process over a second with a plain window open and
+    # nothing running (the main window starts its first refresh and view preloading as soon as it exists)
+    bare = QLabel("Cloud GPU Workbench")
+    bare.show()
     for _ in range(5):
         app.processEvents()
     timer.start()
     last[0] = time.perf_counter()
+    if prof is not None:
+        prof.reset("idle")
+        prof.start()
     end = time.monotonic() + 1.0
     pump(lambda: time.monotonic() > end, "an idle second")
-    enter("refresh")
-    win.session.refresh()
+    bare.close()
+    win = MainWindow(acc, refresh_ms=2000)
+    win._quitting = True
+    win.show()
+    for _ in range(5):  # its first paint (start-up: the cold-start row's)
+        app.processEvents()
+    enter("refresh")  # the window's own first refresh (150 ms after it opens) and its view preloading
     pump(lambda: win.session.snapshot.taken_at > 0, "the first refresh")
     errors = [(name, str(e)) for name, e in win.session.snapshot.errors]
     check(not errors, f"the first refresh failed for {errors}")
@@ -176,13 +203,17 @@ def _gaps(acc) -> dict:
         for cloud, spec in (("aws", ROOT / "resources" / "examples" / "v100-single.yaml"), ("azure", azure_spec)):
             enter(f"launch {cloud}")
             wiz = win.launch_view.start_wizard(str(spec))
+            click_pause()
             wiz.next()
             pump(lambda: not wiz.offer_page.loading, f"the {cloud} offers")
+            click_pause()
             chosen = wiz.offer_page.selected()
             check(chosen is not None and chosen.offer.provider == cloud and not chosen.needs_account,
                   f"the wizard chose no launchable {cloud} offer: {chosen!r}")
             wiz.next()
+            click_pause()
             wiz.next()
+            click_pause()
             wiz.start_launch()
             pump(lambda: wiz.launched_ok or not wiz.busy(), f"the {cloud} launch")
             check(wiz.launched_ok, f"the wizard's {cloud} launch failed: "
@@ -192,12 +223,16 @@ def _gaps(acc) -> dict:
     dlg = StopAllDialog.open_for(win.session, win, timeout=60, poll=0.2)
     pump(lambda: dlg.state in ("confirm", "nothing"), "the stop-all inventory")
     check(dlg.state == "confirm", "Stop all billing found nothing to stop after the launches")
+    click_pause()
     dlg.confirm()
     pump(lambda: dlg.state == "done", "Stop all billing")
     check(dlg.report is not None and dlg.report.clean, f"Stop all billing did not end clean: {dlg.report!r}")
     clouds = {i.provider for i in dlg.report.terminated}
     check(clouds == {"aws", "azure"}, f"Stop all billing terminated machines of {sorted(clouds)}, not of both clouds")
     timer.stop()
+    if prof is not None:
+        prof.stop()
+        prof.report()
     win.session.shutdown()
     idle = largest.pop("idle")
     worst = max(largest, key=largest.get)

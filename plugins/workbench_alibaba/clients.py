@@ -45,14 +45,14 @@ PRODUCTS = {"ecs": ("alibabacloud_ecs20140526", "2014-05-26"), "vpc": ("alibabac
             "bss": ("alibabacloud_bssopenapi20171214", "2017-12-14")}
 RENEW_BEFORE_S = 300.0
 ENV_KEY_ID, ENV_KEY_SECRET = "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
-#: every API action the plugin calls, by product (RAM prefixes: ecs, vpc, sts, bssapi); a call outside this
+#: every API action the plugin calls, by product (RAM prefixes: ecs, vpc, sts, bssapi, oss); a call outside this
 #: list is refused before it is sent, and resources/policies/alibaba-ram-policy.json grants exactly these
 #: (tests/plugins/alibaba/test_ali_policy.py holds the two together)
 ACTIONS: dict[str, frozenset[str]] = {
     "ecs": frozenset({
         "DescribeRegions", "DescribeInstanceTypes", "DescribeAvailableResource", "DescribePrice",
         "DescribeSpotPriceHistory", "DescribeImages", "DescribeInstances", "DescribeKeyPairs",
-        "DescribeSecurityGroups", "DescribeDisks", "ListTagResources", "CreateSecurityGroup",
+        "DescribeSecurityGroups", "DescribeDisks", "ListTagResources", "TagResources", "CreateSecurityGroup",
         "AuthorizeSecurityGroup", "ImportKeyPair", "RunInstances", "StopInstances", "ModifyInstanceAutoReleaseTime",
         "DeleteInstances", "DeleteSecurityGroup", "DeleteKeyPairs", "DeleteDisk"}),
     "vpc": frozenset({"DescribeVpcs", "DescribeVSwitches", "DescribeEipAddresses", "ListTagResources", "CreateVpc",
@@ -60,8 +60,11 @@ ACTIONS: dict[str, frozenset[str]] = {
     # GetCallerIdentity needs no grant: every identity may ask who it is
     "sts": frozenset({"GetCallerIdentity", "AssumeRole"}),
     "bss": frozenset({"DescribeInstanceBill"}),
+    # OSS through its S3-compatible API (boto3, see .storage): RAM actions, checked before each operation
+    "oss": frozenset({"ListBuckets", "GetBucketLocation", "ListObjects", "PutObject", "ListMultipartUploads",
+                      "AbortMultipartUpload"}),
 }
-RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi"}
+RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi", "oss": "oss"}
 _observers: list[Callable[[str, str], None]] = []
 
 

@@ -5,7 +5,8 @@ Everything the plugin creates carries ``workbench:managed=true``, ``workbench:la
 after a crash or on a new computer and never touch what others made.  Instances carry extra tags
 written at launch (``workbench:price`` per hour at launch, ``workbench:currency``,
 ``workbench:market`` spot/ondemand, ``workbench:gpu`` "V100:1", ``workbench:ssh-user``,
-``workbench:disk-gb``), so a listing needs no other source.
+``workbench:disk-gb``; ``workbench:node-rank`` on the nodes of a multi-node launch, read into
+``extra["node_rank"]`` beside ``extra["private_ip"]``), so a listing needs no other source.
 
 States: Pending/Starting → PENDING, Running → RUNNING, Stopping → STOPPING, Stopped → STOPPED
 (``StoppedMode`` KeepCharging: compute still bills) or DEALLOCATED (StopCharging, the economical
@@ -34,6 +35,7 @@ from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 TAG_PRICE, TAG_CURRENCY, TAG_MARKET, TAG_GPU, TAG_SSH_USER, TAG_DISK = (
     "workbench:price", "workbench:currency", "workbench:market", "workbench:gpu", "workbench:ssh-user",
     "workbench:disk-gb")
+TAG_NODE_RANK = "workbench:node-rank"  # a node of a multi-node launch: 0 = head (see .cluster)
 STATES = {"Pending": InstanceState.PENDING, "Starting": InstanceState.PENDING, "Running": InstanceState.RUNNING,
           "Stopping": InstanceState.STOPPING, "Stopped": InstanceState.STOPPED}
 KIND_SG, KIND_KEY, KIND_VPC, KIND_VSWITCH, KIND_DISK, KIND_EIP, KIND_STOPPED = (
@@ -103,6 +105,9 @@ def to_instance(raw: Mapping[str, Any], provider: str, profile: str, region: str
         "private_ip": private[0] if private else None, "auto_release_time": raw.get("AutoReleaseTime") or None,
         "stopped_mode": raw.get("StoppedMode") or "",
     }
+    rank = tags.get(TAG_NODE_RANK, "")
+    if rank.isdigit():
+        extra["node_rank"] = int(rank)
     if disk_gb:
         extra["storage_per_hour"] = disk_hourly(disk_gb, cur)
     if "Recycling" in locks:

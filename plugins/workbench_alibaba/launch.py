@@ -15,6 +15,10 @@ Steps in one region (every resource tagged with the launch's tags):
    max_price), UserData with the guard, and AutoReleaseTime = launch + max runtime + margin: the cloud
    releases the machine even if the app, the laptop and the guard all fail.  No stock in a zone
    (OperationDenied.NoStock) moves on to the next zone.
+6. A multi-node launch (``req.count`` N > 1) is the same RunInstances with Amount = MinAmount = N into
+   one vSwitch (all or nothing, one zone; no stock for N moves all N to the next zone), a rule that
+   lets the group's members reach each other, and a ``workbench:node-rank`` tag per node
+   (see :mod:`.cluster`).
 
 Any failure after something was made deletes it (by the ids this call got and by the launch tag),
 then raises the original error.  Threading: the caller's worker; one lock per launch id.
@@ -36,7 +40,7 @@ from workbench.core.domain.models import Instance, LaunchRequest, Resource
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sshkeys import ensure_keypair
 
-from . import inventory, teardown, userdata
+from . import cluster, inventory, teardown, userdata
 from .inventory import (KIND_KEY, KIND_SG, KIND_VPC, KIND_VSWITCH, TAG_CURRENCY, TAG_DISK, TAG_GPU, TAG_MARKET,
                         TAG_PRICE, TAG_SSH_USER, owner_tags, pages)
 from .offers import OfferBook
@@ -107,6 +111,12 @@ class Launcher:
         existing = inventory.describe_instances(self._api, region, self._install_id, req.launch_id)
         if existing:
             log.info("launch %s already has %d instance(s) in %s: nothing created", req.launch_id, len(existing), region)
+            if req.count > 1:
+                known = {r["InstanceId"]: int(v) for r in existing
+                         if (v := inventory.ecs_tags_of(r).get(inventory.TAG_NODE_RANK, "")).isdigit()}
+                ranks = cluster.rank_plan(sorted(r["InstanceId"] for r in existing), known)
+                cluster.tag_ranks(self._api, region, ranks, known)
+                return self._ranked(req, self._as_instances(existing, region), ranks)
             return self._as_instances(existing, region)
         cidr = self._s.ssh_cidr or public_cidr(self._s.checkip_url)
         created: dict[str, list[str]] = {"instances": [], "sg": [], "key": [], "vsw": [], "vpc": []}
@@ -199,7 +209,10 @@ class Launcher:
         found = list(pages(self._api, "ecs", "DescribeSecurityGroups", region, ("SecurityGroups", "SecurityGroup"),
                            VpcId=vpc_id, Tag=owner_tags(self._install_id, req.launch_id)))
         if found:
-            return found[0]["SecurityGroupId"]
+            gid = found[0]["SecurityGroupId"]
+            if req.count > 1:  # an earlier attempt may have stopped before the rule (asking again adds nothing)
+                cluster.self_reference(self._api, region, gid)
+            return gid
         gid = self._api.ecs("CreateSecurityGroup", region, VpcId=vpc_id, SecurityGroupName=f"workbench-{req.launch_id}",
                             Description=f"cloud-gpu-workbench launch {req.launch_id}: SSH only",
                             SecurityGroupType="normal", ClientToken=token(req.launch_id, "sg"),
@@ -208,6 +221,8 @@ class Launcher:
         self._api.ecs("AuthorizeSecurityGroup", region, SecurityGroupId=gid,
                       Permissions=[{"IpProtocol": "tcp", "PortRange": "22/22", "SourceCidrIp": cidr, "Policy": "accept",
                                     "Priority": "1", "Description": "SSH from the workbench user"}])
+        if req.count > 1:
+            cluster.self_reference(self._api, region, gid)
         return gid
 
     def _image(self, region: str) -> Image:
@@ -281,15 +296,29 @@ class Launcher:
             ids = list((body.get("InstanceIdSets") or {}).get("InstanceIdSet") or [])
             created["instances"].extend(ids)
             log.info("launched %s: %s in %s (auto-release %s)", req.launch_id, ", ".join(ids), zone, release or "none")
+            if len(ids) != req.count:  # MinAmount = Amount: ECS starts all or none; anything else is rolled back
+                raise CapacityError(f"Alibaba Cloud started {len(ids)} of the {req.count} machines asked for in {zone}",
+                                    hint="a multi-node launch needs every node; retry later or in another region")
+            ranks = cluster.rank_plan(ids, {})
+            if req.count > 1:
+                cluster.tag_ranks(self._api, region, ranks)
             raw = inventory.describe_instances(self._api, region, self._install_id, ids=ids)
-            return self._as_instances(raw, region, price) if raw else [
+            made = self._as_instances(raw, region, price) if raw else [
                 Instance(self._id, self._profile, iid, req.launch_id, region, itype,
                          inventory.STATES["Pending"], price_per_hour=price or 0.0, currency=offer.prices.currency,
                          spot=req.spot, gpu_model=offer.gpu_model, gpu_count=offer.gpu_count,
                          extra={"zone": zone, "ssh_user": self._s.ssh_user, "ssh_key_type": "rsa"}) for iid in ids]
+            return self._ranked(req, made, ranks) if req.count > 1 else made
         raise CapacityError(f"Alibaba Cloud has no stock for {itype} in any zone of {region} "
                             f"(tried {', '.join(tried) or 'none'})",
                             hint=(last.hint if last else None) or "try another region or GPU type")
+
+    @staticmethod
+    def _ranked(req: LaunchRequest, nodes: list[Instance], ranks: dict[str, int]) -> list[Instance]:
+        """The nodes in rank order, each knowing its rank and the launch's size."""
+        out = [i.with_state(i.state, extra={**i.extra, "node_rank": ranks[i.instance_id], "num_nodes": req.count})
+               for i in nodes if i.instance_id in ranks]
+        return sorted(out, key=lambda i: i.extra["node_rank"])
 
     # -- rollback -----------------------------------------------------------------------------
     def _rollback(self, req: LaunchRequest, created: dict[str, list[str]], cause: BaseException) -> None:

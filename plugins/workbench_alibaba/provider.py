@@ -28,13 +28,14 @@ from workbench.core.domain.models import ActualCost, Identity, Instance, Instanc
     Region, Resource
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
                                                SupportsExtend, SupportsSpotHistory, SupportsStop)
-from workbench.core.providers.profile_settings import apply_ssh_address
+from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 
 from . import billing, inventory, snapshot, teardown
 from .clients import ACCESS_KEY_ID, ACCESS_KEY_SECRET, CLI_PROFILE, Api
 from .launch import Launcher, release_time
 from .offers import OfferBook
 from .settings import SITES, parse
+from .storage import OssStorageMixin
 
 log = logging.getLogger("workbench.alibaba")
 T = TypeVar("T")
@@ -49,7 +50,7 @@ REGION_NAMES = {
 }
 
 
-class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, SupportsExtend):
+class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, OssStorageMixin, SupportsExtend):
     """ECS GPU instances, pay-as-you-go and spot, found again by their tags in every enabled region."""
 
     id = "alibaba"
@@ -125,6 +126,11 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         if req.region not in self.settings.regions:
             raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
                               hint="add it to the profile's regions setting (instances are only looked for there)")
+        if req.count > 1 and not per_machine(self.settings.ssh_address):
+            raise ConfigError(f"profile {self.profile.name!r} reaches its machines through one ssh_address "
+                              f"({self.settings.ssh_address[0]}), which cannot reach {req.count} nodes",
+                              hint="set ssh_address=private (a VPN or inside the VPC) or remove it for public "
+                                   "addresses")
         return [self._where(i) for i in self._launcher.launch(req)]
 
     def _list_region(self, region: str) -> list[Instance]:

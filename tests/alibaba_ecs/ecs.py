@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
+import itertools
 import secrets
 from typing import Any
 
@@ -41,6 +43,18 @@ def check_release_time(ctx: Any, raw: str) -> float:
         raise ApiError(400, "InvalidAutoReleaseTime.Malformed", "The specified parameter autoReleaseTime is not "
                        "valid: it must be at least 30 minutes and at most 3 years after the current time.")
     return at
+
+
+def _private_ip(space: Any, vsw: dict[str, Any]) -> str:
+    """The next free address of the vSwitch's CIDR (skipping the first few, as ECS reserves some), unique
+    among its instances."""
+    used = {a for i in space.instances.values() if i["VpcAttributes"]["VSwitchId"] == vsw["VSwitchId"]
+            for a in i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"]}
+    hosts = itertools.islice(ipaddress.ip_network(vsw["CidrBlock"]).hosts(), 9, None)
+    free = next((str(h) for h in hosts if str(h) not in used), None)
+    if free is None:
+        raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified vSwitch has no free private address.")
+    return free
 
 
 def run_instances(ctx: Any) -> dict[str, Any]:
@@ -117,6 +131,14 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
                            "be base64-encoded.") from None
     release_at = check_release_time(ctx, p.get("AutoReleaseTime")) if p.get("AutoReleaseTime") else None
     amount = p.int("Amount", 1) or 1
+    least = p.int("MinAmount", amount) or amount
+    if not 1 <= least <= amount:
+        raise ApiError(400, "InvalidParameter.MinAmount", "MinAmount must be between 1 and Amount.")
+    left = ctx.knobs.stock.get((zone, itype))
+    if left is not None:
+        if left < least:
+            raise NO_STOCK
+        amount = min(amount, left)
     t = types[itype]
     used = sum(catalog.BY_ID[i["InstanceType"]].vcpus for i in space.instances.values()
                if i["_region"] == region and not i.get("_release_at") and i["InstanceType"] in catalog.BY_ID)
@@ -127,6 +149,8 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
     bandwidth = p.int("InternetMaxBandwidthOut", 0) or 0
     if p.bool("DryRun"):
         raise ApiError(400, "DryRunOperation", "Request validation has been passed with DryRun flag set.")
+    if left is not None:
+        ctx.knobs.stock[(zone, itype)] = left - amount
     ids = []
     for n in range(amount):
         iid = ctx.state.new_id("i", region)
@@ -146,12 +170,12 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
             "AutoReleaseTime": iso(release_at) if release_at else "",
             "KeyPairName": key or "", "StoppedMode": "Not-applicable", "InstanceNetworkType": "vpc",
             "VpcAttributes": {"VpcId": vsw["VpcId"], "VSwitchId": vsw_id, "NatIpAddress": "",
-                              "PrivateIpAddress": {"IpAddress": [f"172.16.{secrets.randbelow(250)}.{n + 10}"]}},
+                              "PrivateIpAddress": {"IpAddress": [_private_ip(ctx.space, vsw)]}},
             "PublicIpAddress": {"IpAddress": public}, "EipAddress": {"IpAddress": "", "AllocationId": ""},
             "SecurityGroupIds": {"SecurityGroupId": list(group_ids)},
             "OperationLocks": {"LockReason": []}, "ExpiredTime": "2099-12-31T15:59Z",
             "Tags": ecs_tags(tags), "Description": p.get("Description") or "",
-            "_region": region, "_since": ctx.now, "_tags": tags, "_user_data": user_data,
+            "_region": region, "_since": ctx.now, "_tags": dict(tags), "_user_data": user_data,
             "_auto_release_at": release_at, "_system_disk": {"Category": category, "Size": size,
                                                               "Encrypted": disk.get("Encrypted") == "true"},
         }

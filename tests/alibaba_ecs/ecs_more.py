@@ -6,7 +6,8 @@ DescribeAvailableResource answers ``AvailableZones.AvailableZone[].AvailableReso
 .SupportedResources.SupportedResource[]`` with ``Status`` Available/SoldOut and ``StatusCategory``
 WithStock/WithoutStock; DescribePrice ``PriceInfo.Price{OriginalPrice,DiscountPrice,TradePrice,Currency}``;
 DescribeSpotPriceHistory ``SpotPrices.SpotPriceType[]{ZoneId,SpotPrice,OriginPrice,Timestamp}`` + ``Currency``;
-ImportKeyPair returns ``KeyPairName``/``KeyPairFingerPrint``; ListTagResources ``TagResources.TagResource[]``.
+ImportKeyPair returns ``KeyPairName``/``KeyPairFingerPrint``; ListTagResources ``TagResources.TagResource[]``;
+TagResources and AuthorizeSecurityGroup answer only a RequestId.
 ImportKeyPair accepts RSA keys only here (the documented key types are RSA: see RECIPES).
 """
 
@@ -232,17 +233,40 @@ def _group(ctx: Any, region: str) -> dict[str, Any]:
 
 
 def authorize_security_group(ctx: Any) -> dict[str, Any]:
-    group = _group(ctx, ctx.region())
+    """Inbound rules from a CIDR (``SourceCidrIp``) or from the members of a group (``SourceGroupId``, a group
+    of the same VPC, the group itself included); protocol ALL takes PortRange -1/-1.  A rule that exists
+    already is not added again (the call still succeeds), as the reference says."""
+    region = ctx.region()
+    group = _group(ctx, region)
     rules = ctx.params.records("Permissions") or [
-        {k: v for k, v in ctx.params.flat.items() if k in ("IpProtocol", "PortRange", "SourceCidrIp", "Policy",
-                                                              "Priority", "Description")}]
+        {k: v for k, v in ctx.params.flat.items() if k in ("IpProtocol", "PortRange", "SourceCidrIp", "SourceGroupId",
+                                                              "Policy", "Priority", "Description")}]
     for rule in rules:
         if not rule.get("IpProtocol") or not rule.get("PortRange"):
             raise ApiError(400, "MissingParameter", "IpProtocol and PortRange are mandatory.")
-        group["_rules"].append({"Direction": "ingress", "IpProtocol": rule["IpProtocol"].upper(),
-                                "PortRange": rule["PortRange"], "SourceCidrIp": rule.get("SourceCidrIp", ""),
-                                "Policy": rule.get("Policy") or "Accept", "Priority": rule.get("Priority") or "1",
-                                "Description": rule.get("Description", "")})
+        proto = rule["IpProtocol"].upper()
+        if proto not in ("TCP", "UDP", "ICMP", "GRE", "ALL"):
+            raise ApiError(400, "InvalidIpProtocol.Malformed", "The specified parameter IpProtocol is not valid.")
+        if proto in ("ALL", "ICMP", "GRE") and rule["PortRange"] != "-1/-1":
+            raise ApiError(400, "InvalidPortRange.Malformed", "The specified parameter PortRange is not valid: "
+                           "protocol ALL, ICMP and GRE take -1/-1.")
+        source_group = rule.get("SourceGroupId", "")
+        if bool(source_group) == bool(rule.get("SourceCidrIp")):
+            raise ApiError(400, "MissingParameter", "Exactly one of SourceCidrIp and SourceGroupId is mandatory.")
+        if source_group:
+            other = ctx.space.groups.get(source_group)
+            if other is None or other["_region"] != region:
+                raise ApiError(404, "InvalidSecurityGroupId.NotFound", "The specified SourceGroupId does not exist.")
+            if other["VpcId"] != group["VpcId"]:
+                raise ApiError(400, "InvalidSecurityGroupId.NotMatchVpc", "The source security group and the "
+                               "security group are not in the same VPC.")
+        row = {"Direction": "ingress", "IpProtocol": proto, "PortRange": rule["PortRange"],
+               "SourceCidrIp": rule.get("SourceCidrIp", ""), "SourceGroupId": source_group,
+               "Policy": rule.get("Policy") or "Accept", "Priority": rule.get("Priority") or "1",
+               "Description": rule.get("Description", "")}
+        same = ("IpProtocol", "PortRange", "SourceCidrIp", "SourceGroupId", "Policy")
+        if not any(all(r[k].lower() == row[k].lower() for k in same) for r in group["_rules"]):
+            group["_rules"].append(row)
     return {}
 
 
@@ -299,6 +323,32 @@ def list_tag_resources(ctx: Any) -> dict[str, Any]:
     return {"TagResources": {"TagResource": page}, "NextToken": token}
 
 
+def tag_resources(ctx: Any) -> dict[str, Any]:
+    """TagResources: ``ResourceType``, ``ResourceId.N`` (1-50), ``Tag.N.Key``/``Value`` (1-20); an existing key
+    is overwritten; every id must exist (else nothing is tagged)."""
+    region = ctx.region()
+    p = ctx.params
+    kind = (p.need("ResourceType") or "").lower()
+    if kind not in _TAGGED:
+        raise ApiError(400, "InvalidResourceType.NotSupported", f"The resource type {kind} is not supported here.")
+    attr, id_field = _TAGGED[kind]
+    ids = p.indexed("ResourceId")
+    tags = p.tags()
+    if not ids or not tags:
+        raise ApiError(400, "MissingParameter", "ResourceId.N and Tag.N are mandatory.")
+    if len(ids) > 50 or len(tags) > 20:
+        raise ApiError(400, "InvalidParameter.Count", "At most 50 ResourceId.N and 20 Tag.N are allowed.")
+    found = {r[id_field]: r for r in getattr(ctx.space, attr).values() if r["_region"] == region}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise ApiError(404, "InvalidResourceId.NotFound", f"The specified ResourceId does not exist: {missing[0]}.")
+    for rid in ids:
+        res = found[rid]
+        res["_tags"].update(tags)
+        res["Tags"] = ecs_tags(res["_tags"])
+    return {}
+
+
 def describe_disks(ctx: Any) -> dict[str, Any]:
     region = ctx.region()
     p = ctx.params
@@ -339,6 +389,7 @@ ACTIONS: dict[str, Any] = {
     "DescribeSecurityGroups": describe_security_groups,
     "DeleteSecurityGroup": delete_security_group,
     "ListTagResources": list_tag_resources,
+    "TagResources": tag_resources,
     "DescribeDisks": describe_disks,
     "DeleteDisk": delete_disk,
 }

@@ -46,6 +46,8 @@ class Account:
     user: str
     actions: tuple[str, ...] = ("*",)
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role ARN -> actions of the role
+    #: role ARN -> its MaxSessionDuration (RAM's default 3600 s when absent; at most 43200)
+    role_max_s: dict[str, int] = field(default_factory=dict)
 
     def may(self, action: str, actions: tuple[str, ...] | None = None) -> bool:
         allowed = self.actions if actions is None else actions
@@ -64,6 +66,7 @@ class TempCredential:
     session: str
     expires: float
     actions: tuple[str, ...]
+    policy: dict | None = None  # the session policy AssumeRole was given (parsed), None without one
 
 
 @dataclass
@@ -71,6 +74,9 @@ class Knobs:
     """What a test may change about one account's cloud (each test uses its own account)."""
 
     no_stock: set[tuple[str, str, str]] = field(default_factory=set)  # (zone or "*", type or "*", "spot"/"ondemand"/"*")
+    #: machines of (zone, type) the zone can still start, both markets (absent: unlimited); RunInstances
+    #: starts min(Amount, stock) when that is at least MinAmount (else all Amount), else OperationDenied.NoStock
+    stock: dict[tuple[str, str], int] = field(default_factory=dict)
     vcpu_quota: int = 10_000  # pay-as-you-go vCPUs per region (QuotaExceed.ElasticQuota beyond)
     pending_s: float = 0.0
     starting_s: float = 0.0

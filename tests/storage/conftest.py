@@ -131,3 +131,45 @@ def azure(cloud, azurite_server) -> AzureWorld:
     cloud.creds.set("azure", "lab", {"client_secret": acct.secret})
     yield AzureWorld(server, acct, blob, "westeurope")
     server.clear_faults(acct.subscription)
+
+
+@dataclass
+class AlibabaWorld:
+    """An Alibaba profile ``ali`` on the Alibaba test server (STS) whose OSS is moto (``oss_endpoint``), with the
+    storage role ``ROLE`` its machines' tokens come from; ``bucket`` arranges with the profile's key (one moto
+    account)."""
+
+    server: object
+    account: object
+    cloud: Cloud
+    ROLE = "acs:ram::1000000000000001:role/workbench-machines"
+
+    def bucket(self, name: str, region: str = "cn-hangzhou", files: dict[str, bytes] | None = None):
+        from botocore.config import Config
+
+        s3 = boto3.client("s3", region_name=region, endpoint_url=self.cloud.moto.url,
+                          aws_access_key_id=self.account.access_key_id, aws_secret_access_key="arrange",
+                          config=Config(s3={"addressing_style": "path"}))
+        s3.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": region})
+        for key, data in (files or {}).items():
+            s3.put_object(Bucket=name, Key=key, Body=data)
+        return s3
+
+    @property
+    def profile(self):
+        return self.cloud.accounts.profile("ali")
+
+
+@pytest.fixture
+def alibaba(cloud, monkeypatch) -> AlibabaWorld:
+    from alibaba_ecs import profile_for, shared_server
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):  # the SDK ignores no_proxy
+        monkeypatch.delenv(name, raising=False)
+    server = shared_server()
+    acct = server.new_account()
+    acct.roles[AlibabaWorld.ROLE] = ("oss:*",)
+    cloud.accounts.save_profile(profile_for(server, acct, name="ali", region="cn-hangzhou",
+                                            oss_endpoint=cloud.moto.url, storage_role_arn=AlibabaWorld.ROLE))
+    cloud.creds.set("alibaba", "ali", {"access_key_id": acct.access_key_id, "access_key_secret": acct.secret})
+    return AlibabaWorld(server, acct, cloud)

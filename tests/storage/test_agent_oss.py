@@ -3,7 +3,8 @@
 The Alibaba plugin (another part of the project) mints OSS STS tokens on this computer; here a stand-in
 provider serving ``oss`` gets STS credentials from moto and hands them to core's
 :func:`s3_compatible_remote`, exactly as a plugin would.  Core resolves the ``oss://`` mount to it, and the
-real rclone copies a dataset in and syncs checkpoints out through the remote definition."""
+real rclone copies a dataset in and syncs checkpoints out through the remote definition.  The last test
+does the same with the real Alibaba plugin: its STS token from the Alibaba test server, moto as OSS."""
 
 from __future__ import annotations
 
@@ -113,3 +114,26 @@ def test_oss_mounts_copy_in_and_sync_out_through_rclone_s_s3_compatible_remote(c
     proc = m.start([sys.executable, "train.py"], STEPS="4", STEP_SECONDS="0.1")
     assert proc.wait(60) == 0, m.output()
     assert sorted(cloud.keys("bkt-oss", "runs/r1/")) == [f"runs/r1/step-{i:06d}.txt" for i in range(1, 5)]
+
+
+def test_the_alibaba_plugin_s_sts_token_carries_rclone_to_oss_and_back(cloud, alibaba, tmp_path):
+    """The real plugin end to end: its STS token (Alibaba test server) in rclone's remote, moto as OSS."""
+    alibaba.bucket("bkt-ali", files={"corpus/part-0.txt": b"hello ali\n"})
+    spec = parse_spec("name: oss\nrun: x\nstorage:\n"
+                      "  - {path: data, source: oss://bkt-ali/corpus, mode: copy}\n"
+                      "  - {path: checkpoints, source: oss://bkt-ali/runs/r1, mode: sync, interval: 1s}\n",
+                      source="t.yaml")
+    setup = machine_setup(cloud.accounts, spec, "oss-ali123", cloud.accounts.profile("local"),
+                          state_dir=str(tmp_path / "m" / "state"), on_this_computer=True, notice={"poll_s": 0.1})
+    keys = {setup.secret_env[f"{SECRET_PREFIX}{i}_ACCESS_KEY_ID"] for i in (0, 1)}
+    assert all(k.startswith("STS.") for k in keys) and len(keys) == 2  # one token per mount, each scoped to it
+    assert alibaba.account.access_key_id not in setup.secret_env.values()
+    m = new_machine(tmp_path / "m", setup)
+    assert m.agent("prepare").returncode == 0
+    assert (m.work / "data" / "part-0.txt").read_text() == "hello ali\n"
+    proc = m.start([sys.executable, "train.py"], STEPS="3", STEP_SECONDS="0.1")
+    assert proc.wait(60) == 0, m.output()
+    listed = boto3.client("s3", region_name="cn-hangzhou", endpoint_url=cloud.moto.url,
+                          aws_access_key_id=alibaba.account.access_key_id, aws_secret_access_key="x")
+    got = sorted(o["Key"] for o in listed.list_objects_v2(Bucket="bkt-ali", Prefix="runs/r1/").get("Contents", []))
+    assert got == [f"runs/r1/step-{i:06d}.txt" for i in range(1, 4)]

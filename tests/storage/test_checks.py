@@ -112,14 +112,25 @@ def test_azure_names_a_missing_container_or_account(cloud, azure, tmp_path):
     assert "between regions is billed" in plan.warnings[0]
 
 
-def test_an_oss_mount_says_the_alibaba_plugin_cannot_reach_oss_yet(cloud, tmp_path):
-    from workbench.core.domain.models import Profile
+def test_an_oss_mount_is_checked_through_the_alibaba_plugin(cloud, alibaba, tmp_path):
+    """OSS through the Alibaba plugin (moto stands in for OSS's S3-compatible API, the Alibaba test server for STS)."""
+    from workbench.core.storage.machine import SECRET_PREFIX, machine_setup
 
-    s = spec(tmp_path, "  - {path: /data, source: oss://lab/d}\n")
-    with pytest.raises(NotFoundError) as none:
-        check_storage(cloud.accounts, s, cloud.profile, offer())
-    assert "no alibaba profile can reach it" in none.value.message
-    cloud.accounts.save_profile(Profile("ali", "alibaba", "cn-shanghai", settings={}))
-    with pytest.raises(NotFoundError) as not_yet:
-        check_storage(cloud.accounts, s, cloud.profile, offer())
-    assert "the alibaba plugin cannot reach OSS yet" in not_yet.value.message  # not "add an alibaba profile"
+    s = spec(tmp_path, "  - {path: /data, source: oss://lab/d}\n  - {path: ckpt, source: oss://lab/runs, mode: sync}\n")
+    with pytest.raises(NotFoundError) as missing:
+        check_storage(cloud.accounts, s, alibaba.profile, offer("alibaba", "cn-shanghai"))
+    assert missing.value.message.startswith("storage[0] (oss://lab/d): the OSS bucket 'lab' does not exist")
+    alibaba.bucket("lab", "cn-shanghai", {"d/a": b"12345", "d/sub/b": b"678"})
+    plan = check_storage(cloud.accounts, s, alibaba.profile, offer("alibaba", "cn-shanghai"))
+    assert [m.region for m in plan.mounts] == ["cn-shanghai", "cn-shanghai"] and plan.copy_bytes == 8
+    assert plan.mounts[0].profile == "ali" and plan.warnings == ()
+    # from an AWS launch the same mount is still served by the Alibaba profile, and the crossing is named
+    cross = check_storage(cloud.accounts, s, cloud.profile, offer()).warnings
+    assert "oss://lab/d is in cn-shanghai" in cross[0] and "another cloud" in cross[0] and len(cross) == 2
+
+    setup = machine_setup(cloud.accounts, parse_spec("name: t\nrun: x\nstorage:\n  - {path: /data, source: oss://lab/d}"
+                                                     "\n", source="t.yaml"), "l-1", alibaba.profile, state_dir="/s")
+    key = setup.secret_env[f"{SECRET_PREFIX}0_ACCESS_KEY_ID"]
+    assert key.startswith("STS.") and alibaba.account.secret not in setup.secret_env.values()
+    assert setup.config["mounts"][0]["remote"] == "wb0:lab/d" and setup.expires_at is not None
+    assert alibaba.server.state.temp[key].policy["Statement"][1]["Action"] == ["oss:GetObject"]  # copy: read only

@@ -9,7 +9,10 @@ TransientError, returning to the normal interval after a success.
 
 from __future__ import annotations
 
+import gc
 import logging
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -101,6 +104,41 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
     )
 
 
+def prepare_remote(snap: Snapshot) -> None:
+    """Load off the UI thread what :meth:`Session._sync_remote` needs for ``snap``: which plugins run jobs
+    over SSH (an entry-point scan, once per provider) and, once a cloud machine has an address, the SSH,
+    telemetry and job modules (~50 ms of imports the UI thread would otherwise stall on)."""
+    remote = [is_remote(i) for i in snap.instances]  # every provider's answer, now: it is cached per provider
+    if any(r and i.host for r, i in zip(remote, snap.instances)):
+        import workbench.core.remote.job  # noqa: F401
+        import workbench.core.remote.jobs  # noqa: F401
+
+
+_FREEZE_STEP = 20  # modules loaded since the last freeze that make the next one worth it
+_frozen_at = [0]
+_freeze_lock = threading.Lock()
+
+
+def freeze_loaded_modules() -> bool:
+    """Move every object alive now out of the cyclic collector's reach (``gc.freeze``) once the app has
+    loaded another batch of modules (a cloud's SDK on its first refresh or launch, the views preloaded).
+
+    Why: the collector's full passes walk every tracked object while holding the interpreter lock; with
+    Qt, botocore's models and the Azure SDK loaded that is a million objects and 70–160 ms on this
+    machine, during which the UI thread cannot run one line (measured: the longest event-loop stalls of
+    `make bench`'s stall row were these passes).  Frozen objects are skipped by every later pass, so those
+    cost what the objects made since then cost.  Module-level objects live until exit anyway; the price
+    is that garbage cycles that exist at the moment of a freeze are never collected (a few per freeze,
+    and freezes happen only when modules were added: a handful per session).  Call from any thread."""
+    with _freeze_lock:
+        loaded = len(sys.modules)
+        if loaded - _frozen_at[0] < _FREEZE_STEP:
+            return False
+        _frozen_at[0] = loaded
+        gc.freeze()
+        return True
+
+
 class Session(QObject):
     """Owns the accounts, the TaskRunner, the refresh loop and the latest snapshot."""
 
@@ -161,8 +199,16 @@ class Session(QObject):
         self.refreshing = True
         self.refresh_started.emit()
         self._install_ssh_cleanup()
-        return (self.runner.run(self._snapshot_fn, self.accounts)
+        return (self.runner.run(self._take_snapshot, self.accounts)
                 .then(self._refreshed).fail(self._refresh_error).finally_(self._refresh_done))
+
+    def _take_snapshot(self, accounts: Accounts) -> Snapshot:
+        """The snapshot, and what handing it to the remote-jobs manager will need, both on the worker."""
+        freeze_loaded_modules()  # the app's own modules, before a cloud SDK's imports make the heap grow
+        snap = self._snapshot_fn(accounts)
+        prepare_remote(snap)
+        freeze_loaded_modules()
+        return snap
 
     def _refresh_done(self) -> None:
         self.refreshing = False

@@ -74,6 +74,9 @@ def preload_views() -> threading.Thread:
                 importlib.import_module(module, __package__)
             except Exception:  # noqa: BLE001 - the view reports its own import error when shown
                 log.debug("preloading %s failed", module, exc_info=True)
+        from workbench.ui.runtime.session import freeze_loaded_modules
+
+        freeze_loaded_modules()  # the views' modules are here for good: later collections skip them
 
     thread = threading.Thread(target=work, name="preload-views", daemon=True)
     thread.start()
