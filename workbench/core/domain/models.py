@@ -323,6 +323,9 @@ class GpuSample:
     mem_util_percent: float = math.nan
     util_min: float = math.nan  # of the readings a stored (minute) sample averages
     util_max: float = math.nan
+    # schema 5: PCIe throughput (nvidia-smi dmon -s t), MB/s; rx is host → GPU
+    pcie_rx_mbps: float = math.nan
+    pcie_tx_mbps: float = math.nan
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ parses each line as it arrives.  When the machine has MIG slices, a second chann
 on the same connection runs ``nvidia-smi -l 5`` (the default view) for the slices'
 memory, which the query interface does not report.  A third channel runs
 :func:`workbench.core.telemetry.host.host_command` (CPU, memory, network and disk rates of
-the machine, every ``HOST_PERIOD_S``) for the utilization advisor.  A driver that refuses
+the machine, every ``HOST_PERIOD_S``) for the utilization advisor, and a fourth
+:func:`workbench.core.telemetry.dmon.dmon_command` (each GPU's PCIe rx/tx, every ``PCIE_PERIOD_S``):
+a driver without ``dmon`` ends that channel alone, and the machine has no PCIe numbers.  A driver that refuses
 one of the newer query fields ("… is not a valid field to query") gets the eight-field
 query (``LEGACY_FIELDS``) from then on.
 
@@ -30,6 +32,7 @@ from typing import Callable
 
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance
+from workbench.core.telemetry.dmon import DmonParser, dmon_command
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.telemetry.host import HostMeter, host_command
 from workbench.core.telemetry.nvidia_smi import (INVALID_FIELD, LEGACY_FIELDS, QUERY_FIELDS, GpuProblem, LineBuffer,
@@ -42,6 +45,7 @@ log = logging.getLogger("workbench.remote.telemetry")
 
 MIG_PERIOD_S = 5
 HOST_PERIOD_S = 5
+PCIE_PERIOD_S = 5
 
 
 class GpuStream(threading.Thread):
@@ -61,6 +65,7 @@ class GpuStream(threading.Thread):
         self.connections = 0  # how many times it (re)connected: tests and diagnostics
         self.fields: tuple[str, ...] = QUERY_FIELDS
         self.host_period_s = HOST_PERIOD_S
+        self.pcie_period_s = PCIE_PERIOD_S
 
     def stop(self) -> None:
         self._halt.set()
@@ -119,7 +124,8 @@ class GpuStream(threading.Thread):
         chan = conn.stream(query_command(self.period_ms, self.fields))
         mig_chan = conn.stream(f"nvidia-smi -l {MIG_PERIOD_S}") if migs else None
         host_chan = conn.stream(host_command(self.host_period_s))
-        host = HostMeter(self.iid)
+        pcie_chan = conn.stream(dmon_command(self.pcie_period_s))
+        host, pcie = HostMeter(self.iid), DmonParser()
         lines, mig_text = LineBuffer(), ""
         got_any = False
         chan.settimeout(0.5)
@@ -150,10 +156,17 @@ class GpuStream(threading.Thread):
                 if host_chan.recv_ready():
                     self.hub.add_host(self.iid, host.feed(host_chan.recv(1 << 20).decode("utf-8", "replace"),
                                                           time.time()))
+                if pcie_chan is not None and pcie_chan.recv_ready():
+                    text = pcie_chan.recv(1 << 20)
+                    if text:
+                        self.hub.add_pcie(self.iid, pcie.feed(text.decode("utf-8", "replace")), time.time())
+                elif pcie_chan is not None and pcie_chan.exit_status_ready():
+                    pcie_chan.close()  # no dmon on this machine (or it failed): no PCIe numbers, the rest goes on
+                    pcie_chan = None
             if not conn.alive and not self._halt.is_set():
                 raise NotReadyError(f"the telemetry connection to {conn.target.where} dropped")
         finally:
-            for c in (chan, mig_chan, host_chan):
+            for c in (chan, mig_chan, host_chan, pcie_chan):
                 if c is not None:
                     c.close()
         return got_any

@@ -30,6 +30,13 @@ LOW_UTIL = 75.0  # data_loading / network: the GPUs average below this
 CPU_SATURATED = 90.0
 DISK_FLOOR_BPS = 50e6  # a disk "at its limit" reads at least this much...
 DISK_AT_LIMIT, DISK_SHARE = 0.85, 0.5  # ...at 85 % of its peak for half the run
+#: host link per direction, GB/s, of an x16 slot per PCIe generation (PCI-SIG: 8, 16, 32 GT/s per lane with
+#: 128b/130b encoding → 15.75, 31.5, 63 GB/s); the GPUs' generations are from NVIDIA's data sheets
+PCIE_X16_GBS = {3: 15.75, 4: 31.5, 5: 63.0}
+PCIE_GEN = {"K80": 3, "P4": 3, "P40": 3, "P100": 3, "V100": 3, "T4": 3, "A10": 4, "A10G": 4, "A100": 4, "A800": 4,
+            "L4": 4, "L40": 4, "L40S": 4, "H100": 5, "H800": 5, "H200": 5}
+PCIE_NEAR = 0.7  # data_loading: host → GPU at this share of the link's theoretical rate (our choice: usable
+PCIE_SHARE = 0.5  # throughput is below the theoretical) for this share of the active GPUs' minutes
 AMP_MODELS = ("V100", "A100", "A800", "H100", "H800", "H200")
 BUSY = 80.0
 LOW_POWER = 0.6  # mixed_precision: median draw below this share of the power limit
@@ -162,7 +169,9 @@ def data_loading(ctx: Context) -> Outcome:
             disk_peak = max(disk_peak, float(d.max()))
             disk_hits.append(float((d >= DISK_AT_LIMIT * d.max()).mean()) >= DISK_SHARE)
     sawtooth, cpu_bound, disk_bound = saw_share >= SAWTOOTH_SHARE, cpu_p50 >= CPU_SATURATED, any(disk_hits)
-    if not (sawtooth or cpu_bound or disk_bound):
+    pcie = _pcie(ctx, act)
+    pcie_bound = bool(pcie.get("pcie_near_limit_minutes_percent", 0.0) >= 100 * PCIE_SHARE)
+    if not (sawtooth or cpu_bound or disk_bound or pcie_bound):
         return None
     speedup = _speedup(util)
     amount = ctx.cost * (1 - 1 / speedup) if ctx.cost is not None else None
@@ -171,10 +180,29 @@ def data_loading(ctx: Context) -> Outcome:
                 "util_mean_percent": _r(util), "sawtooth_minutes_percent": _r(100 * saw_share),
                 "cpu_p50_percent": None if cpu_p50 != cpu_p50 else _r(cpu_p50),
                 "disk_read_peak_mb_s": _r(disk_peak / 1e6) if disk_peak else None,
+                **pcie,
                 "signals": [n for n, on in (("sawtooth", sawtooth), ("cpu_saturated", cpu_bound),
-                                            ("disk_at_limit", disk_bound)) if on],
+                                            ("disk_at_limit", disk_bound), ("pcie_at_limit", pcie_bound)) if on],
                 "expected_speedup": speedup, "saving_basis": "the run's cost x (1 - 1/speed-up)"}
     return _advice(ctx, "data_loading", T_DATA, {"util": round(util), "speedup": speedup}, evidence, amount)
+
+
+def _pcie(ctx: Context, act: list[GpuStats]) -> dict:
+    """Host → GPU PCIe evidence of the active GPUs: {} when the run has no PCIe numbers; the link's rate and
+    the share of minutes near it only when the GPU model's PCIe generation is known (x16 assumed)."""
+    rx = [s.trace.pcie_rx[np.isfinite(s.trace.pcie_rx)] for s in act]
+    rx = [r for r in rx if r.size]
+    if not rx:
+        return {}
+    every = np.concatenate(rx)
+    out: dict = {"pcie_rx_p95_gb_s": _r(np.percentile(every, 95) / 1e3, 2)}
+    gen = PCIE_GEN.get(ctx.run.gpu_model or act[0].trace.model or "")
+    if gen is None:
+        return {**out, "pcie_link": None}
+    link = PCIE_X16_GBS[gen]
+    out["pcie_link"] = f"PCIe {gen}.0 x16, {link} GB/s per direction (theoretical)"
+    out["pcie_near_limit_minutes_percent"] = _r(100 * float((every / 1e3 >= PCIE_NEAR * link).mean()))
+    return out
 
 
 def network(ctx: Context) -> Outcome:

@@ -3,7 +3,8 @@
 :class:`TelemetryHub` keeps, per machine and device, the last ``RING_CAPACITY`` readings
 (:data:`COLUMNS`: time, util, memory used/total, temperature, power, memory utilisation, power
 limit, SM clock and its maximum) for the live plots, and averages each device per minute into
-``Store.add_samples`` (the
+``Store.add_samples`` (with the minute's PCIe means from ``add_pcie``, when the machine's
+``nvidia-smi dmon`` gave them) (the
 ``samples`` table; a utilisation that was never reported is stored as
 :data:`NOT_REPORTED`, because the column is NOT NULL).  Readings come from
 :mod:`workbench.core.telemetry.nvidia_smi`.
@@ -30,6 +31,7 @@ from typing import Iterable
 import numpy as np
 
 from workbench.core.domain.models import GpuSample, HostSample
+from workbench.core.telemetry.dmon import PcieBlock, PcieMinutes
 from workbench.core.telemetry.host import mean_sample
 from workbench.core.telemetry.nvidia_smi import GpuProblem, Reading, ReadingBlock
 
@@ -180,6 +182,7 @@ class MachineTelemetry:
     host: list[HostSample] = field(default_factory=list)  # this minute's host readings
     host_minute: float = -1.0
     host_latest: HostSample | None = None
+    pcie: PcieMinutes = field(default_factory=PcieMinutes)  # the GPUs' PCIe rates (dmon), per minute
 
 
 class TelemetryHub:
@@ -221,7 +224,12 @@ class TelemetryHub:
                 group = m.groups.get(kind)
                 if group is None:
                     group = m.groups[kind] = _Group(self.capacity)
-                finished += [dataclasses.replace(s, instance_id=instance_id) for s in group.add(ts, keys, values)]
+                done = group.add(ts, keys, values)
+                if done and kind == "gpu":
+                    done = [dataclasses.replace(s, pcie_rx_mbps=rx, pcie_tx_mbps=tx)
+                            for s in done for rx, tx in [m.pcie.means(s.ts, s.index)]]
+                    m.pcie.drop_until(done[0].ts)
+                finished += [dataclasses.replace(s, instance_id=instance_id) for s in done]
             if count:
                 m.updated, m.state = ts, "streaming"
                 m.problems.pop("driver", None)
@@ -244,6 +252,18 @@ class TelemetryHub:
                 m.host_latest = h
         if finished and self.store is not None:
             self.store.add_host_samples(finished)
+
+    def add_pcie(self, instance_id: str, block: PcieBlock, ts: float | None = None) -> None:
+        """Record PCIe rates (``nvidia-smi dmon -s t``) taken at ``ts``; they join the GPUs' stored minutes."""
+        ts = time.time() if ts is None else ts
+        with self._lock:
+            self._machine(instance_id).pcie.add(block, ts)
+
+    def pcie_latest(self, instance_id: str) -> dict[int, tuple[float, float]]:
+        """GPU index → the newest (rx, tx) MB/s of a machine; empty when its driver gave none."""
+        with self._lock:
+            m = self._machines.get(instance_id)
+            return dict(m.pcie.latest) if m is not None else {}
 
     def host_latest(self, instance_id: str) -> HostSample | None:
         """The newest host reading of a machine (None before the second block arrived)."""
