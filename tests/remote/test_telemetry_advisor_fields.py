@@ -80,3 +80,26 @@ def test_the_machine_reports_cpu_memory_network_and_disk(remote, tmp_path):
     finally:
         s.stop()
         s.join(5)
+
+
+def test_pcie_rates_stream_beside_the_query_when_the_driver_has_dmon(remote, tmp_path):
+    s = _stream(remote, "v100x1", tmp_path)  # its dmon.txt rises to 11390 MB/s host → GPU
+    try:
+        wait_until(lambda: s.hub.pcie_latest(s.iid).get(0, (0.0,))[0] >= 11020.0, 20, "PCIe rates from dmon")
+        assert s.hub.since(s.iid)  # the query stream runs alongside
+    finally:
+        s.stop()
+        s.join(5)
+    assert not s.is_alive()
+
+
+def test_a_driver_without_dmon_still_streams_the_gpus_and_has_no_pcie(remote, tmp_path):
+    s = _stream(remote, "t4x1", tmp_path)  # no dmon.txt: the fake refuses dmon (exit 2)
+    try:
+        wait_until(lambda: len(s.hub.since(s.iid)) >= 6, 20, "readings after dmon ended")
+        assert s.hub.pcie_latest(s.iid) == {} and s.hub.status(s.iid)[0] == "streaming"
+        assert s.connections == 1  # the ended dmon channel did not drop the connection
+    finally:
+        s.stop()
+        s.join(5)
+    assert not s.is_alive()
