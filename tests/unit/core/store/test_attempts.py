@@ -26,7 +26,7 @@ def test_a_schema_2_store_with_data_loads_and_gains_the_attempts_table(tmp_path:
     conn.commit()
     conn.close()
     with Store.open(db) as s:
-        assert s.schema_version == 4 == store_mod.latest_version()
+        assert s.schema_version == store_mod.latest_version() >= 4
         assert s.recovered_from is None
         assert s.get_launch("old-abc123").spec == {"name": "old"}
         assert len(s.ledger()) == 1

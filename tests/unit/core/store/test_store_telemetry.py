@@ -1,5 +1,5 @@
 """Schema 3: GPU samples gain power/clock/utilization-range columns, host samples get a table, and a
-database written before (schema 2) still opens with its samples intact."""
+database written before (schema 2) still opens with its samples intact.  Schema 5: PCIe rx/tx columns."""
 
 from __future__ import annotations
 
@@ -39,3 +39,20 @@ def test_a_schema_2_database_still_loads(tmp_path: Path, monkeypatch) -> None:
         assert (s.util_percent, s.mem_used_mb, s.name) == (77.0, 5000.0, "V100")
         assert all(math.isnan(v) for v in (s.power_w, s.power_limit_w, s.util_min, s.util_max))
         assert st.host_samples("i-9") == []
+
+
+def test_schema_5_adds_pcie_and_a_schema_4_database_keeps_its_samples(tmp_path: Path, monkeypatch) -> None:
+    db = tmp_path / "old4.sqlite3"
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", schema_mod.MIGRATIONS[:4])
+    with Store.open(db) as old:
+        assert old.schema_version == 4
+        old._live().execute("INSERT INTO samples (instance_id, ts, idx, util_percent, mem_used_mb, mem_total_mb,"
+                            " name, kind, power_w) VALUES ('i-9', 60, 0, 77, 5000, 16384, 'V100', 'gpu', 250)")
+    monkeypatch.undo()
+    with Store.open(db) as st:
+        assert st.schema_version == store_mod.latest_version() >= 5
+        (s,) = st.samples("i-9")
+        assert s.power_w == 250.0 and math.isnan(s.pcie_rx_mbps) and math.isnan(s.pcie_tx_mbps)
+        st.add_samples([GpuSample("i-9", 120.0, 0, 70.0, 5000.0, 16384.0, "V100", pcie_rx_mbps=11200.5,
+                                  pcie_tx_mbps=410.0)])
+        assert (st.samples("i-9")[1].pcie_rx_mbps, st.samples("i-9")[1].pcie_tx_mbps) == (11200.5, 410.0)
