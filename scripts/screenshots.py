@@ -260,6 +260,11 @@ def one(lang: str, out: Path) -> int:
     _storage_and_recovery(app, win, acc, shot)
     _outcome_shots(app, win, acc, shot)
     win.session.shutdown()
+    from workbench.core.lifecycle.teardown import teardown
+
+    # Stop all billing leaves this computer's jobs running (they cost nothing): end them before the
+    # temporary home they run in is deleted (left alone, their node wrappers outlived this script)
+    teardown(acc, None, timeout=30, poll=0.1)
     store.close()
     return 0
 

@@ -87,6 +87,7 @@ while :; do
   ready=0; i=0
   while [ "$i" -lt "$n" ]; do [ -f "$c/ready.$i" ] && ready=$((ready + 1)); i=$((i + 1)); done
   [ "$ready" -ge "$n" ] && break
+  [ -d "$c" ] || exit 1  # the launch's folder was removed while waiting: no run will start
   why=$(trouble)
   if [ -n "$why" ]; then
     echo "workbench: node $rank: $why before run started; run skipped" >&2
@@ -100,6 +101,7 @@ stop=0
 trap 'stop=1' TERM
 head_done=0; why=""; limit=$(awk "BEGIN{print int($grace / $poll + 0.5)}")
 while [ ! -f "$node/run.rc" ]; do
+  [ -d "$c" ] || { kill -TERM 0 2>/dev/null; exit 1; }  # the launch's folder was removed: nothing can end us
   why=$(trouble)
   if [ -z "$why" ] && [ "$rank" != 0 ] && [ -f "$c/exit.0" ]; then
     head_done=$((head_done + 1))  # polls since the head ended; $limit of them make $grace s

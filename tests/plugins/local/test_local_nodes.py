@@ -171,3 +171,16 @@ def test_nodes_rendezvous_through_the_master_address(local: LocalSetup, tmp_path
 def test_node_count_is_bounded(local: LocalSetup) -> None:
     with pytest.raises(ConfigError, match="1 to 64 nodes"):
         _launch(local, JobSpec(name="many", run="true"), 65)
+
+
+def test_nodes_whose_launch_folder_is_removed_end_themselves(local: LocalSetup) -> None:
+    """A home deleted under running nodes (a temporary home, a user's clean-up) must not leave their
+    wrappers polling for ever: each node notices and ends its own process group."""
+    import shutil
+
+    from workbench_local.nodes import cluster_dir
+
+    provider, req, insts = _launch(local, JobSpec(name="orphan", run="echo up; sleep 60"), 2)
+    wait_for(lambda: all("up" in _node_log(local, req.launch_id, r) for r in (0, 1)), "both nodes to run")
+    shutil.rmtree(cluster_dir(provider._store, req.launch_id))
+    wait_for(lambda: not any(group_alive(i.extra["pgid"]) for i in insts), "every node's group to end", 20)

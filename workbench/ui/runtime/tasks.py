@@ -29,6 +29,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from workbench.ui.runtime import main_thread_gc
+
 log = logging.getLogger("workbench.ui.runtime.tasks")
 
 _graveyard: list[object] = []
@@ -101,6 +103,8 @@ class TaskRunner(QObject):
         # Always queued: a future that is already done runs its callback in the calling (main)
         # thread, and a direct call would fire before then()/fail() were attached.
         self._relay.delivered.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        # workers must never be the thread that collects (and so destroys) a Qt object: see main_thread_gc
+        self._gc_held = main_thread_gc.acquire()
 
     def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
         task = Task(getattr(fn, "__name__", str(fn)))
@@ -140,6 +144,9 @@ class TaskRunner(QObject):
         return len(self._pending)
 
     def shutdown(self, wait: bool = False) -> None:
+        if self._gc_held:
+            self._gc_held = False
+            main_thread_gc.release()
         self._closed = True
         self._reads.shutdown(wait=wait, cancel_futures=True)
         for pool in self._lanes.values():
