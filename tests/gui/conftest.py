@@ -129,13 +129,3 @@ def gaps(qtbot):
     rec = GapRecorder()
     yield rec
     rec.timer.stop()
-
-
-@pytest.fixture(autouse=True)
-def _automatic_gc_after_each_gui_test():
-    """A TaskRunner a test leaves alive keeps cyclic GC on the UI thread's timer (main_thread_gc); the
-    suite's next tests in this worker, GUI or not, start with automatic collection again."""
-    yield
-    from workbench.ui.runtime import main_thread_gc
-
-    main_thread_gc.reset()

@@ -74,18 +74,6 @@ def release() -> None:
         log.debug("automatic garbage collection on again")
 
 
-def reset() -> None:
-    """Automatic collection back on whatever runners still hold it (a test suite between its GUI tests)."""
-    global _users, _timer
-    with _lock:
-        _users = 0
-        if _timer is not None:
-            _timer.stop()
-            _timer.deleteLater()
-            _timer = None
-        gc.enable()
-
-
 def active() -> bool:
     """Whether the UI thread does the collecting now."""
     return _timer is not None
