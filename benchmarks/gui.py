@@ -103,7 +103,7 @@ def _cloud_accounts(info: dict):
     acc = Accounts(Store.open(), entries=discover())
     acc.credentials.check_backend()  # raises with the keyring's own reason when there is no Secret Service
     acc.save_profile(Profile("aws-bench", "aws", "us-east-1", endpoint_url=info["aws_url"], settings=AWS_SETTINGS))
-    acc.credentials.set("aws", "aws-bench", {"access_key_id": "AKIABENCH00000000001", "secret_access_key": "bench/not-secret"})
+    acc.credentials.set("aws", "aws-bench", {"access_key_id": "moto-fake-key-id", "secret_access_key": "moto-fake-not-secret"})
     acc.save_profile(Profile("az-bench", "azure", "eastus", settings={
         "cloud": "custom", "arm_endpoint": info["arm_url"], "authority_host": info["arm_url"],
         "ca_bundle": info["ca_file"], "prices_url": info["prices_url"], "tenant_id": info["tenant"],
