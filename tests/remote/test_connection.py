@@ -23,6 +23,9 @@ def test_first_use_records_the_key_and_a_changed_key_is_refused(remote, tmp_path
     target = Target.for_instance(inst, remote.data_dir)
     with connect(target) as conn:
         assert conn.run("echo ok").out == "ok\n"
+        # the test machine's sessions start in a home of their own: no startup file of this computer
+        # runs (root's .bashrc here ran `pyenv init`, which can wait 60 s on a stale lock per session)
+        assert conn.run('echo "$HOME"').out == f"{remote.server.home}\n"
     kh = KnownHosts(known_hosts_path(remote.data_dir))
     assert kh.lookup(target.alias) == parse_pins([remote.server.host_public_key()])
     remote.server.restart(new_host_key=True)  # the machine now shows another key

@@ -12,6 +12,13 @@ nothing a test runs touches the real home folder.  ``WORKBENCH_SELF_STOP`` repla
 machine's own "end the bill" command (``shutdown``!) by a script that only writes the
 action into the job folder's ``self_stopped``.
 
+``HOME`` is a folder of the server's own (``SetEnv`` overrides the account's): sshd runs the
+account's login shell, and bash started by sshd reads ``~/.bashrc`` even for a plain command.
+This computer's ``.bashrc`` is not part of the machine under test — root's here runs
+``pyenv init``, whose ``pyenv rehash`` waits 60 s on a lock file that a session killed
+mid-rehash (these tests kill sessions on purpose) leaves behind; every later command then
+took a minute and the whole remote suite timed out.
+
 Threading: start/stop from one thread.  ``kill_sessions`` kills the per-connection
 sshd processes this server forked (a dropped network, as far as clients can tell);
 ``end_jobs`` kills a job's processes (what a terminated machine does to them);
@@ -70,6 +77,7 @@ class Sshd:
         self.config = root / "sshd_config"
         self.bin = root / "bin"
         self.remote_dir = root / "remote"  # the app's folder "on the machine"
+        self.home = root / "home"  # the sessions' $HOME: an empty one, so no shell startup file of this computer runs
         self.nvidia_state = root / "nvidia"  # which recording the fake nvidia-smi replays
         self.proc: subprocess.Popen | None = None
 
@@ -85,6 +93,7 @@ class Sshd:
         self.root.mkdir(parents=True, exist_ok=True)
         self.bin.mkdir(exist_ok=True)
         self.remote_dir.mkdir(exist_ok=True)
+        self.home.mkdir(exist_ok=True)
         self.nvidia_state.mkdir(exist_ok=True)
         _keygen(self.host_key)
         self.authorized.touch()
@@ -117,7 +126,7 @@ class Sshd:
             "MaxSessions 50",
             "MaxStartups 50",
             "LogLevel ERROR",
-            f"SetEnv PATH={path} WORKBENCH_REMOTE_DIR={self.remote_dir} "
+            f"SetEnv PATH={path} HOME={self.home} WORKBENCH_REMOTE_DIR={self.remote_dir} "
             f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state} WORKBENCH_SELF_STOP={end_bill} "
             f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'} "
             f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}{marker}",
