@@ -49,6 +49,9 @@ COLUMNS = ("ts", "util", "mem", "mem_total", "temperature", "power", "mem_util",
            "sm_clock_max")
 
 
+#: float32 seconds after the origin keep steps of at most 0.125 s up to 2**20 s (12 days); then the origin moves up
+_REBASE_AFTER_S = 2.0 ** 20
+
 _SUMMED = [0, 1, 4, 7, 5]  # value columns averaged per minute: util, mem, power, sm_clock, mem_util
 
 
@@ -60,18 +63,27 @@ class _Group:
     the utilisation, and the last memory size and power limit reported.
     """
 
-    __slots__ = ("capacity", "keys", "slot", "data", "head", "n", "minute", "sums", "counts", "umin", "umax",
-                 "mem_total", "power_limit")
+    __slots__ = ("capacity", "keys", "slot", "data", "origin", "head", "n", "minute", "sums", "counts", "umin",
+                 "umax", "mem_total", "power_limit")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.keys: list[SeriesKey] = []
         self.slot: dict[SeriesKey, int] = {}
-        self.data = np.full((capacity, 0, len(COLUMNS)), np.nan)
+        # float32 halves the ring (64 machines × 8 GPUs × 15 min: 37 → 18 MB); the time column holds seconds
+        # after ``origin`` (float64): steps of at most 0.125 s for 12 days, then the origin moves up (_rebase)
+        self.data = np.full((capacity, 0, len(COLUMNS)), np.nan, np.float32)
+        self.origin: float | None = None
         self.head = 0
         self.n = 0
         self.minute = -1.0
         self._new_minute(0)
+
+    def _rebase(self, ts: float) -> None:
+        """Move the time origin to ``ts`` (the first round, or every ~12 days), keeping stored times."""
+        if self.origin is not None:
+            self.data[:, :, 0] = (self.data[:, :, 0].astype(np.float64) + (self.origin - ts)).astype(np.float32)
+        self.origin = ts
 
     def _new_minute(self, devices: int) -> None:
         self.sums = np.zeros((devices, len(_SUMMED)))
@@ -88,7 +100,8 @@ class _Group:
                 self.slot[k] = len(self.keys)
                 self.keys.append(k)
             grow = len(new)
-            self.data = np.concatenate([self.data, np.full((self.capacity, grow, len(COLUMNS)), np.nan)], axis=1)
+            self.data = np.concatenate([self.data, np.full((self.capacity, grow, len(COLUMNS)), np.nan, np.float32)],
+                                       axis=1)
             self.sums = np.vstack([self.sums, np.zeros((grow, len(_SUMMED)))])
             self.counts = np.vstack([self.counts, np.zeros((grow, len(_SUMMED)), np.int64)])
             self.umin = np.r_[self.umin, np.full(grow, np.nan)]
@@ -108,9 +121,11 @@ class _Group:
                 done = self._averages()
             self.minute = minute
             self._new_minute(len(self.keys))
+        if self.origin is None or ts - self.origin > _REBASE_AFTER_S:
+            self._rebase(ts)
         row = self.data[self.head]
         row[:] = np.nan
-        row[idx, 0] = ts
+        row[idx, 0] = ts - self.origin
         row[idx, 1:] = values
         self.head = (self.head + 1) % self.capacity
         self.n = min(self.n + 1, self.capacity)
@@ -148,7 +163,8 @@ class _Group:
 
     def rows(self, key: SeriesKey, since: float = -math.inf) -> np.ndarray:
         """One device's readings newer than ``since``, oldest first (rows of COLUMNS)."""
-        rows = self.ordered()[:, self.slot[key]]
+        rows = self.ordered()[:, self.slot[key]].astype(np.float64)
+        rows[:, 0] += self.origin if self.origin is not None else 0.0
         return rows[rows[:, 0] > since]  # NaN times (rounds without this device) never pass
 
 

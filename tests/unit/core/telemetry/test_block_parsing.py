@@ -86,3 +86,18 @@ def test_a_read_holding_two_rounds_keeps_both_and_a_lost_gpu_leaves_a_gap():
     assert [s.ts for s in hub.since("i-1") if s.index == 4] == [10.0, 10.0, 11.0]
     rows = hub.since_rows("i-1", 10.5)
     assert set(rows) == {("gpu", i, "NVIDIA H100 80GB HBM3") for i in range(8) if i != 3}
+
+
+def test_ring_times_keep_their_precision_across_days_in_float32():
+    """The rings hold float32 (half the memory); times are seconds after a float64 origin that moves up
+    every ~12 days, so a reading's time comes back within 0.125 s, at epoch scale and weeks later."""
+    hub = TelemetryHub(capacity=4)
+    round_ = [ln for ln in _lines("h100x8") if ln.strip()][:8]
+    block = parse_block(round_)[0]
+    t0 = 1_764_000_000.25  # December 2025, a quarter second past
+    for t in (t0, t0 + 1.5, t0 + 30 * 86400.0, t0 + 30 * 86400.0 + 1.0):  # a month later: the origin moved
+        hub.add("i-1", block, t)
+    got = [s.ts for s in hub.since("i-1") if s.index == 0]
+    assert got == pytest.approx([t0, t0 + 1.5, t0 + 30 * 86400.0, t0 + 30 * 86400.0 + 1.0], abs=0.125)
+    assert [s.ts for s in hub.since("i-1", t0 + 30 * 86400.0 - 1) if s.index == 0] == pytest.approx(
+        [t0 + 30 * 86400.0, t0 + 30 * 86400.0 + 1.0], abs=0.125)
