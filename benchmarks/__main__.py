@@ -57,13 +57,17 @@ def _ms(s: float) -> str:
     return f"{s * 1000:.0f} ms" if s < 10 else f"{s:.1f} s"
 
 
-def _sub(module: str, what: str, *, keyring: bool = False) -> str:
+def _sub(module: str, what: str, *, keyring: bool = False, xvfb: bool = False, env: dict[str, str] | None = None) -> str:
     """The last output line of ``python -m module what`` in a fresh process; raises when it fails.
-    ``keyring``: inside scripts/with-secret-service.sh (a private D-Bus with a real Secret Service)."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    ``keyring``: inside scripts/with-secret-service.sh (a private D-Bus with a real Secret Service);
+    ``xvfb``: on a private X server (xvfb-run, Qt's xcb platform, Mesa's OpenGL) instead of Qt's
+    offscreen platform; ``env``: more variables for that process."""
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb" if xvfb else "offscreen", **(env or {}))
     argv = [sys.executable, "-m", module, what]
     if keyring:
         argv = [str(ROOT / "scripts" / "with-secret-service.sh"), *argv]
+    if xvfb:
+        argv = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *argv]
     out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd=ROOT,
                          stdin=subprocess.DEVNULL)
     check(out.returncode == 0, f"`python -m {module} {what}` exited {out.returncode}: {out.stderr.strip()[-600:]}")
@@ -127,6 +131,39 @@ def telemetry_cpu_and_redraw() -> list[Row]:
              redraw, None, ms, "<= 16 ms",
              verdict(redraw.median, 16, "the software paint of 4 plots (1200x800) dominates: axes with their "
                      "alpha grid ~half, curves the rest; the data handover is ~5 ms")),
+    ]
+
+
+def plots_opengl_vs_raster() -> list[Row]:
+    """The monitor's two drawing paths on the same X server: OpenGL (here Mesa's, whatever renderer
+    the machine has) and Qt's raster engine, interleaved, two processes each."""
+    renderer = json.loads(_sub("benchmarks.monitor", "renderer", xvfb=True))
+    check(renderer, "no OpenGL context could be made under Xvfb (Mesa's libgl1-mesa-dri missing?)")
+    runs: dict[str, list[dict]] = {"1": [], "0": []}
+
+    def one(flag: str) -> float:
+        got = json.loads(_sub("benchmarks.monitor", "cpu", xvfb=True, env={"WORKBENCH_PLOTS_OPENGL": flag}))
+        check(got["opengl"] == [float(flag)], f"WORKBENCH_PLOTS_OPENGL={flag} but the plots drew with "
+              f"{'OpenGL' if got['opengl'] == [1.0] else 'the raster engine'}")
+        runs[flag].append(got)
+        return 0.0
+
+    interleave(lambda: one("1"), lambda: one("0"), 2)
+    pick = lambda flag, key: Stats(tuple(v for r in runs[flag] for v in r[key]))  # noqa: E731
+    pct = lambda v: f"{v * 100:.1f} %"  # noqa: E731
+    ms = lambda v: f"{v:.1f} ms"  # noqa: E731
+    gl_busy, raster_busy = pick("1", "busy"), pick("0", "busy")
+    gl_idle, raster_idle = pick("1", "idle"), pick("0", "idle")
+    faster = "raster" if raster_busy.median <= gl_busy.median else "OpenGL"
+    return [
+        _row(f"app CPU, 64 x 8 GPUs at 1 Hz, plots on OpenGL ({renderer}) vs Qt raster, both under Xvfb "
+             f"(2 processes each, 3 windows each)", gl_busy, raster_busy, pct, "-",
+             f"report (idle with the window open: OpenGL {pct(gl_idle.median)}, raster {pct(raster_idle.median)}; "
+             f"cheaper here: {faster}; the app's 'auto' takes OpenGL only for a hardware renderer)"),
+        _row(f"plot redraw on OpenGL ({renderer}) vs Qt raster, under Xvfb (handover + paint on the UI thread)",
+             pick("1", "redraw_ms"), pick("0", "redraw_ms"), ms, "-",
+             "report (an OpenGL paint hands its commands to the renderer; their rasterizing (Mesa's "
+             "threads here) is in the CPU row above, not in this one)"),
     ]
 
 
@@ -307,6 +344,7 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
+    "plots-opengl": plots_opengl_vs_raster,
 }
 SCALE: dict[str, Callable[[], Row | list[Row]]] = {
     "scale-status": _scale("status"), "scale-monitor": _scale("monitor"), "scale-catalog": _scale("catalog"),

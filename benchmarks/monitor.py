@@ -1,6 +1,6 @@
 """Monitor figures at scale, each in a fresh process on the offscreen Qt platform.
 
-    python -m benchmarks.monitor cpu [WINDOW] | memory | scale MACHINES [WINDOW]
+    python -m benchmarks.monitor cpu [WINDOW] | memory | scale MACHINES [WINDOW] | renderer
 
 cpu: 64 machines × 8 GPUs stream telemetry at 1 Hz into the real :class:`TelemetryHub` (a feeder
 thread parses the synthetic H100 ×8 ``nvidia-smi`` lines (real format, invented values; each
@@ -18,6 +18,10 @@ thread's CPU time for the same) and ``painted`` (1 when it repainted anything). 
 SSH decryption of the streams.  Raises when the view never redrew or the feeder failed.
 ``scale``: the same with MACHINES machines and shorter windows (``SCALE_WINDOW_S``, ``SCALE_ROUNDS``
 of each side): the "how cost grows" table (benchmarks/scale.py).
+
+The OpenGL row of `make bench` runs ``cpu`` under Xvfb (the xcb platform, Mesa's OpenGL) once with
+``WORKBENCH_PLOTS_OPENGL=1`` and once with ``=0``; ``opengl`` in the output says which path drew,
+``renderer`` prints the GL_RENDERER string a context gets there.
 
 memory: RSS (psutil) of a process with the app's monitor view and hub holding 64 × 8 GPUs ×
 24 h of history at 1 Hz (the view's rings: 2 h raw + 48 h of minute min/max; the hub's rings:
@@ -179,7 +183,28 @@ def cpu(window: int = 2) -> dict[str, list[float]]:
     check(not failed, f"the telemetry feeder failed: {failed[:1]}")
     check(out["redraw_ms"], "the monitor never redrew while telemetry streamed")
     session.runner.shutdown() if hasattr(session.runner, "shutdown") else None
+    out["opengl"] = [1.0 if view.plots.opengl else 0.0]  # which path drew: the OpenGL row checks it
     return out
+
+
+def gl_renderer() -> str:
+    """The OpenGL renderer a context gets on this display ('' when none can be made)."""
+    from PySide6.QtGui import QOffscreenSurface, QOpenGLContext
+    from PySide6.QtWidgets import QApplication
+
+    _app = QApplication.instance() or QApplication(["bench"])
+    context = QOpenGLContext()
+    if not context.create():
+        return ""
+    surface = QOffscreenSurface()
+    surface.setFormat(context.format())
+    surface.create()
+    if not context.makeCurrent(surface):
+        return ""
+    try:
+        return str(context.functions().glGetString(0x1F01) or "")  # GL_RENDERER
+    finally:
+        context.doneCurrent()
 
 
 def memory() -> tuple[int, int]:
@@ -219,6 +244,8 @@ def main(argv: list[str]) -> int:
             global MACHINES, WINDOW_S, ROUNDS
             MACHINES, WINDOW_S, ROUNDS = int(argv[1]), SCALE_WINDOW_S, SCALE_ROUNDS
             print(json.dumps(cpu(int(argv[2]) if len(argv) > 2 else 2)), flush=True)
+        elif argv[:1] == ["renderer"]:
+            print(json.dumps(gl_renderer()), flush=True)
         elif argv[:1] == ["memory"]:
             print("%d %d" % memory(), flush=True)
         else:

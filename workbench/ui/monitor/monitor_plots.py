@@ -355,8 +355,9 @@ def use_opengl(setting: bool | str | None = None) -> bool:
     (the ``monitor/opengl`` setting: true, false or auto; None is auto).
 
     Auto: OpenGL where the platform has it in hardware, Qt's raster engine otherwise.  A software
-    OpenGL (Mesa's llvmpipe, as on a machine without a GPU or under Xvfb) is not "having it": it
-    costs several times the raster engine's CPU for the same picture (docs/benchmarks.md).
+    OpenGL (Mesa's llvmpipe, as on a machine without a GPU or under Xvfb) is not "having it": with
+    64 × 8 GPUs streaming it took about twice the raster engine's CPU for the same picture
+    (6.5 % vs 3.2 % of a core, `make bench`'s OpenGL rows, docs/benchmarks.md).
     """
     flag = os.environ.get("WORKBENCH_PLOTS_OPENGL", "").strip().lower()
     choice = flag or (setting if isinstance(setting, str) else ("auto" if setting is None else str(setting)))
