@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,10 +57,12 @@ Poll = dict[int, dict[str, dict[int, float]]]  # GPU → "rx"/"tx" → link → 
 
 
 def nvlink_command(period_s: int = 5) -> str:
-    """The remote NVLink poller (see the module docstring); ends when its channel is closed (SIGPIPE)."""
-    return ("while :; do t=$(date +%s.%N); o=$(nvidia-smi nvlink -gt d) || exit $?; "
+    """The remote NVLink poller (see the module docstring), under ``sh`` whatever the login shell; ends when its
+    channel is closed (SIGPIPE at its next print)."""
+    loop = ("while :; do t=$(date +%s.%N); o=$(nvidia-smi nvlink -gt d) || exit $?; "
             'case "$o" in *"Data "[RT]x*) ;; *) exit 4;; esac; '
             f"printf '{BEGIN} %s\\n%s\\n{END}\\n' \"$t\" \"$o\"; sleep {max(1, int(period_s))}; done")
+    return "sh -c " + shlex.quote(loop)
 
 
 @dataclass(frozen=True, eq=False)

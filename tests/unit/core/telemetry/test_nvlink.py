@@ -47,7 +47,7 @@ def poll(t: float | str, gpus: dict[int, list[tuple[int, int]]], unit: str = "Ki
 def test_the_command_polls_the_counters_under_a_time_marker():
     cmd = nvlink_command(5)
     assert "nvidia-smi nvlink -gt d" in cmd and "date +%s.%N" in cmd and "sleep 5" in cmd
-    assert "sleep 1;" in nvlink_command(0)
+    assert "sleep 1;" in nvlink_command(0) and cmd.startswith("sh -c ")  # not the login shell's syntax
 
 
 def test_rates_are_the_counter_deltas_summed_over_links_per_second_of_the_markers():
@@ -143,7 +143,8 @@ def _expected_per_second(recording: str) -> dict[int, tuple[float, float]]:
 
 def test_the_loop_run_by_a_shell_gives_the_recordings_rates_and_gpu_7_none(tmp_path):
     env = _fake_nvidia_smi(tmp_path, "h100x8")
-    proc = subprocess.Popen(["sh", "-c", nvlink_command(1)], stdout=subprocess.PIPE, env=env, start_new_session=True)
+    proc = subprocess.Popen(["/bin/sh", "-c", nvlink_command(1)], stdout=subprocess.PIPE, env=env,
+                            start_new_session=True)
     text, deadline = b"", time.monotonic() + 30
     try:
         while text.count(b"#nvlink-end\n") < 2 and time.monotonic() < deadline:
@@ -169,13 +170,15 @@ def test_the_loop_run_by_a_shell_gives_the_recordings_rates_and_gpu_7_none(tmp_p
 @pytest.mark.parametrize("recording, status", [("v100x1", 4), ("nodriver", 9)])
 def test_the_loop_ends_at_once_on_a_machine_without_nvlink_or_whose_command_fails(tmp_path, recording, status):
     env = _fake_nvidia_smi(tmp_path, recording)  # v100x1: GPU lines, no Link line; nodriver: nvidia-smi fails
-    done = subprocess.run(["sh", "-c", nvlink_command(1)], capture_output=True, env=env, timeout=30)
+    done = subprocess.run(["/bin/sh", "-c", nvlink_command(1)], capture_output=True, env=env, timeout=30)
     assert done.returncode == status and b"#nvlink" not in done.stdout
 
 
 def test_minutes_weight_each_interval_by_its_length_and_leave_nan_out():
     m = NvlinkMinutes()
-    blk = lambda i, rx, tx, s: NvlinkBlock(np.array(i), np.array(rx, float), np.array(tx, float), np.array(s, float))  # noqa: E731
+    def blk(i, rx, tx, s):
+        return NvlinkBlock(np.array(i), np.array(rx, float), np.array(tx, float), np.array(s, float))
+
     m.add(blk([0, 1], [100.0, math.nan], [10.0, 7.0], [1.0, 1.0]), 121.0)
     m.add(blk([0], [400.0], [math.nan], [3.0]), 150.0)
     m.add(blk([0], [999.0], [99.0], [1.0]), 185.0)  # the next minute
@@ -233,7 +236,8 @@ def test_the_report_shows_each_gpus_nvlink_only_when_recorded(tmp_path):
         T.to_store(store, _with_nvlink(T.idle_six_of_eight(), {0: 12_000.0, 1: 11_500.0}), "L-nv")
         T.to_store(store, T.idle_six_of_eight(), "L-plain")
         later = T.T0 + 86_400.0
-        nv, plain = build_report(store, "L-nv", offers(), now=later), build_report(store, "L-plain", offers(), now=later)
+        nv = build_report(store, "L-nv", offers(), now=later)
+        plain = build_report(store, "L-plain", offers(), now=later)
     g0, g1, g2 = nv.gpus[:3]
     assert (g0.nvlink_rx_mbps, g0.nvlink_tx_mbps) == (pytest.approx(12_000.0), pytest.approx(12_000.0))
     assert g1.nvlink_rx_mbps == pytest.approx(11_500.0) and math.isnan(g2.nvlink_rx_mbps)
