@@ -3,6 +3,7 @@ refuses them, and the machine's CPU/network/disk rates streamed from a real sshd
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def _stream(remote, recording: str, tmp_path, period_ms: int = 50) -> GpuStream:
     s = GpuStream(hub, inst, remote.data_dir, period_ms=period_ms, backoff_cap=0.2)
     s.backoff.first = 0.05
     s.host_period_s = 1
+    s.nvlink_period_s = 1
     s.start()
     return s
 
@@ -99,6 +101,43 @@ def test_a_driver_without_dmon_still_streams_the_gpus_and_has_no_pcie(remote, tm
         wait_until(lambda: len(s.hub.since(s.iid)) >= 6, 20, "readings after dmon ended")
         assert s.hub.pcie_latest(s.iid) == {} and s.hub.status(s.iid)[0] == "streaming"
         assert s.connections == 1  # the ended dmon channel did not drop the connection
+    finally:
+        s.stop()
+        s.join(5)
+    assert not s.is_alive()
+
+
+def test_nvlink_rates_stream_beside_the_query_and_pcie_when_the_gpus_have_nvlink(remote, tmp_path):
+    s = _stream(remote, "h100x8", tmp_path)  # its nvlink.txt: GPU i sends 9216 (i + 1) MB/s, GPU 7 has no NVLink
+
+    def rates():
+        got = s.hub.nvlink_latest(s.iid)
+        return got if len(got) == 7 and all(tx == tx and rx == rx for rx, tx in got.values()) else None
+
+    try:
+        got = wait_until(rates, 30, "NVLink rates of GPUs 0-6")
+        for i, (rx, tx) in got.items():
+            # counters move on with the fake's clock; the loop stamps its poll just before the fake starts
+            assert tx == pytest.approx(9216.0 * (i + 1), rel=0.25) and rx == pytest.approx(8847.36 * (i + 1), rel=0.25)
+        assert 7 not in got  # a GPU without links: no numbers, not zero
+        wait_until(lambda: s.hub.pcie_latest(s.iid), 20, "PCIe rates beside NVLink")
+        assert s.hub.since(s.iid) and s.connections == 1
+    finally:
+        s.stop()
+        s.join(5)
+    assert not s.is_alive()
+
+
+def test_a_machine_without_nvlink_still_streams_the_gpus_and_pcie(remote, tmp_path, caplog):
+    caplog.set_level(logging.INFO, "workbench.remote.telemetry")
+    s = _stream(remote, "v100x1", tmp_path)  # no nvlink.txt: GPU lines without links, the poller ends at once
+    try:
+        wait_until(lambda: [r for r in caplog.records if "ended with 4" in r.getMessage()], 20, "the poller's end")
+        wait_until(lambda: s.hub.pcie_latest(s.iid).get(0, (0.0,))[0] >= 11020.0, 20, "PCIe rates from dmon")
+        n = len(s.hub.since(s.iid))
+        wait_until(lambda: len(s.hub.since(s.iid)) >= n + 6, 20, "readings after the NVLink poller ended")
+        assert s.hub.nvlink_latest(s.iid) == {} and s.hub.status(s.iid)[0] == "streaming"
+        assert s.connections == 1  # the ended poller did not drop the connection
     finally:
         s.stop()
         s.join(5)

@@ -326,6 +326,9 @@ class GpuSample:
     # schema 5: PCIe throughput (nvidia-smi dmon -s t), MB/s; rx is host → GPU
     pcie_rx_mbps: float = math.nan
     pcie_tx_mbps: float = math.nan
+    # schema 6: NVLink throughput summed over the GPU's links (nvidia-smi nvlink -gt d), MB/s; rx is what it received
+    nvlink_rx_mbps: float = math.nan
+    nvlink_tx_mbps: float = math.nan
 
 
 @dataclass(frozen=True)

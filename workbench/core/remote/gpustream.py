@@ -9,7 +9,11 @@ memory, which the query interface does not report.  A third channel runs
 :func:`workbench.core.telemetry.host.host_command` (CPU, memory, network and disk rates of
 the machine, every ``HOST_PERIOD_S``) for the utilization advisor, and a fourth
 :func:`workbench.core.telemetry.dmon.dmon_command` (each GPU's PCIe rx/tx, every ``PCIE_PERIOD_S``):
-a driver without ``dmon`` ends that channel alone, and the machine has no PCIe numbers.  A driver that refuses
+a driver without ``dmon`` ends that channel alone, and the machine has no PCIe numbers.  A fifth runs
+:func:`workbench.core.telemetry.nvlink.nvlink_command` (a shell loop: ``nvidia-smi nvlink -gt d`` every
+``NVLINK_PERIOD_S``, each GPU's cumulative NVLink counters, turned into rates here); on a machine without
+NVLink, or whose driver refuses the command, that loop ends after its first call and the machine has no
+NVLink numbers: the rest goes on.  A driver that refuses
 one of the newer query fields ("… is not a valid field to query") gets the eight-field
 query (``LEGACY_FIELDS``) from then on.
 
@@ -35,6 +39,7 @@ from workbench.core.domain.models import Instance
 from workbench.core.telemetry.dmon import DmonParser, dmon_command
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.telemetry.host import HostMeter, host_command
+from workbench.core.telemetry.nvlink import NvlinkParser, nvlink_command
 from workbench.core.telemetry.nvidia_smi import (INVALID_FIELD, LEGACY_FIELDS, QUERY_FIELDS, GpuProblem, LineBuffer,
                                                  mig_readings, parse_block, parse_line, parse_mig_list, parse_mig_table,
                                                  query_command)
@@ -46,6 +51,9 @@ log = logging.getLogger("workbench.remote.telemetry")
 MIG_PERIOD_S = 5
 HOST_PERIOD_S = 5
 PCIE_PERIOD_S = 5
+#: one ``nvidia-smi nvlink`` process per period on the machine; its counters are cumulative, so a longer period
+#: loses no traffic (the minute means are the same), it only makes the newest rate older
+NVLINK_PERIOD_S = 5
 
 
 class GpuStream(threading.Thread):
@@ -66,6 +74,7 @@ class GpuStream(threading.Thread):
         self.fields: tuple[str, ...] = QUERY_FIELDS
         self.host_period_s = HOST_PERIOD_S
         self.pcie_period_s = PCIE_PERIOD_S
+        self.nvlink_period_s = NVLINK_PERIOD_S
 
     def stop(self) -> None:
         self._halt.set()
@@ -125,7 +134,8 @@ class GpuStream(threading.Thread):
         mig_chan = conn.stream(f"nvidia-smi -l {MIG_PERIOD_S}") if migs else None
         host_chan = conn.stream(host_command(self.host_period_s))
         pcie_chan = conn.stream(dmon_command(self.pcie_period_s))
-        host, pcie = HostMeter(self.iid), DmonParser()
+        nvlink_chan = conn.stream(nvlink_command(self.nvlink_period_s))
+        host, pcie, nvlink = HostMeter(self.iid), DmonParser(), NvlinkParser()
         lines, mig_text = LineBuffer(), ""
         got_any = False
         chan.settimeout(0.5)
@@ -163,13 +173,33 @@ class GpuStream(threading.Thread):
                 elif pcie_chan is not None and pcie_chan.exit_status_ready():
                     pcie_chan.close()  # no dmon on this machine (or it failed): no PCIe numbers, the rest goes on
                     pcie_chan = None
+                nvlink_chan = self._nvlink(nvlink_chan, nvlink)
             if not conn.alive and not self._halt.is_set():
                 raise NotReadyError(f"the telemetry connection to {conn.target.where} dropped")
         finally:
-            for c in (chan, mig_chan, host_chan, pcie_chan):
+            for c in (chan, mig_chan, host_chan, pcie_chan, nvlink_chan):
                 if c is not None:
                     c.close()
         return got_any
+
+    def _nvlink(self, chan, parser: NvlinkParser):
+        """Read the NVLink poller's output into the hub; None once it ended (no NVLink on this machine)."""
+        if chan is None:
+            return None
+        if chan.recv_ready():
+            text = chan.recv(1 << 20)
+            if text:
+                known = len(parser.rejected_units)
+                self.hub.add_nvlink(self.iid, parser.feed(text.decode("utf-8", "replace"), time.time()), time.time())
+                if len(parser.rejected_units) > known:
+                    log.warning("nvidia-smi nvlink on %s prints counters in %s (not understood): no NVLink rate for "
+                                "them", self.iid, ", ".join(sorted(parser.rejected_units)))
+            return chan
+        if chan.exit_status_ready():
+            log.info("no NVLink numbers from %s (nvidia-smi nvlink ended with %s)", self.iid, chan.recv_exit_status())
+            chan.close()
+            return None
+        return chan
 
     @staticmethod
     def _refused_field(chan) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from workbench.core.store.attempts import migrate_4
 from workbench.core.store.money import migrate_2
-from workbench.core.store.telemetry import migrate_3, migrate_5
+from workbench.core.store.telemetry import migrate_3, migrate_5, migrate_6
 
 #: Written into the file header so another app's SQLite file is recognised ("GPUW").
 APPLICATION_ID = 0x47505557
@@ -68,7 +68,7 @@ def migrate_1(conn: sqlite3.Connection) -> None:
 
 #: Ordered forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [migrate_1, migrate_2, migrate_3, migrate_4,
-                                                         migrate_5]
+                                                         migrate_5, migrate_6]
 
 
 def latest_version() -> int:

@@ -1,11 +1,12 @@
-"""The store's telemetry tables: GPU samples (schema 1, widened in 3 and 5) and host samples (schema 3).
+"""The store's telemetry tables: GPU samples (schema 1, widened in 3, 5 and 6) and host samples (schema 3).
 
 Schema version 3 (:func:`migrate_3`) adds, for the utilization advisor, nullable columns to
 ``samples`` (power draw and limit, SM clock, memory utilisation, and the lowest and highest
 utilisation inside a stored minute, which keep a sawtooth visible after averaging) and the
 ``host_samples`` table (CPU, memory, network and disk rates of a machine, per minute).
 Schema version 5 (:func:`migrate_5`) adds each GPU's PCIe throughput (``nvidia-smi dmon -s t``,
-MB/s, the minute's mean; rx is host → GPU).
+MB/s, the minute's mean; rx is host → GPU).  Schema version 6 (:func:`migrate_6`) adds each GPU's NVLink
+throughput summed over its links (``nvidia-smi nvlink -gt d``, MB/s over the minute; rx is what it received).
 Rows stored before a version read back with NaN in its new fields.  NaN is stored as NULL.
 
 :class:`TelemetryTables` is mixed into :class:`~workbench.core.store.database.Store` and uses its
@@ -32,8 +33,10 @@ _SCHEMA_3 = (
 
 _SCHEMA_5 = tuple(f"ALTER TABLE samples ADD COLUMN {col} REAL" for col in ("pcie_rx_mbps", "pcie_tx_mbps"))
 
+_SCHEMA_6 = tuple(f"ALTER TABLE samples ADD COLUMN {col} REAL" for col in ("nvlink_rx_mbps", "nvlink_tx_mbps"))
+
 _GPU_EXTRA = ("power_w", "power_limit_w", "sm_clock_mhz", "mem_util_percent", "util_min", "util_max",
-              "pcie_rx_mbps", "pcie_tx_mbps")
+              "pcie_rx_mbps", "pcie_tx_mbps", "nvlink_rx_mbps", "nvlink_tx_mbps")
 _HOST = ("cpu_percent", "mem_used_mb", "mem_total_mb", "net_rx_bps", "net_tx_bps", "disk_read_bps")
 
 
@@ -46,6 +49,12 @@ def migrate_3(conn: sqlite3.Connection) -> None:
 def migrate_5(conn: sqlite3.Connection) -> None:
     """Version 4 → 5: the GPUs' PCIe throughput (see the module docstring)."""
     for stmt in _SCHEMA_5:
+        conn.execute(stmt)
+
+
+def migrate_6(conn: sqlite3.Connection) -> None:
+    """Version 5 → 6: the GPUs' NVLink throughput (see the module docstring)."""
+    for stmt in _SCHEMA_6:
         conn.execute(stmt)
 
 

@@ -130,6 +130,7 @@ def idle_gpus(ctx: Context) -> Outcome:
     per_node = max(1, ctx.run.gpus_per_node or total // max(1, ctx.run.nodes))
     busy = [s for s in ctx.stats if not s.idle]
     evidence["busy_util_mean_percent"] = _r(np.mean([s.util_mean for s in busy]))
+    evidence.update(_nvlink(idle, "idle_nvlink", 95), **_nvlink(busy, "busy_nvlink", 50))
     params = {"idle": k, "total": total, "gpus": ", ".join(s.trace.label for s in idle), "used": total - k,
               "per_node": per_node, "model": ctx.run.gpu_model or idle[0].trace.model or "?"}
     price = ctx.run.price_per_hour
@@ -205,6 +206,15 @@ def _pcie(ctx: Context, act: list[GpuStats]) -> dict:
     return out
 
 
+def _nvlink(stats: list[GpuStats], key: str, q: int) -> dict:
+    """Evidence only, no threshold: the ``q``th percentile of what these GPUs exchanged with the other GPUs of
+    their machine over NVLink (rx + tx over all links, GB/s, per GPU and minute); {} when none was recorded."""
+    both = [s.trace.nvlink_rx + s.trace.nvlink_tx for s in stats]
+    every = np.concatenate(both) if both else np.empty(0)
+    every = every[np.isfinite(every)]
+    return {f"{key}_p{q}_gb_s": _r(np.percentile(every, q) / 1e3, 2)} if every.size else {}
+
+
 def network(ctx: Context) -> Outcome:
     if ctx.run.nodes < 2 or len(ctx.trace.nodes) < 2:
         return None
@@ -237,7 +247,8 @@ def network(ctx: Context) -> Outcome:
               "net_percent": round(100 * float(np.median(p50s)) / link), "util": round(util)}
     evidence = {"window": flagged_window(ctx.trace, t[order], f[order]), "nodes": ctx.run.nodes,
                 "net_p50_gbit_s": _r(float(np.median(p50s)) * 8 / 1e9, 2), "net_p95_gbit_s": params["net_gbps"],
-                "link_gbit_s": link_gbps, "util_mean_percent": _r(util), "expected_speedup": speedup}
+                "link_gbit_s": link_gbps, "util_mean_percent": _r(util), "expected_speedup": speedup,
+                **_nvlink(act, "nvlink", 50)}
     rdma = [] if not ctx.run.gpu_model or mine[0].rdma else ctx.cheapest(
         OfferQuery(gpu_model=ctx.run.gpu_model, gpu_count=max(1, ctx.run.gpus_per_node), rdma=True))
     if rdma and ctx.cost is not None:

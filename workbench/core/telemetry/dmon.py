@@ -15,8 +15,8 @@ line (MB/s; KB/s and GB/s are converted, anything else is NaN).
 
 :func:`dmon_command` is run on the machine on its own channel beside the query stream; a
 machine whose ``nvidia-smi`` has no ``dmon`` (or refuses ``-s t``) just ends that channel and
-has no PCIe numbers: nothing else changes.  NVLink is not collected (its ``nvidia-smi nvlink``
-output format was not verified from public sources).
+has no PCIe numbers: nothing else changes.  NVLink is collected beside it by
+:mod:`workbench.core.telemetry.nvlink` (``nvidia-smi nvlink -gt d`` counters).
 
 :class:`PcieMinutes` sums a machine's rounds per (minute, GPU) with ``np.bincount`` (no object
 per reading) and hands each minute's means to the hub when it stores that minute.

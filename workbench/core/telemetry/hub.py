@@ -4,7 +4,8 @@
 (:data:`COLUMNS`: time, util, memory used/total, temperature, power, memory utilisation, power
 limit, SM clock and its maximum) for the live plots, and averages each device per minute into
 ``Store.add_samples`` (with the minute's PCIe means from ``add_pcie``, when the machine's
-``nvidia-smi dmon`` gave them) (the
+``nvidia-smi dmon`` gave them, and its NVLink means from ``add_nvlink``, when ``nvidia-smi nvlink``
+did) (the
 ``samples`` table; a utilisation that was never reported is stored as
 :data:`NOT_REPORTED`, because the column is NOT NULL).  Readings come from
 :mod:`workbench.core.telemetry.nvidia_smi`.
@@ -33,6 +34,7 @@ import numpy as np
 from workbench.core.domain.models import GpuSample, HostSample
 from workbench.core.telemetry.dmon import PcieBlock, PcieMinutes
 from workbench.core.telemetry.host import mean_sample
+from workbench.core.telemetry.nvlink import NvlinkBlock, NvlinkMinutes
 from workbench.core.telemetry.nvidia_smi import GpuProblem, Reading, ReadingBlock
 
 RING_CAPACITY = 900  # 15 min at 1 Hz per device: enough for the GUI to catch up after a stall
@@ -199,6 +201,7 @@ class MachineTelemetry:
     host_minute: float = -1.0
     host_latest: HostSample | None = None
     pcie: PcieMinutes = field(default_factory=PcieMinutes)  # the GPUs' PCIe rates (dmon), per minute
+    nvlink: NvlinkMinutes = field(default_factory=NvlinkMinutes)  # the GPUs' NVLink rates, per minute
 
 
 class TelemetryHub:
@@ -242,9 +245,12 @@ class TelemetryHub:
                     group = m.groups[kind] = _Group(self.capacity)
                 done = group.add(ts, keys, values)
                 if done and kind == "gpu":
-                    done = [dataclasses.replace(s, pcie_rx_mbps=rx, pcie_tx_mbps=tx)
-                            for s in done for rx, tx in [m.pcie.means(s.ts, s.index)]]
+                    done = [dataclasses.replace(s, pcie_rx_mbps=rx, pcie_tx_mbps=tx, nvlink_rx_mbps=nrx,
+                                                nvlink_tx_mbps=ntx)
+                            for s in done for rx, tx in [m.pcie.means(s.ts, s.index)]
+                            for nrx, ntx in [m.nvlink.means(s.ts, s.index)]]
                     m.pcie.drop_until(done[0].ts)
+                    m.nvlink.drop_until(done[0].ts)
                 finished += [dataclasses.replace(s, instance_id=instance_id) for s in done]
             if count:
                 m.updated, m.state = ts, "streaming"
@@ -280,6 +286,19 @@ class TelemetryHub:
         with self._lock:
             m = self._machines.get(instance_id)
             return dict(m.pcie.latest) if m is not None else {}
+
+    def add_nvlink(self, instance_id: str, block: NvlinkBlock, ts: float | None = None) -> None:
+        """Record NVLink rates (intervals of ``nvidia-smi nvlink -gt d``) that arrived at ``ts``; they join the
+        GPUs' stored minutes."""
+        ts = time.time() if ts is None else ts
+        with self._lock:
+            self._machine(instance_id).nvlink.add(block, ts)
+
+    def nvlink_latest(self, instance_id: str) -> dict[int, tuple[float, float]]:
+        """GPU index → the newest (rx, tx) MB/s over NVLink of a machine; empty when it has none."""
+        with self._lock:
+            m = self._machines.get(instance_id)
+            return dict(m.nvlink.latest) if m is not None else {}
 
     def host_latest(self, instance_id: str) -> HostSample | None:
         """The newest host reading of a machine (None before the second block arrived)."""

@@ -7,7 +7,8 @@ renders it (HTML with SVG plots, no Qt); the GUI prints that HTML to PDF with Qt
 The figures come from the same code the rest of the app uses, so they match the Spend view
 and ``workbench cost``: cost is :meth:`SpendBook.launch_total` (the launch's currency, disks
 included), duration the longest billed compute time of its machines, and the per-GPU figures
-are over the stored minute samples.
+are over the stored minute samples; a GPU's NVLink rx/tx (what it exchanged with the other GPUs)
+is the mean of its stored minutes, NaN when the machine reported none.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class GpuSummary:
     mem_total_mib: float
     power_mean_w: float
     samples: int
+    nvlink_rx_mbps: float = math.nan  # mean over the minutes that have it (nvidia-smi nvlink -gt d)
+    nvlink_tx_mbps: float = math.nan
 
     @property
     def label(self) -> str:
@@ -75,7 +78,8 @@ def summarize(trace: Trace) -> tuple[GpuSummary, ...]:
     for g in trace.gpus:
         mem = g.mem_used[np.isfinite(g.mem_used)]
         out.append(GpuSummary(g.node, g.index, g.name, mean(g.util), pct(g.util, 50), pct(g.util, 90),
-                              float(mem.max()) if mem.size else math.nan, g.mem_total, mean(g.power), int(g.t.size)))
+                              float(mem.max()) if mem.size else math.nan, g.mem_total, mean(g.power), int(g.t.size),
+                              mean(g.nvlink_rx), mean(g.nvlink_tx)))
     return tuple(out)
 
 

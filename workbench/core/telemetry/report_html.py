@@ -31,7 +31,7 @@ L = {
     "saving": "Saves about {amount} on this run", "saving_unknown": "Saving unknown (no price)",
     "window": "Evidence: {start} – {end}", "per_gpu": "Per-GPU utilization",
     "col_gpu": "GPU", "col_model": "Model", "col_mean": "Mean", "col_p50": "Median", "col_p90": "90th pct.",
-    "col_mem": "Peak memory", "col_power": "Mean power",
+    "col_mem": "Peak memory", "col_power": "Mean power", "col_nvlink": "NVLink rx / tx",
     "plot_util": "GPU utilization (%)", "plot_mem": "GPU memory used (GB)", "hours": "hours since start",
     "not_evaluated": "Not evaluated: {rule} ({why})",
     "basis": "Cost is the app's estimate from the price and billed time of each machine, as in Spend; "
@@ -184,13 +184,18 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
         out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["per_gpu"]))}</h2>')
         out.append('<table cellspacing="0" cellpadding="3" border="1" style="border-collapse: collapse; '
                    'border-color: #cccccc;"><tr style="background-color: #f2f4f7;">')
-        for key in ("col_gpu", "col_model", "col_mean", "col_p50", "col_p90", "col_mem", "col_power"):
+        nvlink = any(g.nvlink_rx_mbps == g.nvlink_rx_mbps or g.nvlink_tx_mbps == g.nvlink_tx_mbps
+                     for g in report.gpus)  # the column only when some machine reported NVLink
+        for key in ("col_gpu", "col_model", "col_mean", "col_p50", "col_p90", "col_mem", "col_power") + \
+                (("col_nvlink",) if nvlink else ()):
             out.append(f"<th>{e(t(L[key]))}</th>")
         out.append("</tr>")
         for g in report.gpus:
             mem = f"{_num(g.mem_peak_mib / 1024.0, '{:.1f}')} / {_num(g.mem_total_mib / 1024.0, '{:.0f}')} GB"
             cells = (g.label, g.name, _num(g.util_mean, unit=" %"), _num(g.util_p50, unit=" %"),
                      _num(g.util_p90, unit=" %"), mem, _num(g.power_mean_w, unit=" W"))
+            if nvlink:
+                cells += (f"{_num(g.nvlink_rx_mbps / 1e3, '{:.1f}')} / {_num(g.nvlink_tx_mbps / 1e3, '{:.1f}')} GB/s",)
             out.append("<tr>" + "".join(f'<td align="{"left" if i < 2 else "right"}">{e(c)}</td>'
                                         for i, c in enumerate(cells)) + "</tr>")
         out.append("</table>")

@@ -51,9 +51,11 @@ class GpuTrace:
     util_max: np.ndarray
     pcie_rx: np.ndarray | None = None  # MB/s host → GPU (nvidia-smi dmon -s t); all NaN when not recorded
     pcie_tx: np.ndarray | None = None  # MB/s GPU → host
+    nvlink_rx: np.ndarray | None = None  # MB/s received over all its NVLinks (nvidia-smi nvlink -gt d); NaN: none
+    nvlink_tx: np.ndarray | None = None  # MB/s sent
 
     def __post_init__(self) -> None:
-        for name in ("pcie_rx", "pcie_tx"):
+        for name in ("pcie_rx", "pcie_tx", "nvlink_rx", "nvlink_tx"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, np.full(self.t.size, math.nan))
 
@@ -71,7 +73,8 @@ class GpuTrace:
               power_limit: Sequence[float] | None = None, sm_clock: Sequence[float] | None = None,
               mem_util: Sequence[float] | None = None, util_min: Sequence[float] | None = None,
               util_max: Sequence[float] | None = None, pcie_rx: Sequence[float] | None = None,
-              pcie_tx: Sequence[float] | None = None) -> "GpuTrace":
+              pcie_tx: Sequence[float] | None = None, nvlink_rx: Sequence[float] | None = None,
+              nvlink_tx: Sequence[float] | None = None) -> "GpuTrace":
         """Arrays from sequences; a series not given is all NaN; min/max default to ``util``."""
         n = len(t)
         nan = np.full(n, math.nan)
@@ -82,7 +85,8 @@ class GpuTrace:
         u = _arr(util)
         return cls(node, index, name, _arr(t), u, _arr(mem_used), float(mem_total), col(power), col(power_limit),
                    col(sm_clock), col(mem_util), u.copy() if util_min is None else _arr(util_min),
-                   u.copy() if util_max is None else _arr(util_max), col(pcie_rx), col(pcie_tx))
+                   u.copy() if util_max is None else _arr(util_max), col(pcie_rx), col(pcie_tx),
+                   col(nvlink_rx), col(nvlink_tx))
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,7 +207,8 @@ def gpu_traces(node: str, samples: Sequence[GpuSample]) -> list[GpuTrace]:
             [s.power_limit_w for s in rows], [s.sm_clock_mhz for s in rows], [s.mem_util_percent for s in rows],
             [u(s.util_min) if s.util_min == s.util_min else u(s.util_percent) for s in rows],
             [u(s.util_max) if s.util_max == s.util_max else u(s.util_percent) for s in rows],
-            [s.pcie_rx_mbps for s in rows], [s.pcie_tx_mbps for s in rows]))
+            [s.pcie_rx_mbps for s in rows], [s.pcie_tx_mbps for s in rows],
+            [s.nvlink_rx_mbps for s in rows], [s.nvlink_tx_mbps for s in rows]))
     return out
 
 

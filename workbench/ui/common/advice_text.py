@@ -69,6 +69,7 @@ REPORT_LABELS = (
     N_('90th pct.'),
     N_('Peak memory'),
     N_('Mean power'),
+    N_('NVLink rx / tx'),
     N_('GPU utilization (%)'),
     N_('GPU memory used (GB)'),
     N_('hours since start'),

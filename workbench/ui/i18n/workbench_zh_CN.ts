@@ -1544,6 +1544,11 @@
       <translation>名称(&amp;A)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>NVLink rx / tx</source>
+      <translation>NVLink 接收 / 发送</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>Name</source>
       <translation>名称</translation>

@@ -1,5 +1,6 @@
 """Schema 3: GPU samples gain power/clock/utilization-range columns, host samples get a table, and a
-database written before (schema 2) still opens with its samples intact.  Schema 5: PCIe rx/tx columns."""
+database written before (schema 2) still opens with its samples intact.  Schema 5: PCIe rx/tx columns;
+schema 6: NVLink rx/tx columns."""
 
 from __future__ import annotations
 
@@ -56,3 +57,23 @@ def test_schema_5_adds_pcie_and_a_schema_4_database_keeps_its_samples(tmp_path: 
         st.add_samples([GpuSample("i-9", 120.0, 0, 70.0, 5000.0, 16384.0, "V100", pcie_rx_mbps=11200.5,
                                   pcie_tx_mbps=410.0)])
         assert (st.samples("i-9")[1].pcie_rx_mbps, st.samples("i-9")[1].pcie_tx_mbps) == (11200.5, 410.0)
+
+
+def test_schema_6_adds_nvlink_and_a_schema_5_database_keeps_its_samples(tmp_path: Path, monkeypatch) -> None:
+    db = tmp_path / "old5.sqlite3"
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", schema_mod.MIGRATIONS[:5])
+    with Store.open(db) as old:
+        assert old.schema_version == 5
+        old._live().execute("INSERT INTO samples (instance_id, ts, idx, util_percent, mem_used_mb, mem_total_mb,"
+                            " name, kind, power_w, pcie_rx_mbps) VALUES ('i-9', 60, 0, 77, 5000, 81920, 'H100', 'gpu',"
+                            " 500, 11200.5)")
+    monkeypatch.undo()
+    with Store.open(db) as st:
+        assert st.schema_version == store_mod.latest_version() >= 6
+        (s,) = st.samples("i-9")
+        assert (s.power_w, s.pcie_rx_mbps) == (500.0, 11200.5)  # the old row, whole
+        assert math.isnan(s.nvlink_rx_mbps) and math.isnan(s.nvlink_tx_mbps)
+        st.add_samples([GpuSample("i-9", 120.0, 0, 70.0, 5000.0, 81920.0, "H100", nvlink_rx_mbps=123456.5,
+                                  nvlink_tx_mbps=98765.25)])
+        new = st.samples("i-9")[1]
+        assert (new.nvlink_rx_mbps, new.nvlink_tx_mbps) == (123456.5, 98765.25) and math.isnan(new.pcie_rx_mbps)
