@@ -42,7 +42,9 @@ from workbench.core.domain.errors import (AuthError, ConfigError, NotFoundError,
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.providers.redaction import redact
 from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject, SupportsObjectStorage
+from workbench.core.storage import s3_api
 from workbench.core.storage.rclone import s3_compatible_remote
+from workbench.core.storage.s3_api import CONCURRENCY, MULTIPART_BYTES
 
 from . import clients
 from .clients import Api
@@ -51,8 +53,6 @@ log = logging.getLogger("workbench.alibaba.oss")
 
 ROLE_SETTING, ENDPOINT_SETTING, SIGNATURE_SETTING = "storage_role_arn", "oss_endpoint", "oss_signature"
 SESSION_SETTING = "storage_session_max_s"
-MULTIPART_BYTES = 64 * 1024 * 1024
-CONCURRENCY = 16
 MIN_SESSION_S, DEFAULT_SESSION_S, MAX_SESSION_S = 900, 3600, 43200
 _ROLE_ARN = re.compile(r"^acs:ram::\d+:role/[A-Za-z0-9._-]{1,64}$")
 #: the S3 operation boto3 sends → the OSS RAM action that allows it (one multipart upload = oss:PutObject)
@@ -215,42 +215,26 @@ class OssStorage:
             self._regions[uri.bucket] = found
         return found
 
-    @staticmethod
-    def _key(uri: StorageUri, rel: str) -> str:
-        return f"{uri.prefix}/{rel}" if uri.prefix else rel
-
     # -- the contract's storage methods ------------------------------------------------------------
     def probe(self, uri: StorageUri) -> BucketInfo:
         region = self.region_of(uri)
         return BucketInfo(uri, region, f"OSS bucket {uri.bucket} ({region})")
 
     def list(self, uri: StorageUri) -> dict[str, RemoteObject]:
-        oss = self._client(self.region_of(uri))
-        base = f"{uri.prefix}/" if uri.prefix else ""
-        out: dict[str, RemoteObject] = {}
         try:
-            for page in oss.get_paginator("list_objects_v2").paginate(Bucket=uri.bucket, Prefix=base):
-                for obj in page.get("Contents") or []:
-                    rel = obj["Key"][len(base):]
-                    if rel and not rel.endswith("/"):
-                        out[rel] = RemoteObject(int(obj.get("Size", 0)), str(obj.get("ETag", "")).strip('"'))
+            return s3_api.list_prefix(self._client(self.region_of(uri)), uri)
         except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"listing oss://{uri.bucket}/{base}", uri) from None
-        return out
+            raise self._fail(exc, f"listing oss://{uri.bucket}/{s3_api.prefix_of(uri)}", uri) from None
 
     def abort_incomplete(self, uri: StorageUri) -> int:
-        oss = self._client(self.region_of(uri))
-        base = f"{uri.prefix}/" if uri.prefix else ""
-        n = 0
         try:
-            for page in oss.get_paginator("list_multipart_uploads").paginate(Bucket=uri.bucket, Prefix=base):
-                for up in page.get("Uploads") or []:
-                    oss.abort_multipart_upload(Bucket=uri.bucket, Key=up["Key"], UploadId=up["UploadId"])
-                    n += 1
+            n = s3_api.abort_unfinished(self._client(self.region_of(uri)), uri)
         except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"cleaning unfinished uploads in oss://{uri.bucket}/{base}", uri) from None
+            raise self._fail(exc, f"cleaning unfinished uploads in oss://{uri.bucket}/{s3_api.prefix_of(uri)}",
+                             uri) from None
         if n:
-            log.info("aborted %d unfinished multipart upload(s) under oss://%s/%s", n, uri.bucket, base)
+            log.info("aborted %d unfinished multipart upload(s) under oss://%s/%s", n, uri.bucket,
+                     s3_api.prefix_of(uri))
         return n
 
     def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
@@ -258,50 +242,14 @@ class OssStorage:
         if not files:
             return
         from boto3.s3.transfer import TransferConfig, create_transfer_manager
-        from s3transfer.subscribers import BaseSubscriber
 
-        class _Progress(BaseSubscriber):
-            def __init__(self, item: PutFile) -> None:
-                self.item = item
-
-            def on_progress(self, future: Any, bytes_transferred: int, **kwargs: Any) -> None:
-                on_bytes(bytes_transferred)
-
-            def on_done(self, future: Any, **kwargs: Any) -> None:
-                try:
-                    future.result()
-                except BaseException:  # noqa: BLE001 - reported when the caller collects the result
-                    return
-                on_done(self.item, "")
-
-        oss = self._client(self.region_of(uri))
         config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
                                 max_concurrency=CONCURRENCY)
-        futures = []
-        failure: tuple[PutFile, BaseException] | None = None
-        with create_transfer_manager(oss, config) as manager:
-            for item in files:
-                if should_stop():
-                    break
-                futures.append((item, manager.upload(item.path, uri.bucket, self._key(uri, item.key),
-                                                     subscribers=[_Progress(item)])))
-            for item, fut in futures:
-                while not fut.done():
-                    if should_stop():
-                        for _, other in futures:
-                            other.cancel()
-                        break
-                    time.sleep(0.05)
-                try:
-                    fut.result()
-                except BaseException as exc:  # noqa: BLE001 - cancelled or failed
-                    if not should_stop() and failure is None:
-                        failure = (item, exc)
-                        for _, other in futures:
-                            other.cancel()
+        with create_transfer_manager(self._client(self.region_of(uri)), config) as manager:
+            failure = s3_api.put_files(manager, uri, files, on_done, on_bytes, should_stop)
         if failure is not None and not should_stop():
             item, exc = failure
-            raise self._fail(exc, f"uploading {item.path} to oss://{uri.bucket}/{self._key(uri, item.key)}",
+            raise self._fail(exc, f"uploading {item.path} to oss://{uri.bucket}/{s3_api.object_key(uri, item.key)}",
                              uri) from None
 
     def buckets(self) -> list[str]:

@@ -23,13 +23,14 @@ import json
 import logging
 import re
 import threading
-import time
 from typing import Any, Callable, Sequence
 
 from workbench.core.domain.errors import AuthError, ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
+from workbench.core.storage import s3_api
 from workbench.core.storage.rclone import s3_compatible_remote
+from workbench.core.storage.s3_api import CONCURRENCY, MULTIPART_BYTES
 
 from .clients import Clients
 from .codes import error_code
@@ -38,8 +39,6 @@ from .errors import translate
 log = logging.getLogger("workbench.aws.storage")
 
 ROLE_SETTING = "storage_role_arn"
-MULTIPART_BYTES = 64 * 1024 * 1024
-CONCURRENCY = 16
 MAX_FEDERATION_S = 36 * 3600
 MAX_ROLE_S = 12 * 3600
 _MISSING = ("NoSuchBucket", "404", "NotFound")
@@ -113,43 +112,27 @@ class S3Storage:
     def _s3(self, uri: StorageUri) -> Any:
         return self.clients.client("s3", self.region_of(uri))
 
-    @staticmethod
-    def _key(uri: StorageUri, rel: str) -> str:
-        return f"{uri.prefix}/{rel}" if uri.prefix else rel
-
     # -- the contract's storage methods --------------------------------------------
     def probe(self, uri: StorageUri) -> BucketInfo:
         region = self.region_of(uri)
         return BucketInfo(uri, region, f"S3 bucket {uri.bucket} ({region})")
 
     def list(self, uri: StorageUri) -> dict[str, RemoteObject]:
-        s3 = self._s3(uri)
-        base = f"{uri.prefix}/" if uri.prefix else ""
-        out: dict[str, RemoteObject] = {}
         try:
-            for page in s3.get_paginator("list_objects_v2").paginate(Bucket=uri.bucket, Prefix=base):
-                for obj in page.get("Contents") or []:
-                    rel = obj["Key"][len(base):]
-                    if rel and not rel.endswith("/"):
-                        out[rel] = RemoteObject(int(obj.get("Size", 0)), str(obj.get("ETag", "")).strip('"'))
+            return s3_api.list_prefix(self._s3(uri), uri)
         except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"listing s3://{uri.bucket}/{base}", uri, "ListObjectsV2") from None
-        return out
+            raise self._fail(exc, f"listing s3://{uri.bucket}/{s3_api.prefix_of(uri)}", uri,
+                             "ListObjectsV2") from None
 
     def abort_incomplete(self, uri: StorageUri) -> int:
-        s3 = self._s3(uri)
-        base = f"{uri.prefix}/" if uri.prefix else ""
-        n = 0
         try:
-            for page in s3.get_paginator("list_multipart_uploads").paginate(Bucket=uri.bucket, Prefix=base):
-                for up in page.get("Uploads") or []:
-                    s3.abort_multipart_upload(Bucket=uri.bucket, Key=up["Key"], UploadId=up["UploadId"])
-                    n += 1
+            n = s3_api.abort_unfinished(self._s3(uri), uri)
         except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"cleaning unfinished uploads in s3://{uri.bucket}/{base}", uri,
+            raise self._fail(exc, f"cleaning unfinished uploads in s3://{uri.bucket}/{s3_api.prefix_of(uri)}", uri,
                              "ListMultipartUploads") from None
         if n:
-            log.info("aborted %d unfinished multipart upload(s) under s3://%s/%s", n, uri.bucket, base)
+            log.info("aborted %d unfinished multipart upload(s) under s3://%s/%s", n, uri.bucket,
+                     s3_api.prefix_of(uri))
         return n
 
     def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
@@ -157,51 +140,15 @@ class S3Storage:
         if not files:
             return
         from boto3.s3.transfer import TransferConfig, create_transfer_manager
-        from s3transfer.subscribers import BaseSubscriber
 
-        class _Progress(BaseSubscriber):
-            def __init__(self, item: PutFile) -> None:
-                self.item = item
-
-            def on_progress(self, future: Any, bytes_transferred: int, **kwargs: Any) -> None:
-                on_bytes(bytes_transferred)
-
-            def on_done(self, future: Any, **kwargs: Any) -> None:
-                try:
-                    future.result()
-                except BaseException:  # noqa: BLE001 - reported when the caller collects the result
-                    return
-                on_done(self.item, "")
-
-        s3 = self._s3(uri)
         config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
                                 max_concurrency=CONCURRENCY)
-        futures = []
-        with create_transfer_manager(s3, config) as manager:
-            for item in files:
-                if should_stop():
-                    break
-                futures.append((item, manager.upload(item.path, uri.bucket, self._key(uri, item.key),
-                                                     subscribers=[_Progress(item)])))
-            failure: tuple[PutFile, BaseException] | None = None
-            for item, fut in futures:
-                while not fut.done():
-                    if should_stop():
-                        for _, other in futures:
-                            other.cancel()
-                        break
-                    time.sleep(0.05)
-                try:
-                    fut.result()
-                except BaseException as exc:  # noqa: BLE001 - cancelled or failed
-                    if not should_stop() and failure is None:
-                        failure = (item, exc)
-                        for _, other in futures:
-                            other.cancel()
+        with create_transfer_manager(self._s3(uri), config) as manager:
+            failure = s3_api.put_files(manager, uri, files, on_done, on_bytes, should_stop)
         if failure is not None and not should_stop():
             item, exc = failure
-            raise self._fail(exc, f"uploading {item.path} to s3://{uri.bucket}/{self._key(uri, item.key)}", uri,
-                             "PutObject") from None
+            raise self._fail(exc, f"uploading {item.path} to s3://{uri.bucket}/{s3_api.object_key(uri, item.key)}",
+                             uri, "PutObject") from None
 
     def buckets(self) -> list[str]:
         try:

@@ -2,8 +2,8 @@
 
 Two checks: every AWS operation any test in this folder sends is in the policy (conftest's
 autouse hook records them through botocore ``before-call`` events), and the policy lists
-nothing the plugin's code never calls (a scan of the plugin for client method names, mapped
-to operations with botocore's own service models).
+nothing the plugin's code never calls (a scan of the plugin, and of the core S3 module it hands its
+clients to, for client method names, mapped to operations with botocore's own service models).
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from pathlib import Path
 
 from .conftest import POLICY, policy_actions
 
-PLUGIN = Path(__file__).resolve().parents[3] / "plugins" / "workbench_aws"
+ROOT = Path(__file__).resolve().parents[3]
+PLUGIN = ROOT / "plugins" / "workbench_aws"
+#: core code the plugin hands its own clients to (the S3 calls AWS and OSS share): its calls are the plugin's
+SHARED = [ROOT / "workbench" / "core" / "storage" / "s3_api.py"]
 SERVICES = {"ec2": "ec2", "sts": "sts", "pricing": "pricing", "service-quotas": "servicequotas", "ssm": "ssm",
             "cloudwatch": "cloudwatch", "ce": "ce", "s3": "s3"}
 #: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone;
@@ -36,7 +39,7 @@ def called_actions() -> set[str]:
         model = session.get_service_model(service)
         for op in model.operation_names:
             by_method.setdefault(xform_name(op), set()).add(iam_action(prefix, op))
-    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PLUGIN.glob("*.py")))
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PLUGIN.glob("*.py")) + SHARED)
     # client.run_instances(...), a bound method handed on (ec2.describe_vpcs), or a paginator's name
     names = set(re.findall(r"\.([a-z][a-z0-9_]+)\b", source)) | set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)',
                                                                            source))
