@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
-from workbench.core.domain.errors import ConfigError, TransientError, WorkbenchError
+from workbench.core.domain.errors import ConfigError, TransientError
 from workbench.core.domain.models import ActualCost, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile, \
     Region, Resource
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
                                                SupportsExtend, SupportsSpotHistory, SupportsStop)
+from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 
 from . import billing, inventory, snapshot, teardown
@@ -75,8 +75,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         self._in_flight_lock = threading.Lock()
         self._launcher = Launcher(self.id, profile.name, self.settings, self._api, self._offers, context.install_id,
                                   context.data_dir, self._in_flight, self._in_flight_lock)
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        self._regions_pool = RegionPool(f"ali-{profile.name}")
 
     @classmethod
     def default_region(cls) -> str | None:
@@ -85,22 +84,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
     # -- plumbing ------------------------------------------------------------------------------
     def _fan_out(self, regions: Sequence[str], fn: Callable[[str], T]) -> list[T]:
         """``fn(region)`` for every region side by side; the first error is raised after all finished."""
-        if len(regions) <= 1:
-            return [fn(r) for r in regions]
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix=f"ali-{self.profile.name}")
-            pool = self._pool
-        futures = [pool.submit(fn, r) for r in regions]
-        results, first = [], None
-        for fut in futures:
-            try:
-                results.append(fut.result())
-            except Exception as exc:  # noqa: BLE001
-                first = first or exc
-        if first is not None:
-            raise first if isinstance(first, WorkbenchError) else TransientError(f"{type(first).__name__}: {first}")
-        return results
+        return self._regions_pool.map(regions, fn, lambda exc: TransientError(f"{type(exc).__name__}: {exc}"))
 
     def _where(self, inst: Instance) -> Instance:
         return apply_ssh_address(inst, self.settings.ssh_address)
@@ -155,16 +139,9 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
     def leftovers(self) -> list[Resource]:
         return [r for batch in self._fan_out(list(self.settings.regions), self._leftovers_region) for r in batch]
 
-    def _by_region(self, items: Iterable[Any]) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {}
-        for item in items:
-            if item.provider == self.id:
-                out.setdefault(item.region, []).append(item)
-        return out
-
     def terminate(self, instances: Sequence[Instance]) -> None:
         """Release, wait until gone, remove the launches' network and keys, verify; gone is success."""
-        groups = self._by_region(instances)
+        groups = by_region(instances, self.id)
         self._fan_out(sorted(groups), lambda region: self._terminate_region(region, groups[region]))
 
     def _terminate_region(self, region: str, insts: list[Instance]) -> None:
@@ -198,7 +175,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         if stopped:
             self.terminate([Instance(self.id, r.profile, r.resource_id, r.launch_id or "", r.region, "",
                                      InstanceState.DEALLOCATED) for r in stopped])
-        groups = self._by_region(r for r in resources if r.kind != inventory.KIND_STOPPED)
+        groups = by_region((r for r in resources if r.kind != inventory.KIND_STOPPED), self.id)
 
         def one(region: str) -> None:
             failures = teardown.delete_all(self._api, groups[region], retry_s=min(60.0, self.settings.terminate_timeout_s),
@@ -212,7 +189,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
 
     def stop(self, instances: Sequence[Instance]) -> None:
         """Stop in economical mode (StopCharging): compute stops billing, the disks still bill."""
-        for region, insts in self._by_region(instances).items():
+        for region, insts in by_region(instances, self.id).items():
             ids = [i.instance_id for i in insts if i.state == InstanceState.RUNNING]
             if ids:
                 self._api.ecs("StopInstances", region, InstanceId=ids, StoppedMode="StopCharging", ForceStop=False)

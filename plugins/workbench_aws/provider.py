@@ -26,14 +26,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import weakref
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
+from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
                                                SupportsEndReason, SupportsPublicPrices, SupportsSpotHistory,
@@ -98,8 +97,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._lazy_lock = threading.Lock()
         self._offer_book: OfferBook | None = None
         self._launcher_obj: Launcher | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        self._regions_pool = RegionPool(f"aws-{profile.name}")
+        self._cpu_lock = threading.Lock()
         self._regions: tuple[float, list[str]] | None = None
         self._cpu_seen: dict[str, float] = {}
         self._cpu_asked: dict[str, float] = {}
@@ -157,24 +156,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return self._clients.client("ec2", region)
 
     def _fan_out(self, regions: Sequence[str], fn: Callable[[str], T]) -> list[T]:
-        """``fn(region)`` for every region, in parallel on the provider's pool; the first error is raised."""
-        if len(regions) <= 1:
-            return [fn(r) for r in regions]
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix=f"aws-{self.profile.name}")
-                weakref.finalize(self, self._pool.shutdown, wait=False)
-            pool = self._pool
-        futures = [pool.submit(fn, r) for r in regions]
-        results, first = [], None
-        for fut in futures:
-            try:
-                results.append(fut.result())
-            except Exception as exc:  # noqa: BLE001 - wait for all, then raise the first
-                first = first or exc
-        if first is not None:
-            raise first if isinstance(first, WorkbenchError) else self._fail(first, "asking AWS", "")
-        return results
+        """``fn(region)`` for every region side by side; the first error is raised after all finished."""
+        return self._regions_pool.map(regions, fn, lambda exc: self._fail(exc, "asking AWS", ""))
 
     def enabled_regions(self) -> list[str]:
         """The profile's regions ("all": every region enabled for the account, asked once per hour)."""
@@ -284,16 +267,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return found
 
     # -- ending things -----------------------------------------------------------------------------
-    def _by_region(self, items: Iterable[Any]) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {}
-        for item in items:
-            if item.provider == self.id:
-                out.setdefault(item.region, []).append(item)
-        return out
-
     def terminate(self, instances: Sequence[Instance]) -> None:
         """Terminate, wait for "terminated", sweep the launches' leftovers, verify; gone is success."""
-        groups = self._by_region(instances)
+        groups = by_region(instances, self.id)
         self._fan_out(sorted(groups), lambda region: self._terminate_region(region, groups[region]))
 
     def _terminate_region(self, region: str, insts: list[Instance]) -> None:
@@ -326,7 +302,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                                  hint="teardown retries; the console link shows them")
 
     def delete(self, resources: Sequence[Resource]) -> None:
-        groups = self._by_region(resources)
+        groups = by_region(resources, self.id)
 
         def one(region: str) -> None:
             failures = teardown.delete_all(self._ec2(region), groups[region],
@@ -342,7 +318,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def stop(self, instances: Sequence[Instance]) -> None:
         """Stop (EBS stays and bills); stopped or gone instances are skipped."""
-        groups = self._by_region(instances)
+        groups = by_region(instances, self.id)
 
         def one(region: str) -> None:
             ids = [i.instance_id for i in groups[region] if i.state.active]
@@ -362,7 +338,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         over SSH (``core.remote``), this is the fallback for a machine without an address.
         """
         now = time.monotonic()
-        with self._pool_lock:
+        with self._cpu_lock:
             if now - self._cpu_asked.get(instance.instance_id, -CLOUDWATCH_EVERY_S) < CLOUDWATCH_EVERY_S:
                 return []
             self._cpu_asked[instance.instance_id] = now
@@ -391,7 +367,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     def ended_instances(self, instances: Sequence[Instance]) -> list[Instance]:
         """Terminated instances as EC2 still describes them (about an hour): the state reason says spot or not."""
-        groups = self._by_region(instances)
+        groups = by_region(instances, self.id)
 
         def one(region: str) -> list[Instance]:
             ids = sorted({i.instance_id for i in groups[region]})
