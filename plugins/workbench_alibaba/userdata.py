@@ -12,7 +12,6 @@ encoding (RunInstances reference, ``UserData``).
 from __future__ import annotations
 
 import base64
-import shlex
 
 from workbench.core.domain.models import JobSpec
 from workbench.core.providers import bootscript as boot
@@ -37,19 +36,8 @@ def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str, *, not_afte
     """
     meta = boot.launch_json(launch_id, owner, "alibaba", spec, ssh_user, not_after=not_after)
     guard = boot.render_guard_shell(spec, launch_id, "alibaba", not_after=not_after)
-    user = shlex.quote(ssh_user)
-    script = f"""#!/bin/bash
-# cloud-gpu-workbench: prepare this machine for launch {launch_id}
-set -u
-umask 022
-install -d -m 0755 {boot.STATE_DIR} {boot.RUNNER_DIR}
-install -d -m 0755 -o {user} {boot.JOBS_DIR} 2>/dev/null || install -d -m 0755 {boot.JOBS_DIR}
-{boot.heredoc(boot.LAUNCH_JSON, meta, "WORKBENCH_EOF")}
-{boot.STAMP_STARTED}
-echo "{boot.console_line(launch_id)} $(cat {boot.STARTED_PATH})" > /dev/console 2>/dev/null || true
-{DRIVER if install_driver else ''}{boot.heredoc(f"{boot.STATE_DIR}/install-guard.sh", guard, "WORKBENCH_GUARD_EOF", hint=None)}
-sh {boot.STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
-"""
+    script = boot.shell_boot_script(launch_id, meta, ssh_user, guard, errexit=False,
+                                    before_guard=DRIVER if install_driver else "")
     return boot.check_size(script, MAX_BYTES, "instance's UserData")
 
 

@@ -14,7 +14,6 @@ The launch's instances are started with InstanceInitiatedShutdownBehavior
 
 from __future__ import annotations
 
-import shlex
 import time
 
 from workbench.core.domain.models import JobSpec
@@ -29,19 +28,7 @@ def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str) -> str:
     SpecError when the job's text would break the script, PluginError when it grows over 16 KiB.
     """
     meta = boot.launch_json(launch_id, owner, "aws", spec, ssh_user)
-    user = shlex.quote(ssh_user)
-    script = f"""#!/bin/bash
-# cloud-gpu-workbench: prepare this machine for launch {launch_id}
-set -eu
-umask 022
-install -d -m 0755 {boot.STATE_DIR} {boot.RUNNER_DIR}
-install -d -m 0755 -o {user} {boot.JOBS_DIR} 2>/dev/null || install -d -m 0755 {boot.JOBS_DIR}
-{boot.heredoc(boot.LAUNCH_JSON, meta, "WORKBENCH_EOF")}
-{boot.STAMP_STARTED}
-echo "{boot.console_line(launch_id)} $(cat {boot.STARTED_PATH})" > /dev/console 2>/dev/null || true
-{boot.heredoc(f"{boot.STATE_DIR}/install-guard.sh", _guard(spec, launch_id), "WORKBENCH_GUARD_EOF", hint=None)}
-sh {boot.STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
-"""
+    script = boot.shell_boot_script(launch_id, meta, ssh_user, _guard(spec, launch_id), errexit=True)
     return boot.check_size(script, MAX_BYTES, "instance's user data")
 
 

@@ -111,6 +111,29 @@ def heredoc(path: str, text: str, marker: str,
     return f"cat > {path} <<'{marker}'\n{body}{marker}"
 
 
+def shell_boot_script(launch_id: str, meta_json: str, ssh_user: str, guard_shell: str, *, errexit: bool,
+                      before_guard: str = "") -> str:
+    """A shell boot script (AWS user data, Alibaba UserData): folders, ``launch.json``, the start stamp,
+    the console line, ``before_guard`` (e.g. a driver install), then the instance-side guard's installer.
+
+    ``errexit``: stop at the first failing line (``set -eu``) or carry on (``set -u``).
+    SpecError when a text would break its here-document.
+    """
+    user = shlex.quote(ssh_user)
+    return f"""#!/bin/bash
+# cloud-gpu-workbench: prepare this machine for launch {launch_id}
+set -{'e' if errexit else ''}u
+umask 022
+install -d -m 0755 {STATE_DIR} {RUNNER_DIR}
+install -d -m 0755 -o {user} {JOBS_DIR} 2>/dev/null || install -d -m 0755 {JOBS_DIR}
+{heredoc(LAUNCH_JSON, meta_json, "WORKBENCH_EOF")}
+{STAMP_STARTED}
+echo "{console_line(launch_id)} $(cat {STARTED_PATH})" > /dev/console 2>/dev/null || true
+{before_guard}{heredoc(f"{STATE_DIR}/install-guard.sh", guard_shell, "WORKBENCH_GUARD_EOF", hint=None)}
+sh {STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not be installed" > /dev/console 2>/dev/null || true
+"""
+
+
 def check_size(text: str, limit: int, what: str) -> str:
     """``text`` unchanged; PluginError when its UTF-8 size is over ``limit`` bytes (a cloud's user-data limit)."""
     size = len(text.encode("utf-8"))
