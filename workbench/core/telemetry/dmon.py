@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MINUTE = 60.0
+from workbench.core.telemetry.link_minutes import LinkMinutes
+
 _UNITS = {"MB/s": 1.0, "KB/s": 1e-3, "GB/s": 1e3}  # → MB/s
 
 
@@ -99,40 +100,8 @@ class DmonParser:
         return PcieBlock(np.asarray(idx, np.int64), np.asarray(rx, np.float64), np.asarray(tx, np.float64))
 
 
-class PcieMinutes:
-    """Per minute and GPU index, the sums and counts of PCIe readings (NaN left out)."""
-
-    def __init__(self) -> None:
-        self._acc: dict[float, np.ndarray] = {}  # minute → (4, gpus): rx sum, rx count, tx sum, tx count
-        self.latest: dict[int, tuple[float, float]] = {}  # GPU index → (rx, tx) MB/s of the newest reading
+class PcieMinutes(LinkMinutes):
+    """Per minute and GPU index, the means of the PCIe readings (each reading weighs one)."""
 
     def add(self, block: PcieBlock, ts: float) -> None:
-        if not len(block):
-            return
-        minute = ts // MINUTE * MINUTE
-        n = int(block.index.max()) + 1
-        acc = self._acc.get(minute)
-        if acc is None or acc.shape[1] < n:
-            grown = np.zeros((4, n))
-            if acc is not None:
-                grown[:, : acc.shape[1]] = acc
-            acc = self._acc[minute] = grown
-        for row, v in ((0, block.rx), (2, block.tx)):
-            seen = np.isfinite(v)
-            acc[row, :n] += np.bincount(block.index[seen], v[seen], n)
-            acc[row + 1, :n] += np.bincount(block.index[seen], minlength=n)
-        for i, r, t in zip(block.index.tolist(), block.rx.tolist(), block.tx.tolist()):
-            self.latest[i] = (r, t)
-
-    def means(self, minute: float, index: int) -> tuple[float, float]:
-        """(rx, tx) MB/s mean of one GPU in one minute; NaN when nothing was reported."""
-        acc = self._acc.get(minute)
-        if acc is None or index >= acc.shape[1]:
-            return math.nan, math.nan
-        rx_n, tx_n = acc[1, index], acc[3, index]
-        return (acc[0, index] / rx_n if rx_n else math.nan, acc[2, index] / tx_n if tx_n else math.nan)
-
-    def drop_until(self, minute: float) -> None:
-        """Forget the minutes up to and including ``minute`` (stored already)."""
-        for m in [m for m in self._acc if m <= minute]:
-            del self._acc[m]
+        self._add(block.index, block.rx, block.tx, ts)

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MINUTE = 60.0
+from workbench.core.telemetry.link_minutes import LinkMinutes
+
 BEGIN, END = "#nvlink", "#nvlink-end"
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}  # → bytes
 _GPU = re.compile(r"^\s*GPU\s+(\d+)\s*:")
@@ -159,41 +160,9 @@ class NvlinkParser:
                            np.asarray(cols[2], np.float64), np.asarray(cols[3], np.float64))
 
 
-class NvlinkMinutes:
-    """Per minute and GPU index, the megabytes and seconds of the rates received (NaN left out)."""
-
-    def __init__(self) -> None:
-        self._acc: dict[float, np.ndarray] = {}  # minute → (4, gpus): rx MB, rx seconds, tx MB, tx seconds
-        self.latest: dict[int, tuple[float, float]] = {}  # GPU index → (rx, tx) MB/s of the newest interval
+class NvlinkMinutes(LinkMinutes):
+    """Per minute and GPU index, the megabytes over the seconds of the intervals received (NaN left out)."""
 
     def add(self, block: NvlinkBlock, ts: float) -> None:
         """Intervals that ended by ``ts`` (when they arrived): they count in ``ts``'s minute."""
-        if not len(block):
-            return
-        minute = ts // MINUTE * MINUTE
-        n = int(block.index.max()) + 1
-        acc = self._acc.get(minute)
-        if acc is None or acc.shape[1] < n:
-            grown = np.zeros((4, n))
-            if acc is not None:
-                grown[:, : acc.shape[1]] = acc
-            acc = self._acc[minute] = grown
-        for row, v in ((0, block.rx), (2, block.tx)):
-            seen = np.isfinite(v)
-            acc[row, :n] += np.bincount(block.index[seen], (v * block.seconds)[seen], n)
-            acc[row + 1, :n] += np.bincount(block.index[seen], block.seconds[seen], n)
-        for i, r, t in zip(block.index.tolist(), block.rx.tolist(), block.tx.tolist()):
-            self.latest[i] = (r, t)
-
-    def means(self, minute: float, index: int) -> tuple[float, float]:
-        """(rx, tx) MB/s of one GPU over the intervals that ended in one minute; NaN when there were none."""
-        acc = self._acc.get(minute)
-        if acc is None or index >= acc.shape[1]:
-            return math.nan, math.nan
-        rx_s, tx_s = acc[1, index], acc[3, index]
-        return (acc[0, index] / rx_s if rx_s else math.nan, acc[2, index] / tx_s if tx_s else math.nan)
-
-    def drop_until(self, minute: float) -> None:
-        """Forget the minutes up to and including ``minute`` (stored already)."""
-        for m in [m for m in self._acc if m <= minute]:
-            del self._acc[m]
+        self._add(block.index, block.rx, block.tx, ts, block.seconds)
