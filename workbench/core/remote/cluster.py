@@ -45,10 +45,10 @@ from workbench.core.domain.cluster import ClusterLayout, master_port_of, node_en
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
-from workbench.core.remote import cluster_files, sshconfig, supervisor
+from workbench.core.remote import cluster_files, supervisor
 from workbench.core.remote.connection import Connection
-from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
-from workbench.core.remote.job import STATE_FILE, JobEvent, JobOptions, RemoteJob, read_state, recorded_exit_code
+from workbench.core.remote.job import (STATE_FILE, JobEvent, JobFlow, JobOptions, RemoteJob, read_state,
+                                       recorded_exit_code)
 
 log = logging.getLogger("workbench.remote.cluster")
 
@@ -140,7 +140,7 @@ def _q(text: str) -> str:
     return shlex.quote(text)
 
 
-class ClusterJob:
+class ClusterJob(JobFlow):
     """Drives every node of one launch (see the module docstring)."""
 
     def __init__(self, accounts: Any, instances: Sequence[Instance], spec: JobSpec,
@@ -444,47 +444,13 @@ class ClusterJob:
             prov.stop([j._fresh_instance() for j in self.jobs])
             self._emit("done", "stopped (disks are kept and may bill)")
             return
-        from workbench.core.lifecycle.teardown import teardown
-
         self._emit("terminating", f"terminating the {len(self.jobs)} machines and verifying nothing is left")
-        report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
-        if report.clean:
-            sshconfig.update(self.data_dir, remove_launches=[self.launch_id])
-            known = KnownHosts(known_hosts_path(self.data_dir))
-            for inst in self.nodes:
-                known.forget(host_alias(inst.provider, inst.instance_id))
-            self._emit("done", "terminated and verified")
-        else:
-            left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?") for x in report.remaining)
-            errs = "; ".join(e.message for _, e in report.errors)
-            self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(), kind="error")
+        self._terminate_and_verify(list(self.nodes))
 
     def keep_machine(self, years: int = 10) -> None:
         """"Keep running" after the job ended: every node's own on_finish stands down (other guards stay)."""
         self._each(lambda job: job.keep_machine(years))
         self._emit("kept", f"the {len(self.jobs)} machines keep running at your request")
-
-    def follow_and_finish(self) -> int | None:
-        code = self.exit_code if read_state(self.launch_id).get("phase") == "finished" else None
-        if code is None:
-            code = self.follow()
-        if code is not None and self.opts.apply_on_finish and not self.stopped:
-            self.apply_on_finish()
-        return code
-
-    def run(self) -> int | None:
-        """launch (unless done), follow every node, on_finish.  Errors end in phase "error" and are raised."""
-        try:
-            if read_state(self.launch_id).get("phase") in ("done", "kept"):
-                return self.exit_code
-            if not self.launch():
-                return None
-            return self.follow_and_finish()
-        except WorkbenchError as exc:
-            if self.stopped:
-                return None
-            self._emit("error", exc.message, kind="error")
-            raise
 
 
 def kind_is_loud(kind: str) -> bool:

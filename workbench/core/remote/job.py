@@ -92,7 +92,76 @@ def recorded_exit_code(launch_id: str) -> int | None:
         return None
 
 
-class RemoteJob:
+class JobFlow:
+    """The end of a job's life that one machine and a cluster share: follow it, then its on_finish.
+
+    A subclass provides ``launch()``, ``follow()``, ``apply_on_finish()``, ``exit_code``, ``stopped``,
+    ``launch_id``, ``opts``, ``accounts``, ``data_dir`` and ``_emit``.
+    """
+
+    launch_id: str
+    opts: JobOptions
+    accounts: Any
+    data_dir: Path
+    stopped: bool
+
+    def follow_and_finish(self) -> int | None:
+        code = self.exit_code if read_state(self.launch_id).get("phase") == "finished" else None
+        if code is None:
+            code = self.follow()
+        if code is not None and self.opts.apply_on_finish and not self.stopped:
+            self.apply_on_finish()
+        return code
+
+    def run(self) -> int | None:
+        """launch (unless already done), follow, on_finish.  Errors end in phase "error" and are raised."""
+        try:
+            if read_state(self.launch_id).get("phase") in ("done", "kept"):
+                return self.exit_code
+            if not self.launch():
+                return None
+            return self.follow_and_finish()
+        except WorkbenchError as exc:
+            if self.stopped:
+                return None  # we closed the connection ourselves: not the job's problem
+            self._emit("error", exc.message, kind="error")
+            raise
+
+    def _terminate_and_verify(self, machines: list[Instance]) -> None:
+        """End the launch's bill (teardown, verified); on success forget its SSH entries and host keys."""
+        from workbench.core.lifecycle.teardown import teardown
+
+        report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
+        if report.clean:
+            sshconfig.update(self.data_dir, remove_launches=[self.launch_id])
+            known = KnownHosts(known_hosts_path(self.data_dir))
+            for inst in machines:
+                known.forget(host_alias(inst.provider, inst.instance_id))
+            self._emit("done", "terminated and verified")
+        else:
+            left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?")
+                             for x in report.remaining)
+            errs = "; ".join(e.message for _, e in report.errors)
+            self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(),
+                       kind="error")
+
+    # provided by the subclass
+    exit_code: int | None
+
+    def launch(self) -> bool:
+        raise NotImplementedError
+
+    def follow(self) -> int | None:
+        raise NotImplementedError
+
+    def apply_on_finish(self) -> None:
+        raise NotImplementedError
+
+    def _emit(self, phase: str, message: str, kind: str = "info") -> None:
+        raise NotImplementedError
+
+
+class RemoteJob(JobFlow):
     """Drives one launch's job on its (first) instance; see the module docstring."""
 
     def __init__(self, accounts: Any, instance: Instance, spec: JobSpec, options: JobOptions | None = None,
@@ -407,40 +476,5 @@ class RemoteJob:
             prov.stop([self._fresh_instance()])
             self._emit("done", "stopped (disks are kept and may bill)")
             return
-        from workbench.core.lifecycle.teardown import teardown
-
         self._emit("terminating", "terminating the machine and verifying nothing of the launch is left")
-        report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
-        if report.clean:
-            sshconfig.update(self.data_dir, remove_launches=[self.launch_id])
-            KnownHosts(known_hosts_path(self.data_dir)).forget(host_alias(self.instance.provider,
-                                                                          self.instance.instance_id))
-            self._emit("done", "terminated and verified")
-        else:
-            left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?")
-                             for x in report.remaining)
-            errs = "; ".join(e.message for _, e in report.errors)
-            self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(),
-                       kind="error")
-
-    def follow_and_finish(self) -> int | None:
-        code = self.exit_code if read_state(self.launch_id).get("phase") in ("finished",) else None
-        if code is None:
-            code = self.follow()
-        if code is not None and self.opts.apply_on_finish and not self.stopped:
-            self.apply_on_finish()
-        return code
-
-    def run(self) -> int | None:
-        """launch (unless already done), follow, on_finish.  Errors end in phase "error" and are raised."""
-        try:
-            if read_state(self.launch_id).get("phase") in ("done", "kept"):
-                return self.exit_code
-            if not self.launch():
-                return None
-            return self.follow_and_finish()
-        except WorkbenchError as exc:
-            if self.stopped:
-                return None  # we closed the connection ourselves: not the job's problem
-            self._emit("error", exc.message, kind="error")
-            raise
+        self._terminate_and_verify([self.instance])
