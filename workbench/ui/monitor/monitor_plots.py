@@ -14,8 +14,8 @@ draw (at most 2 Hz); :meth:`MonitorPlots.draw` decides *what* changes:
 * Cheap paints: no antialiasing (1 px lines on dense data), the axes, their grid lines and
   the legends are cached as pixmaps (re-rendered only when their range or text changes),
   and pyqtgraph's own per-paint downsampling is off (the data already fits the pixels).
-* OpenGL where the platform has it (``monitor/opengl`` setting, or
-  ``WORKBENCH_PLOTS_OPENGL=1``), Qt's raster engine otherwise (the default).
+* OpenGL where the platform has it in hardware, Qt's raster engine otherwise (:func:`use_opengl`:
+  "auto" by default; the ``monitor/opengl`` setting or ``WORKBENCH_PLOTS_OPENGL`` forces either).
 """
 
 from __future__ import annotations
@@ -356,8 +356,9 @@ def use_opengl(setting: bool | str | None = None) -> bool:
 
     Auto: OpenGL where the platform has it in hardware, Qt's raster engine otherwise.  A software
     OpenGL (Mesa's llvmpipe, as on a machine without a GPU or under Xvfb) is not "having it": with
-    64 × 8 GPUs streaming it took about twice the raster engine's CPU for the same picture
-    (6.5 % vs 3.2 % of a core, `make bench`'s OpenGL rows, docs/benchmarks.md).
+    64 × 8 GPUs streaming it took two to three times the raster engine's CPU for the same picture
+    (6.5 % vs 3.2 % of a core in one run, 8.2 % vs 2.7 % in the latest: `make bench`'s OpenGL rows,
+    docs/benchmarks.md).
     """
     flag = os.environ.get("WORKBENCH_PLOTS_OPENGL", "").strip().lower()
     choice = flag or (setting if isinstance(setting, str) else ("auto" if setting is None else str(setting)))
