@@ -134,3 +134,49 @@ def test_an_oss_mount_is_checked_through_the_alibaba_plugin(cloud, alibaba, tmp_
     assert key.startswith("STS.") and alibaba.account.secret not in setup.secret_env.values()
     assert setup.config["mounts"][0]["remote"] == "wb0:lab/d" and setup.expires_at is not None
     assert alibaba.server.state.temp[key].policy["Statement"][1]["Action"] == ["oss:GetObject"]  # copy: read only
+
+
+def test_the_launch_panel_s_bar_fills_as_a_local_folder_uploads(qtbot, cloud, tmp_path):
+    """The wizard's upload step (prepare_storage, as LaunchRun runs it) reports the share of bytes sent;
+    the launch panel's bar shows it, then is busy again once the launch's own steps begin."""
+    from PySide6.QtCore import QObject, Signal
+
+    from workbench.core.lifecycle.launcher import STEP_RECORD, LaunchPlan
+    from workbench.core.providers.catalog import RankedOffer
+    from workbench.ui.launch.launch_review import LaunchProgressPanel
+    from workbench.ui.launch.launch_run import prepare_storage
+
+    data = tmp_path / "dataset"
+    data.mkdir()
+    for i in range(6):
+        (data / f"part-{i}.bin").write_bytes(bytes(100_000))
+    cloud.bucket("lab")
+    prof = dataclasses.replace(cloud.profile, settings={**cloud.profile.settings, "storage_uri": "s3://lab/wb"})
+    cloud.accounts.save_profile(prof)
+    s = spec(tmp_path, "  - {path: /data, source: ./dataset}\n")
+    lp = LaunchPlan("t-upload", s, prof, RankedOffer(prof.name, offer(), 3.06), 0)
+    panel = LaunchProgressPanel()
+    qtbot.addWidget(panel)
+    panel.begin("aws (moto)")
+    assert panel.busy.maximum() == 0  # busy, no measure yet
+    lines: list[str] = []
+    seen: list[float] = []
+
+    class Run(QObject):  # as LaunchRun: the transfer threads emit, the panel updates on the main thread
+        upload_fraction = Signal(float)
+
+    run = Run()
+    run.upload_fraction.connect(panel.show_fraction)
+
+    def fraction(f: float) -> None:
+        seen.append(f)
+        run.upload_fraction.emit(f)
+
+    uploaded = prepare_storage(cloud.accounts, lp, lines.append, lambda: False, fraction)
+    assert uploaded.spec.storage[0].source.startswith("s3://lab/wb/workbench-uploads/dataset-")
+    assert seen and seen == sorted(seen) and seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
+    qtbot.waitUntil(lambda: panel.busy.value() == 100, timeout=5_000)
+    assert (panel.busy.maximum(), panel.busy.isTextVisible()) == (100, True)
+    assert "100 %" in lines[-1] and "6 of 6 files" in lines[-1]
+    panel.reached(STEP_RECORD)
+    assert panel.busy.maximum() == 0 and not panel.busy.isTextVisible()

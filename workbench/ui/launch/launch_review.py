@@ -118,6 +118,7 @@ class LaunchProgressPanel(QGroupBox):
         }
         self.state = {key: "pending" for key in LAUNCH_STEPS}
         self._draw()
+        self.busy.setRange(0, 0)  # busy: no measure of how far until an upload gives one
         self.busy.setVisible(True)
         self.status.setText("")
         self.error.show_text(None)
@@ -134,8 +135,16 @@ class LaunchProgressPanel(QGroupBox):
             label.setFont(font)
             label.setEnabled(state not in ("pending", "skipped"))
 
+    def show_fraction(self, fraction: float) -> None:
+        """A measured part of the launch (a storage folder's upload): the bar fills and says how far."""
+        self.busy.setRange(0, 100)
+        self.busy.setValue(round(max(0.0, min(fraction, 1.0)) * 100))
+        self.busy.setTextVisible(True)
+
     def reached(self, key: str) -> None:
         """Steps before ``key`` are done; ``key`` is under way (STEP_RUNNING is done at once)."""
+        self.busy.setRange(0, 0)  # the upload is over: busy again, without a measure
+        self.busy.setTextVisible(False)
         passed = True
         for k in LAUNCH_STEPS:
             if k == key:

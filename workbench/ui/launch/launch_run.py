@@ -63,6 +63,7 @@ class LaunchRun(QObject):
     cleanup_started = Signal(str)  # "failed" | "cancelled"
     cleanup_done = Signal(object)  # Cleanup
     uploading = Signal(str)  # a line about a storage folder's upload (before anything is launched)
+    upload_fraction = Signal(float)  # how much of that upload's bytes were sent, 0..1
 
     def __init__(self, session: Session, draft: LaunchDraft, wait_s: float = WAIT_FOR_START_S,
                  parent: QObject | None = None) -> None:
@@ -93,7 +94,8 @@ class LaunchRun(QObject):
 
         def work() -> list[Instance]:
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
-            lp = prepare_storage(accounts, lp, self.uploading.emit, lambda: self.cancel_requested)
+            lp = prepare_storage(accounts, lp, self.uploading.emit, lambda: self.cancel_requested,
+                                 self.upload_fraction.emit)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
                            should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
@@ -180,8 +182,11 @@ class LaunchRun(QObject):
         self.cleanup_done.emit(result)
 
 
-def prepare_storage(accounts, lp, say, should_stop):  # type: ignore[no-untyped-def]
-    """Storage mounts checked (errors raise: nothing is launched) and local folders uploaded (worker thread)."""
+def prepare_storage(accounts, lp, say, should_stop, fraction=None):  # type: ignore[no-untyped-def]
+    """Storage mounts checked (errors raise: nothing is launched) and local folders uploaded (worker thread).
+
+    ``say`` gets a line per progress report, ``fraction`` (when given) the share of the bytes sent, 0..1.
+    """
     if not lp.spec.storage:
         return lp
     import dataclasses
@@ -192,6 +197,8 @@ def prepare_storage(accounts, lp, say, should_stop):  # type: ignore[no-untyped-
 
     def progress(_index: int, p) -> None:  # type: ignore[no-untyped-def]
         pct = 100.0 * p.bytes_done / p.bytes_total if p.bytes_total else 100.0
+        if fraction is not None:
+            fraction(min(pct, 100.0) / 100.0)
         say(tr("Uploading {folder}: {pct} % ({done} of {total} files; {skipped} unchanged)").format(
             folder=plan.mounts[_index].upload_from, pct=f"{min(pct, 100.0):.0f}", done=p.files_done,
             total=p.files_total, skipped=p.skipped_files))

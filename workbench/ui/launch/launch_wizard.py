@@ -156,6 +156,7 @@ class LaunchWizard(QWizard):
         run.cleanup_started.connect(self._cleanup_started)
         run.cleanup_done.connect(self._cleanup_done)
         run.uploading.connect(self.panel.status.setText)
+        run.upload_fraction.connect(self.panel.show_fraction)
         self.run = run
         self.launch_id = run.launch_id
         self.panel.begin(f"{run.provider} ({run.profile})")
