@@ -137,3 +137,44 @@ guards: {{max_runtime: 30m}}
     assert r.returncode == 0, r.stdout + r.stderr
     down = json.loads(r.stdout)
     assert down["clean"] and down["remaining"] == []  # verified: no process of either attempt is left
+
+
+@pytest.mark.timeout(180)
+def test_a_failed_run_is_relaunched_only_where_failure_is_asked_for(tmp_path):
+    """``recovery.on: [failure]``: a run that exits non-zero is relaunched as attempt 2 (which succeeds
+    here); the same job with ``on: [preemption]`` ends failed and stays ended."""
+    cli = Cli(tmp_path / "home")
+    run = ('if [ "${WORKBENCH_ATTEMPT:-1}" = 1 ]; then echo "attempt 1 fails"; exit 3; fi; '
+           'echo "attempt $WORKBENCH_ATTEMPT works"')
+    launched: dict[str, str] = {}
+    try:
+        for on in ("failure", "preemption"):
+            spec = tmp_path / f"{on}.yaml"
+            spec.write_text(f"name: flaky-{on}\nproviders: [local]\nrun: '{run}'\n"
+                            f"recovery: {{max_restarts: 2, on: [{on}]}}\nguards: {{max_runtime: 10m}}\n")
+            r = cli("launch", str(spec), "--provider", "local", "--yes", "--json")
+            assert r.returncode == 0, r.stderr
+            launched[on] = lid = json.loads(r.stdout)["launch"]["launch_id"]
+            wait_until(lambda lid=lid: (cli.home / "data" / "local" / lid / "exit_code").exists(), 60,
+                       f"the first attempt of {lid} to end")
+            assert (cli.home / "data" / "local" / lid / "exit_code").read_text().split()[0] == "3"
+
+        r = cli("watch", "--once", "--json")
+        assert r.returncode == 0, r.stderr
+        events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        relaunches = [e for e in events if e.get("guard") == "recovery" and e["action"] == "relaunched"]
+        assert [e["root_id"] for e in relaunches] == [launched["failure"]], events  # not the preemption-only one
+        second = relaunches[0]["launch_id"]
+        assert relaunches[0]["attempt"] == 2 and "exited with code 3" in relaunches[0]["message"]
+        wait_until(lambda: (cli.home / "data" / "local" / second / "exit_code").exists(), 60, "attempt 2 to end")
+        assert (cli.home / "data" / "local" / second / "exit_code").read_text().split()[0] == "0"
+        assert "attempt 2 works" in cli.log(second)
+
+        hist = json.loads(cli("attempts", second, "--json").stdout)
+        assert [(a["attempt"], a["end_reason"]) for a in hist["attempts"]][0] == (1, "failure")
+        other = json.loads(cli("attempts", launched["preemption"], "--json").stdout)
+        assert [a["attempt"] for a in other["attempts"]] == [1]  # ended failed, never relaunched
+    finally:
+        r = cli("down", "--all", "--yes", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["clean"]
