@@ -33,6 +33,13 @@ GPU_TDP_W: dict[str, tuple[float, float]] = {
     "V100": (300.0, 250.0), "A100": (400.0, 300.0), "A800": (400.0, 300.0), "H100": (700.0, 350.0),
     "H800": (700.0, 350.0), "H200": (700.0, 600.0),
 }
+#: maximum boost SM clock (MHz) of the tensor-core models the mixed-precision rule judges: (SXM/other, PCIe),
+#: from NVIDIA's data sheets; NaN where not known here (the run's own highest clock is the reference then)
+GPU_MAX_SM_CLOCK_MHZ: dict[str, tuple[float, float]] = {
+    "V100": (1530.0, 1380.0), "A100": (1410.0, 1410.0), "A800": (1410.0, 1410.0), "H100": (1980.0, 1755.0),
+    "H800": (1980.0, math.nan), "H200": (1980.0, math.nan),
+}
+CLOCK_BUSY_UTIL = 50.0  # the SM clock is judged over the readings where the GPU was at least this busy
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,8 @@ class GpuStats:
     win_mean: np.ndarray
     win_min: np.ndarray
     win_max: np.ndarray
+    sm_clock_busy_p50: float = math.nan  # MHz, median over the busy readings; NaN when not recorded
+    sm_clock_ref: float = math.nan  # MHz: the model's maximum boost clock, or the run's highest when higher/unknown
 
     @property
     def idle(self) -> bool:
@@ -141,6 +150,12 @@ class GpuStats:
     def power_fraction(self) -> float:
         return self.power_p50 / self.power_limit if self.power_limit and self.power_limit == self.power_limit \
             else math.nan
+
+    @property
+    def clock_fraction(self) -> float:
+        """The busy SM clock's share of the reference (below ~0.75: clocks held down); NaN when unknown."""
+        ok = self.sm_clock_ref == self.sm_clock_ref and self.sm_clock_ref > 0
+        return self.sm_clock_busy_p50 / self.sm_clock_ref if ok else math.nan
 
 
 def _windows(g: GpuTrace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -164,14 +179,25 @@ def default_power_limit(name: str, model: str | None) -> float:
     return pair[1] if "PCIE" in name.upper() else pair[0]
 
 
+def max_sm_clock(name: str, model: str | None) -> float:
+    pair = GPU_MAX_SM_CLOCK_MHZ.get(model or "")
+    if pair is None:
+        return math.nan
+    return pair[1] if "PCIE" in name.upper() else pair[0]
+
+
 def gpu_stats(g: GpuTrace) -> GpuStats:
     limit = pct(g.power_limit, 50)
     if limit != limit:
         limit = default_power_limit(g.name, g.model)
     wt, wm, wlo, whi = _windows(g)
+    clocks = _finite(g.sm_clock)
+    busy_clock = pct(g.sm_clock[np.nan_to_num(g.util, nan=0.0) >= CLOCK_BUSY_UTIL], 50)
+    seen = float(clocks.max()) if clocks.size else math.nan
+    ref = max((v for v in (max_sm_clock(g.name, g.model), seen) if v == v), default=math.nan)
     return GpuStats(g, mean(g.util), pct(g.util, 50), pct(g.util, 90), float(np.nanmax(g.mem_used))
                     if np.isfinite(g.mem_used).any() else math.nan, pct(g.mem_used, 95), g.mem_total,
-                    pct(g.power, 50), limit, wt, wm, wlo, whi)
+                    pct(g.power, 50), limit, wt, wm, wlo, whi, busy_clock, ref)
 
 
 def window_of(trace: Trace, start: float, end: float) -> dict[str, Any]:

@@ -39,7 +39,8 @@ PCIE_NEAR = 0.7  # data_loading: host → GPU at this share of the link's theore
 PCIE_SHARE = 0.5  # throughput is below the theoretical) for this share of the active GPUs' minutes
 AMP_MODELS = ("V100", "A100", "A800", "H100", "H800", "H200")
 BUSY = 80.0
-LOW_POWER = 0.6  # mixed_precision: median draw below this share of the power limit
+LOW_POWER = 0.6  # mixed_precision: median draw below this share of the power limit...
+CLOCK_HELD = 0.75  # ...with the busy SM clock at least this share of the model's maximum (lower: clocks held down)
 AMP_SPEEDUP = 1.5  # a conservative figure for FP32 → AMP on tensor-core GPUs
 HEADROOM = 1.15  # right_size: the candidate's memory must hold the peak plus this margin
 FITS_UTIL = 85.0  # right_size: the work at the run's 90th-percentile utilization must need at most this
@@ -349,14 +350,23 @@ def mixed_precision(ctx: Context) -> Outcome:
     frac = float(np.median(fractions))
     if frac > LOW_POWER:
         return None
+    model = amp[0].trace.model
+    clocks = [s.clock_fraction for s in amp if s.clock_fraction == s.clock_fraction]
+    clock = float(np.median(clocks)) if clocks else math.nan
+    if clock < CLOCK_HELD:  # a slowed-down GPU draws little whatever its math: AMP is not what it needs
+        return (f"the busy {model} GPUs ran at {100 * clock:.0f}% of their maximum SM clock, held down (heat, a power "
+                "cap or set application clocks), so their low power draw says nothing of FP32 math: see "
+                "`nvidia-smi -q -d PERFORMANCE`")
     amount = ctx.cost * (1 - 1 / AMP_SPEEDUP) if ctx.cost is not None else None
     t, busy = _windows(amp, lambda s: s.win_mean >= BUSY)
-    model = amp[0].trace.model
     evidence = {"window": flagged_window(ctx.trace, t, busy), "gpu_model": model, "util_mean_percent": _r(util),
                 "power_p50_w": _r(float(np.median([s.power_p50 for s in amp]))),
                 "power_limit_w": _r(float(np.median([s.power_limit for s in amp]))),
                 "power_percent_of_limit": _r(100 * frac), "expected_speedup": AMP_SPEEDUP,
                 "saving_basis": "the run's cost x (1 - 1/speed-up)"}
+    if clocks:
+        evidence["sm_clock_busy_p50_mhz"] = _r(float(np.median([s.sm_clock_busy_p50 for s in amp])))
+        evidence["sm_clock_percent_of_max"] = _r(100 * clock)
     return _advice(ctx, "mixed_precision", T_AMP, {"model": model, "util": round(util),
                                                    "power_percent": round(100 * frac), "speedup": AMP_SPEEDUP},
                    evidence, amount)

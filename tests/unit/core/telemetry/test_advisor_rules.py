@@ -72,7 +72,11 @@ def test_mixed_precision():
     assert a.evidence["gpu_model"] == "V100" and a.evidence["power_limit_w"] == 300.0
     assert 40 < a.evidence["power_percent_of_limit"] < 55 and a.evidence["util_mean_percent"] > 95
     assert a.saving.amount == pytest.approx(a.evidence["run_cost"] / 3, rel=1e-3)  # 1.5× faster
+    assert a.evidence["sm_clock_busy_p50_mhz"] == 1530.0 and a.evidence["sm_clock_percent_of_max"] == 100.0
     assert run(T.fp32_busy(power_share=0.9)).ids() == []
+    # the same low power on a GPU whose clock was held down (heat, a cap): not FP32's sign, no AMP advice
+    slowed = run(T.fp32_busy(clock_mhz=900.0))
+    assert slowed.ids() == [] and "59% of their maximum SM clock" in slowed.not_evaluated["mixed_precision"]
 
 
 def test_idle_gpus_names_a_smaller_offer_and_its_price_difference():
