@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
@@ -173,18 +173,25 @@ def collect(accounts: Accounts, q: OfferQuery, profiles: Iterable[Profile] | Non
 
     found: list[tuple[str, Offer]] = []
     errors: list[tuple[str, WorkbenchError]] = []
-    if not chosen:
+
+    def settle(name: str, get: Callable[[], list[tuple[str, Offer]]]) -> None:
+        try:
+            found.extend(get())
+        except WorkbenchError as exc:
+            errors.append((name, exc))
+        except Exception as exc:  # a plugin bug must not hide the other providers
+            log.exception("offers from profile %s failed", name)
+            errors.append((name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
+
+    if len(chosen) == 1:  # one profile (often Local alone): no thread to start for it
+        settle(chosen[0].name, lambda: one(chosen[0]))
+    elif chosen:
+        with ThreadPoolExecutor(max_workers=min(max_workers, len(chosen)), thread_name_prefix="offers") as pool:
+            futures = {p.name: pool.submit(one, p) for p in chosen}
+            for name, fut in futures.items():
+                settle(name, fut.result)
+    else:
         return [], []
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(chosen)), thread_name_prefix="offers") as pool:
-        futures = {p.name: pool.submit(one, p) for p in chosen}
-        for name, fut in futures.items():
-            try:
-                found.extend(fut.result())
-            except WorkbenchError as exc:
-                errors.append((name, exc))
-            except Exception as exc:  # a plugin bug must not hide the other providers
-                log.exception("offers from profile %s failed", name)
-                errors.append((name, WorkbenchError(f"{type(exc).__name__}: {exc}")))
     return rank(found, q, user_rate(accounts)), errors
 
 
