@@ -123,3 +123,59 @@ def test_azure_spot_eviction_relaunches(cloud, azure):
         report = teardown(acc, None, timeout=60, poll=0.05)
     assert report.clean
     assert not [g for g in azure.arm.groups(azure.account.subscription) if g["name"].startswith("wb-")]
+
+
+def test_a_relaunch_keeps_to_the_spec_s_alternatives(cloud):
+    """A spec that names its GPU only in ``alternatives`` (as a SkyPilot any_of import does) is relaunched on
+    an offer one of them allows: the V100 again, not the cheapest GPU AWS has (a T4)."""
+    acc = cloud.accounts
+    spec = parse_spec("name: alt\nrun: python3 train.py\nresources: {spot: true}\nalternatives: [{gpu: 'V100:1'}]\n"
+                      "providers: [aws]\nregions: [us-east-1]\nrecovery: {max_restarts: 1, on: [preemption]}\n",
+                      source="t.yaml")
+    lp = plan(acc, spec, provider="aws")
+    (first,) = execute(acc, lp)
+    assert first.instance_type == "p3.2xlarge"
+    t4 = plan(acc, parse_spec("name: any\nrun: x\nresources: {gpu: 'T4:1', spot: true}\n"), provider="aws").choice
+    assert t4.price < lp.choice.price  # a cheaper GPU is there for a relaunch that forgot the alternatives
+    try:
+        reclaim_spot(first.instance_id, "us-east-1")
+        reconcile(acc)
+        (ev,) = engine(acc).poll()
+        assert ev.action == "relaunched" and ev.attempt == 2
+        (second,) = acc.store.list_instances(launch_id=ev.launch_id)
+        assert second.instance_type == "p3.2xlarge" and second.gpu_model == "V100" and second.spot
+    finally:
+        report = teardown(acc, None, timeout=30, poll=0.05)
+    assert report.clean and inventory(acc).nothing_billing
+
+
+def test_a_spot_machine_taken_back_relaunches_on_another_cloud(cloud, azure):
+    """providers: [aws, azure]: AWS takes the V100 back and has no capacity left; the relaunch runs on
+    Azure's T4, the alternative the spec allows there, and nothing of the AWS attempt is left."""
+    acc = cloud.accounts
+    spec = parse_spec("name: xcloud\nrun: python3 train.py\nresources: {spot: true}\n"
+                      "alternatives: [{provider: aws, gpu: 'V100:1'}, {provider: azure, gpu: 'T4:1'}]\n"
+                      "providers: [aws, azure]\nregions: [us-east-1, eastus]\n"
+                      "recovery: {max_restarts: 1, on: [preemption]}\n", source="t.yaml")
+    lp = plan(acc, spec, provider="aws")
+    (first,) = execute(acc, lp)
+    assert first.provider == "aws"
+    try:
+        cloud.moto.faults.add(FaultRule(operation="RunInstances", error="InsufficientInstanceCapacity",
+                                        message="We currently do not have sufficient capacity."))
+        reclaim_spot(first.instance_id, "us-east-1")
+        reconcile(acc)
+        events = engine(acc).poll()
+        (ev,) = [e for e in events if e.action == "relaunched"]
+        assert ev.attempt == 2 and "azure/" in ev.message
+        (second,) = acc.store.list_instances(launch_id=ev.launch_id)
+        assert second.provider == "azure" and second.gpu_model == "T4" and second.spot and second.region == "eastus"
+        hist = history(acc.store, ev.launch_id)
+        assert hist[0]["end_reason"] == "preemption" and hist[-1]["status"] == "running"
+        live, left = billing(acc)
+        assert live == {second.launch_id} and [r for r in left if r.launch_id == lp.launch_id] == []
+    finally:
+        cloud.moto.faults.clear()
+        report = teardown(acc, None, timeout=60, poll=0.05)
+    assert report.clean
+    assert not [g for g in azure.arm.groups(azure.account.subscription) if g["name"].startswith("wb-")]

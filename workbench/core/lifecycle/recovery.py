@@ -42,14 +42,15 @@ from typing import Callable, Iterable
 from workbench.core import paths
 from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
-from workbench.core.domain.models import Instance, JobSpec, Profile
+from workbench.core.domain.models import CHOOSE_IN_ORDER, Instance, JobSpec, Profile
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown  # noqa: F401 - re-exported
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect
+from workbench.core.providers.catalog import RankedOffer, rank_key, user_rate
 from workbench.core.providers.contract import SupportsEndReason
+from workbench.core.providers.offer_choice import spec_offers
 from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
@@ -339,13 +340,27 @@ class RecoveryEngine:
             budgets.set_launch(self.store, lid, max(remaining[0], 0.01), remaining[1], remaining[2])
 
     def _choose(self, rec: LaunchRecord, spec: JobSpec) -> list[RankedOffer]:
-        """Available offers the spec allows (profiles of its providers, its regions), cheapest first."""
+        """Available offers the spec allows (profiles of its providers, its regions, its alternatives), best first.
+
+        Best as the launch chose: cheapest (prices in two currencies compared at the user's rate), or
+        with ``choose: in_order`` the first alternative that has an offer.
+        """
         accounts = self.accounts
         if spec.providers:
             profiles = [p for p in accounts.profiles() if p.provider in spec.providers]
         else:
             profiles = [accounts.profile(rec.profile)]
-        ranked, errors = collect(accounts, OfferQuery.from_spec(spec), profiles=profiles)
+        ranked: list[RankedOffer] = []
+        errors: list[tuple[str, WorkbenchError]] = []
+        for prof in profiles:  # each profile's offers for the spec's resources, or for each of its alternatives
+            found = spec_offers(accounts, spec, prof, None)
+            ranked += found.ranked
+            errors += found.errors
+        rate = user_rate(accounts)
+        if spec.choose == CHOOSE_IN_ORDER:
+            ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r, rate)))
+        else:
+            ranked.sort(key=lambda r: rank_key(r, rate))
         regions = set(spec.regions)
         usable = [r for r in ranked if r.offer.available and (not regions or r.offer.region in regions
                                                               or r.offer.provider == "local")]
