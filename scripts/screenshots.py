@@ -12,6 +12,7 @@ Credentials stay in memory (no keyring is touched).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -327,6 +328,9 @@ def _advice_shots(app, win, store, shot) -> None:
     trace = traces.at(trace, _time.time() - trace.duration_s - 600)
     (inst,) = traces.to_store(store, trace, "resnet-8xv100-7f3a", name="resnet-8xv100", spec={
         "name": "resnet-8xv100", "run": "python train.py", "recovery": {"max_restarts": 3}})
+    # the run finished (exit 0): recovery has nothing to relaunch (its profile "default" is not in this home)
+    store.upsert_instance(dataclasses.replace(store.get_instance(inst.provider, inst.profile, inst.instance_id),
+                                              exit_code=0), ts=trace.start + trace.duration_s)
     inst = store.get_instance(inst.provider, inst.profile, inst.instance_id)
     win.show_monitor(inst)
     panel = win.monitor_view.advice
