@@ -37,6 +37,13 @@ def billing(acc) -> tuple[set[str], list]:
     return {i.launch_id for i in insts if i.state.billable}, [x for p in inv.profiles for x in p.leftovers]
 
 
+def launch_one(acc, provider: str, spec_text: str):
+    """The spec launched on ``provider``: its plan and its one machine."""
+    lp = plan(acc, parse_spec(spec_text, source="t.yaml"), provider=provider)
+    (first,) = execute(acc, lp)
+    return lp, first
+
+
 def engine(acc) -> RecoveryEngine:
     return RecoveryEngine(acc, teardown_timeout_s=30, teardown_poll_s=0.05)
 
@@ -45,11 +52,9 @@ def test_aws_spot_interruption_relaunches_in_another_allowed_region(cloud):
     acc = cloud.accounts
     acc.save_profile(Profile("moto", "aws", "us-east-1", endpoint_url=cloud.moto.url,
                              settings={**FAST, "regions": "us-east-1,us-west-2"}))
-    spec = parse_spec("name: train\nrun: python3 train.py\nresources: {gpu: 'V100:1', spot: true}\n"
-                      "providers: [aws]\nregions: [us-east-1, us-west-2]\n"
-                      "recovery: {max_restarts: 2, on: [preemption]}\nguards: {max_runtime: 6h}\n", source="t.yaml")
-    lp = plan(acc, spec, provider="aws")
-    (first,) = execute(acc, lp)
+    lp, first = launch_one(acc, "aws", "name: train\nrun: python3 train.py\nresources: {gpu: 'V100:1', spot: true}\n"
+                           "providers: [aws]\nregions: [us-east-1, us-west-2]\n"
+                           "recovery: {max_restarts: 2, on: [preemption]}\nguards: {max_runtime: 6h}\n")
     assert first.region == "us-east-1" and first.spot  # the spec's first region
     try:
         # 1: AWS takes the machine back; the cheapest allowed offer now is a spot p3.2xlarge in us-west-2
@@ -95,11 +100,9 @@ def test_aws_spot_interruption_relaunches_in_another_allowed_region(cloud):
 
 def test_azure_spot_eviction_relaunches(cloud, azure):
     acc = cloud.accounts
-    spec = parse_spec("name: train\nrun: python3 train.py\nresources: {gpu: 'T4:1', spot: true}\n"
-                      "providers: [azure]\nregions: [eastus]\nrecovery: {max_restarts: 1, on: [preemption]}\n",
-                      source="t.yaml")
-    lp = plan(acc, spec, provider="azure")
-    (first,) = execute(acc, lp)
+    lp, first = launch_one(acc, "azure", "name: train\nrun: python3 train.py\nresources: {gpu: 'T4:1', spot: true}\n"
+                           "providers: [azure]\nregions: [eastus]\n"
+                           "recovery: {max_restarts: 1, on: [preemption]}\n")
     group = first.extra["resource_group"]
     try:
         azure.arm.set_power(azure.account.subscription, group, "evicted")  # evictionPolicy Delete: the VM goes
@@ -129,11 +132,9 @@ def test_a_relaunch_keeps_to_the_spec_s_alternatives(cloud):
     """A spec that names its GPU only in ``alternatives`` (as a SkyPilot any_of import does) is relaunched on
     an offer one of them allows: the V100 again, not the cheapest GPU AWS has (a T4)."""
     acc = cloud.accounts
-    spec = parse_spec("name: alt\nrun: python3 train.py\nresources: {spot: true}\nalternatives: [{gpu: 'V100:1'}]\n"
-                      "providers: [aws]\nregions: [us-east-1]\nrecovery: {max_restarts: 1, on: [preemption]}\n",
-                      source="t.yaml")
-    lp = plan(acc, spec, provider="aws")
-    (first,) = execute(acc, lp)
+    lp, first = launch_one(acc, "aws", "name: alt\nrun: python3 train.py\nresources: {spot: true}\n"
+                           "alternatives: [{gpu: 'V100:1'}]\n"
+                           "providers: [aws]\nregions: [us-east-1]\nrecovery: {max_restarts: 1, on: [preemption]}\n")
     assert first.instance_type == "p3.2xlarge"
     t4 = plan(acc, parse_spec("name: any\nrun: x\nresources: {gpu: 'T4:1', spot: true}\n"), provider="aws").choice
     assert t4.price < lp.choice.price  # a cheaper GPU is there for a relaunch that forgot the alternatives
@@ -153,12 +154,10 @@ def test_a_spot_machine_taken_back_relaunches_on_another_cloud(cloud, azure):
     """providers: [aws, azure]: AWS takes the V100 back and has no capacity left; the relaunch runs on
     Azure's T4, the alternative the spec allows there, and nothing of the AWS attempt is left."""
     acc = cloud.accounts
-    spec = parse_spec("name: xcloud\nrun: python3 train.py\nresources: {spot: true}\n"
-                      "alternatives: [{provider: aws, gpu: 'V100:1'}, {provider: azure, gpu: 'T4:1'}]\n"
-                      "providers: [aws, azure]\nregions: [us-east-1, eastus]\n"
-                      "recovery: {max_restarts: 1, on: [preemption]}\n", source="t.yaml")
-    lp = plan(acc, spec, provider="aws")
-    (first,) = execute(acc, lp)
+    lp, first = launch_one(acc, "aws", "name: xcloud\nrun: python3 train.py\nresources: {spot: true}\n"
+                           "alternatives: [{provider: aws, gpu: 'V100:1'}, {provider: azure, gpu: 'T4:1'}]\n"
+                           "providers: [aws, azure]\nregions: [us-east-1, eastus]\n"
+                           "recovery: {max_restarts: 1, on: [preemption]}\n")
     assert first.provider == "aws"
     try:
         cloud.moto.faults.add(FaultRule(operation="RunInstances", error="InsufficientInstanceCapacity",

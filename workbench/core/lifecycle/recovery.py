@@ -42,15 +42,15 @@ from typing import Callable, Iterable
 from workbench.core import paths
 from workbench.core.domain.errors import CapacityError, NotFoundError, QuotaError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
-from workbench.core.domain.models import CHOOSE_IN_ORDER, Instance, JobSpec, Profile
+from workbench.core.domain.models import Instance, JobSpec, Profile
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown  # noqa: F401 - re-exported
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
-from workbench.core.providers.catalog import RankedOffer, rank_key, user_rate
+from workbench.core.providers.catalog import RankedOffer, user_rate
 from workbench.core.providers.contract import SupportsEndReason
-from workbench.core.providers.offer_choice import spec_offers
+from workbench.core.providers.offer_choice import order_offers, spec_offers
 from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
@@ -356,11 +356,7 @@ class RecoveryEngine:
             found = spec_offers(accounts, spec, prof, None)
             ranked += found.ranked
             errors += found.errors
-        rate = user_rate(accounts)
-        if spec.choose == CHOOSE_IN_ORDER:
-            ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r, rate)))
-        else:
-            ranked.sort(key=lambda r: rank_key(r, rate))
+        order_offers(ranked, spec, user_rate(accounts))
         regions = set(spec.regions)
         usable = [r for r in ranked if r.offer.available and (not regions or r.offer.region in regions
                                                               or r.offer.provider == "local")]

@@ -76,12 +76,18 @@ def spec_offers(accounts: Accounts, spec: JobSpec, prof: Profile, region: str | 
             key = (r.profile, r.offer.provider, r.offer.region, r.offer.instance_type, q.spot)
             if key not in best:  # the first alternative that matches it names it
                 best[key] = dataclasses.replace(r, alternative=index)
-    ranked = list(best.values())
+    return SpecOffers(order_offers(list(best.values()), spec), errors, skipped)
+
+
+def order_offers(ranked: list[RankedOffer], spec: JobSpec, cny_per_usd: float | None = None) -> list[RankedOffer]:
+    """``ranked`` in the order ``spec`` chooses (sorted in place, and returned): cheapest first (yuan and
+    dollars compared at ``cny_per_usd``, else the reference rate), or with ``choose: in_order`` the first
+    alternative that has an offer, cheapest within it."""
     if spec.choose == CHOOSE_IN_ORDER:
-        ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r)))
+        ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r, cny_per_usd)))
     else:
-        ranked.sort(key=rank_key)
-    return SpecOffers(ranked, errors, skipped)
+        ranked.sort(key=lambda r: rank_key(r, cny_per_usd))
+    return ranked
 
 
 def effective_spot(spec: JobSpec, choice: RankedOffer) -> bool:
@@ -126,8 +132,4 @@ def collect_spec_offers(accounts: Accounts, spec: JobSpec, max_workers: int = 8
             found = fut.result()  # spec_offers reports a provider's failure beside its offers
             ranked.extend(found.ranked)
             errors.extend(found.errors)
-    if spec.choose == CHOOSE_IN_ORDER:
-        ranked.sort(key=lambda r: (not r.offer.available, r.alternative or 0, rank_key(r)))
-    else:
-        ranked.sort(key=rank_key)
-    return ranked, errors
+    return order_offers(ranked, spec), errors
