@@ -53,6 +53,15 @@ class AuthError(WorkbenchError):
     kind = "auth"
 
 
+class NoKeyringError(AuthError):
+    """This computer has no secure keyring at all (none installed, or only a plaintext one).
+
+    Not raised for a keyring that is there but locked or did not answer: those stay plain
+    AuthErrors, so that a profile whose credential fields are all optional (a named AWS profile,
+    ``az login``) goes on without the keyring only when there is none, never because one call failed.
+    """
+
+
 class QuotaError(WorkbenchError):
     """The account's quota does not allow the request (hint: request an increase)."""
 

@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Mapping
 
 from workbench.core import paths
-from workbench.core.domain.errors import AuthError, NotFoundError
+from workbench.core.domain.errors import AuthError, NoKeyringError, NotFoundError
 from workbench.core.domain.models import Profile
 from workbench.core.providers.contract import Provider, ProviderContext
 from workbench.core.providers.registry import Entries, ProviderEntry, construct, discover, get
@@ -205,7 +205,11 @@ class Accounts:
         required = [f.key for f in fields if not f.optional]
         try:
             values = self.credentials.get(profile.provider, profile.name)
-        except AuthError:
+        except NoKeyringError:
+            # Only a computer with no secure keyring at all goes on without one (a named AWS profile,
+            # `az login`); a keyring that is locked or failed to answer is an error, never "nothing
+            # stored": the provider would otherwise fall back to ambient credentials, or say the
+            # secret is missing while it is there (issue 28).
             if required:
                 raise
             log.info("no keyring for optional credentials of %s/%s", profile.provider, profile.name)

@@ -27,8 +27,9 @@ refused and how their failures are mapped (:mod:`.keyring_safety`), scrubbing
 values out of text (:mod:`.redaction`) and reading credentials given as JSON
 (:mod:`.credentials_json`).  This module is plain Python: it may import
 :mod:`keyring`, never Qt and never a cloud SDK.  It is safe to use from worker
-threads (every keyring call opens its own D-Bus connection; the lazy backend
-lookup is guarded by a lock).
+threads (the lazy backend lookup is guarded by a lock; on Linux the Secret
+Service is spoken to over one D-Bus connection per process, its calls serialised:
+:mod:`.secret_service`).
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
 import keyring
 
-from workbench.core.domain.errors import AuthError, ConfigError
+from workbench.core.domain.errors import AuthError, ConfigError, NoKeyringError
 from workbench.core.providers.credentials_json import describe_key, parse_credentials_json
 from workbench.core.providers.keyring_safety import (NO_KEYRING_MESSAGE, backend_label, fix_hint, is_chainer,
-                                                     is_insecure_backend, map_error)
+                                                     is_insecure_backend, is_stock_secret_service, map_error)
 from workbench.core.providers.redaction import redact
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -113,7 +114,7 @@ class CredentialStore:
                 try:
                     backend = keyring.get_keyring()
                 except Exception as exc:  # broken keyringrc / env var naming a missing class
-                    error = AuthError(
+                    error = NoKeyringError(
                         f"{NO_KEYRING_MESSAGE} (keyring backend could not be loaded: "
                         f"{type(exc).__name__})",
                         hint=fix_hint(),
@@ -127,6 +128,13 @@ class CredentialStore:
                     # Use one store consistently: writes and reads must hit the
                     # same backend, and never fall through to a plaintext one.
                     backend = secure[0]
+            if is_stock_secret_service(backend):
+                # keyring's own Secret Service backend opens a connection per call, which a busy
+                # gnome-keyring can answer as if the collection were gone, or abort on: the same
+                # entries over one registered connection (secret_service.py says why).
+                from workbench.core.providers.secret_service import SecretServiceBackend
+
+                backend = SecretServiceBackend.from_stock(backend)
             self._backend = backend
             return backend
 
@@ -134,7 +142,7 @@ class CredentialStore:
         backend = self._raw_backend()
         if is_insecure_backend(backend):
             log.info("refusing insecure keyring backend %s", backend_label(backend))
-            raise AuthError(
+            raise NoKeyringError(
                 f"{NO_KEYRING_MESSAGE} (selected backend: {backend_label(backend)})",
                 hint=fix_hint(),
             )

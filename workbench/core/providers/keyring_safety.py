@@ -16,7 +16,7 @@ from typing import Sequence
 import keyring
 import keyring.errors
 
-from workbench.core.domain.errors import AuthError
+from workbench.core.domain.errors import AuthError, NoKeyringError
 from workbench.core.providers.redaction import leaks_fragment, redact
 
 NO_KEYRING_MESSAGE = "no secure keyring is available to store credentials"
@@ -67,6 +67,12 @@ def _class_path(backend: object) -> str:
 
 def is_chainer(backend: object) -> bool:
     return _class_path(backend) == "keyring.backends.chainer.ChainerBackend"
+
+
+def is_stock_secret_service(backend: object) -> bool:
+    """True for ``keyring``'s own Secret Service backend (exactly that class): the store swaps it for
+    :class:`~workbench.core.providers.secret_service.SecretServiceBackend`, which keeps its entries."""
+    return _class_path(backend) == "keyring.backends.SecretService.Keyring"
 
 
 def is_insecure_backend(backend: object) -> bool:
@@ -163,7 +169,7 @@ def map_error(exc: Exception, action: str, key: str, values: Sequence[str]) -> A
     detail = f"{type(exc).__name__}: {detail[:300]}" if detail else type(exc).__name__
 
     if isinstance(exc, keyring.errors.NoKeyringError):
-        return AuthError(f"{NO_KEYRING_MESSAGE} ({detail})", hint=fix_hint())
+        return NoKeyringError(f"{NO_KEYRING_MESSAGE} ({detail})", hint=fix_hint())
     if _looks_locked(exc):
         # gnome-keyring answers "Failed to create the collection: Prompt
         # dismissed" when there is no default collection and no prompter

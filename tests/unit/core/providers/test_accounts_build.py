@@ -13,10 +13,10 @@ from typing import Callable
 
 import pytest
 
-from workbench.core.domain.errors import AuthError, PluginError
+from workbench.core.domain.errors import AuthError, NoKeyringError, PluginError
 from workbench.core.domain.models import Profile
 from workbench.core.providers.accounts import Accounts
-from workbench.core.providers.contract import Provider
+from workbench.core.providers.contract import CredentialField, Provider
 from workbench.core.providers.registry import ProviderEntry
 from workbench.core.store.database import Store
 from workbench_testing import MemoryCredentials
@@ -183,3 +183,64 @@ def test_a_constructor_that_breaks_is_a_plugin_error(accounts):
     BlockingProvider.hook = staticmethod(boom)
     with pytest.raises(PluginError, match="failed to start: RuntimeError: SDK missing a module"):
         accounts.provider(accounts.profile("b"))
+
+
+class OptionalSecretProvider(BlockingProvider):
+    """A provider whose every credential field is optional (as AWS, Azure and Alibaba are)."""
+
+    id = "optional"
+    credential_fields = (CredentialField("key", "Key", optional=True),
+                         CredentialField("secret", "Secret", secret=True, optional=True))
+    seen: list[dict] = []
+
+    def __init__(self, profile, secrets, context) -> None:
+        super().__init__(profile, secrets, context)
+        type(self).seen.append(dict(secrets))
+
+
+class FailingCredentials(MemoryCredentials):
+    """A keyring whose reads fail with ``error``."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def get(self, provider: str, profile: str) -> dict[str, str]:
+        raise self.error
+
+
+def _optional_accounts(credentials) -> Accounts:
+    entry = ProviderEntry("optional", "tests:OptionalSecretProvider", None, None, OptionalSecretProvider)
+    acc = Accounts(Store.open(), entries={"optional": entry}, credentials=credentials)
+    acc.save_profile(Profile("o", "optional", None))
+    OptionalSecretProvider.seen = []
+    BlockingProvider.built = []
+    BlockingProvider.hook = staticmethod(lambda profile: None)
+    return acc
+
+
+@pytest.mark.parametrize("error", [AuthError("could not open the keyring to read credentials for optional/o"),
+                                   AuthError("the keyring is locked; could not read credentials")],
+                         ids=["did-not-answer", "locked"])
+def test_a_keyring_that_fails_is_an_error_even_for_optional_fields(tmp_path, monkeypatch, error):
+    # Issue 28: such a failure was taken for "nothing stored", so Azure said "no client secret stored"
+    # for a secret that was there, and AWS would have fallen back to ambient credentials.
+    monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
+    acc = _optional_accounts(FailingCredentials(error))
+    try:
+        with pytest.raises(AuthError) as raised:
+            acc.provider(acc.profile("o"))
+        assert raised.value is error
+        assert OptionalSecretProvider.seen == []
+    finally:
+        acc.store.close()
+
+
+def test_no_keyring_at_all_leaves_optional_fields_empty(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
+    acc = _optional_accounts(FailingCredentials(NoKeyringError("no secure keyring is available")))
+    try:
+        assert acc.provider(acc.profile("o")).profile.name == "o"
+        assert OptionalSecretProvider.seen == [{}]
+    finally:
+        acc.store.close()

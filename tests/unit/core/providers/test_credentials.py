@@ -171,7 +171,7 @@ def real_store() -> Iterator[CredentialStore]:
     # Under the script these must work; anything else is a real failure
     # (check_backend's AuthError says why, with a hint).
     store.check_backend()
-    assert "keyring.backends.SecretService.Keyring" in store.backend_name(), store.backend_name()
+    assert "secret_service.SecretServiceBackend" in store.backend_name(), store.backend_name()
     yield store
 
 
@@ -188,8 +188,10 @@ def profiles(real_store: CredentialStore) -> Iterator[list[tuple[str, str]]]:
 @pytest.mark.keyring
 class TestRealSecretService:
     def test_backend_is_secret_service(self, real_store: CredentialStore) -> None:
+        # keyring chose its Secret Service backend; the store speaks to it over one registered
+        # connection (secret_service.py), under the same name
         assert real_store.backend_name() == (
-            "SecretService Keyring (keyring.backends.SecretService.Keyring)"
+            "SecretService Keyring (workbench.core.providers.secret_service.SecretServiceBackend)"
         )
 
     def test_round_trip_two_providers(

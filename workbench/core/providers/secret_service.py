@@ -1,0 +1,255 @@
+"""The Secret Service (Linux keyring) on one D-Bus connection per process, that a busy daemon cannot drop.
+
+Why this exists instead of ``keyring``'s own Secret Service backend: that backend opens a new
+D-Bus connection for every read and write and addresses the collection through
+``/org/freedesktop/secrets/aliases/default``.  gnome-keyring-daemon (42.1 on Debian 12, still so in
+50.0) registers each connection as a client *lazily*, from an idle callback scheduled by a message
+filter on its D-Bus worker thread, and rewrites alias paths on that thread from a table that its
+main thread replaces whenever a new client is registered.  Under load (several processes, each
+opening connections back to back) a call can therefore arrive before the daemon knows its
+caller, or with its alias rewritten from a string just freed.  Measured here (issue 28, eight
+processes reading and rewriting entries for 20 s; the daemon's own stderr):
+
+* a method call on the alias path answers ``org.freedesktop.DBus.Error.UnknownMethod`` (about one
+  call in 2,000); ``keyring`` takes that for "there is no default collection", tries to create
+  one, and without a desktop prompter fails with ``Prompt dismissed``: a secret that exists reads
+  as a keyring error (and, through the optional-field path of ``accounts``, was taken for "no
+  secret stored");
+* a property read in that window aborts the daemon (``gkd_secret_service_get_pkcs11_session:
+  assertion 'client' failed`` then GLib's ``invoke_get_property_in_idle_cb: assertion failed:
+  (error != NULL)``, exit 134; 3 runs in 6 with one more process).  D-Bus then starts a new daemon
+  whose keyring is locked: every later call waits on an unlock prompt.  This is the upstream bug
+  reported as Debian #1147303 / GNOME gnome-keyring #144.
+
+So :class:`SecretServiceBackend` keeps ``keyring``'s entries exactly (same attributes, label and
+collection: entries written by either backend are read by the other) and changes only how it talks:
+
+1. **one connection per process**, reused by every call (a lock serialises them; a forked child
+   opens its own), so the daemon registers this process once instead of once per call;
+2. **a handshake before anything else**: ``Service.SearchItems`` for an attribute that matches
+   nothing, repeated until it succeeds.  A method call needs no client record to fail safely (the
+   daemon answers UnknownMethod, it does not abort), and every incoming message schedules the
+   record, so once it succeeds the daemon knows this connection for as long as it stays open;
+   only then are properties read or a session opened;
+3. **the collection's real path**, read once per connection with ``ReadAlias("default")``, never
+   the alias path that the daemon rewrites on its worker thread;
+4. **a retry on a new connection** (at most :data:`ATTEMPTS` tries) when the service answers as if
+   an object vanished or went away, so one odd answer is never reported as "not there".  A read
+   returns None only after a search that succeeded on an unlocked collection found nothing.
+
+Thread safety: every public method may be called from any thread; calls are serialised.  Errors
+leave as ``keyring``/``secretstorage`` exceptions, mapped by :mod:`.keyring_safety` like the stock
+backend's.  Plain Python: no Qt, no cloud SDK.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+import secretstorage
+from keyring.backends import SecretService
+from keyring.credentials import SimpleCredential
+from keyring.errors import KeyringLocked, PasswordDeleteError
+from secretstorage.collection import Collection, create_collection
+from secretstorage.defines import SS_PATH
+from secretstorage.dhcrypto import Session
+from secretstorage.exceptions import ItemNotFoundException, SecretServiceNotAvailableException
+from secretstorage.util import SERVICE_IFACE, DBusAddressWrapper, open_session
+
+__all__ = ["ATTEMPTS", "SecretServiceBackend"]
+
+log = logging.getLogger("workbench.credentials")
+
+_T = TypeVar("_T")
+
+#: tries of one operation, each on a new connection after the first
+ATTEMPTS = 4
+#: tries of the handshake on one connection (each failed try is one message the daemon then knows)
+HANDSHAKE_TRIES = 50
+#: an attribute no entry carries: the handshake's search matches nothing
+_HANDSHAKE_QUERY = {"xdg:schema": "org.cloud-gpu-workbench.handshake"}
+#: how a stored entry is labelled (keyring's own wording, so both backends label alike)
+_LABEL = "Password for '{username}' on '{service}'"
+
+# What a service that lost track of us (or restarted) answers: worth one more try on a new connection.
+# OSError and EOFError: the socket under us closed (the bus or the daemon went away).
+_RETRYABLE: tuple[type[BaseException], ...] = (ItemNotFoundException, SecretServiceNotAvailableException,
+                                               OSError, EOFError)
+
+
+@dataclass
+class _Link:
+    """One open connection, known to the daemon, with the collection it resolved and its session."""
+
+    connection: Any
+    pid: int
+    collection_path: str | None  # None: the service has no default collection (yet)
+    session: Session | None = None
+
+    def close(self) -> None:
+        try:
+            self.connection.close()
+        except Exception:  # noqa: BLE001 - a dead socket is what we are dropping
+            pass
+
+
+class SecretServiceBackend(SecretService.Keyring):
+    """``keyring``'s Secret Service backend over one known connection (see the module docstring)."""
+
+    name = "SecretService Keyring"  # keyring's own name for the keyring it reaches: the same one
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._link_lock = threading.RLock()
+        self._link: _Link | None = None
+        #: handshake tries that the daemon refused, and operations retried (evidence for tests and logs)
+        self.handshake_refusals = 0
+        self.retries = 0
+
+    @classmethod
+    def from_stock(cls, stock: SecretService.Keyring) -> "SecretServiceBackend":
+        """The same keyring (preferred collection, scheme) as ``stock``, spoken to our way."""
+        backend = cls()
+        for name in ("preferred_collection", "scheme", "appid"):
+            if name in vars(stock):
+                setattr(backend, name, vars(stock)[name])
+        return backend
+
+    # -- connection ----------------------------------------------------------------------
+
+    def _open(self) -> _Link:
+        connection = secretstorage.dbus_init()
+        try:
+            self._handshake(connection)
+            path = getattr(self, "preferred_collection", None) or self._default_path(connection)
+            return _Link(connection, os.getpid(), path)
+        except BaseException:
+            connection.close()
+            raise
+
+    def _handshake(self, connection: Any) -> None:
+        service = DBusAddressWrapper(SS_PATH, SERVICE_IFACE, connection)
+        for attempt in range(HANDSHAKE_TRIES):
+            try:
+                service.call("SearchItems", "a{ss}", _HANDSHAKE_QUERY)
+                return
+            except ItemNotFoundException:  # UnknownMethod: the daemon has not registered us yet
+                self.handshake_refusals += 1
+                time.sleep(min(0.002 * (attempt + 1), 0.05))
+        raise SecretServiceNotAvailableException("the Secret Service never registered this connection")
+
+    @staticmethod
+    def _default_path(connection: Any) -> str | None:
+        service = DBusAddressWrapper(SS_PATH, SERVICE_IFACE, connection)
+        path, = service.call("ReadAlias", "s", "default")
+        return path if len(path) > 1 else None
+
+    def _current(self) -> _Link:
+        link = self._link
+        if link is None or link.pid != os.getpid():  # a forked child never shares its parent's socket
+            self._link = link = self._open()
+        return link
+
+    def _drop(self) -> None:
+        link, self._link = self._link, None
+        if link is not None and link.pid == os.getpid():
+            link.close()
+
+    def close(self) -> None:
+        """Close the connection (the next call opens a new one)."""
+        with self._link_lock:
+            self._drop()
+
+    def _run(self, what: str, op: Callable[[_Link], _T]) -> _T:
+        """``op`` on the current connection; on a vanished object or service, again on a new one."""
+        with self._link_lock:
+            for attempt in range(1, ATTEMPTS + 1):
+                try:
+                    return op(self._current())
+                except _RETRYABLE as exc:
+                    self._drop()
+                    if attempt == ATTEMPTS:
+                        raise
+                    self.retries += 1
+                    log.info("keyring %s: %s from the Secret Service, trying again on a new connection (%d/%d)",
+                             what, type(exc).__name__, attempt + 1, ATTEMPTS)
+                    time.sleep(0.05 * attempt)
+            raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- collection ----------------------------------------------------------------------
+
+    def _session(self, link: _Link) -> Session:
+        if link.session is None:
+            link.session = open_session(link.connection)
+        return link.session
+
+    def _collection(self, link: _Link, create: bool) -> Collection | None:
+        """The unlocked collection, or None when there is none and ``create`` is False."""
+        if link.collection_path is None:
+            if not create:
+                return None
+            # As keyring does: a service without a default collection gets one (the desktop prompts).
+            collection = create_collection(link.connection, "Default", "default", self._session(link))
+            link.collection_path = collection.collection_path
+        collection = Collection(link.connection, link.collection_path, self._session(link))
+        if collection.is_locked():
+            collection.unlock()
+            if collection.is_locked():
+                raise KeyringLocked("Failed to unlock the collection!")
+        return collection
+
+    def _unlocked(self, item: Any) -> Any:
+        if item.is_locked():
+            item.unlock()
+            if item.is_locked():
+                raise KeyringLocked("Failed to unlock the item!")
+        return item
+
+    # -- keyring's API -------------------------------------------------------------------
+
+    def get_password(self, service: str, username: str) -> str | None:
+        def read(link: _Link) -> str | None:
+            collection = self._collection(link, create=False)
+            if collection is None:
+                return None
+            for item in collection.search_items(self._query(service, username)):
+                return self._unlocked(item).get_secret().decode("utf-8")
+            return None
+
+        return self._run("read", read)
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        def write(link: _Link) -> None:
+            collection = self._collection(link, create=True)
+            assert collection is not None
+            attributes = self._query(service, username, application=self.appid)
+            label = _LABEL.format(username=username, service=service)
+            collection.create_item(label, attributes, password.encode("utf-8"), replace=True)
+
+        self._run("store", write)
+
+    def delete_password(self, service: str, username: str) -> None:
+        def delete(link: _Link) -> None:
+            collection = self._collection(link, create=False)
+            if collection is not None:
+                for item in collection.search_items(self._query(service, username)):
+                    item.delete()
+                    return
+            raise PasswordDeleteError("No such password!")
+
+        self._run("delete", delete)
+
+    def get_credential(self, service: str, username: str | None) -> Any:
+        if username is None:
+            raise NotImplementedError("the workbench always names the entry it reads")
+        password = self.get_password(service, username)
+        return None if password is None else SimpleCredential(username, password)
+
+    def get_preferred_collection(self) -> Collection:
+        """keyring's API; the workbench never calls it (it would hand out the shared connection)."""
+        raise NotImplementedError("use get_password / set_password / delete_password")
