@@ -15,7 +15,9 @@ Steps (each timed and printed):
 Options: ``--skip-bundle`` reuses the last bundle (packaging only); ``--untrimmed`` builds an
 untrimmed bundle into ``build/bundle-untrimmed`` and stops (to measure what trimming saves);
 ``--deb-compression xz`` for dpkg older than 1.21.18 (Debian 11, Ubuntu 20.04), which cannot
-read the default zstd.  Needs the ``installer`` extra (pyinstaller) in the running Python.
+read the default zstd; ``--allow-missing-sdks`` builds a slim developer bundle although a cloud
+plugin's SDK is not installed (otherwise the build stops before PyInstaller, naming it).  Needs the
+``installer`` extra (pyinstaller) and every cloud's SDK (the ``clouds`` extra) in the running Python.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ ROOT = HERE.parent
 BUILD = ROOT / "build"
 DIST = ROOT / "dist"
 sys.path.insert(0, str(HERE))
+import bundle_plan  # noqa: E402
 import icons  # noqa: E402
 
 APP = "cloud-gpu-workbench"
@@ -55,9 +58,11 @@ class Steps:
         print(f"[build] {what}: {took:.1f} s{size}" + (f" -> {path}" if path else ""), flush=True)
 
 
-def run_pyinstaller(untrimmed: bool) -> Path:
+def run_pyinstaller(untrimmed: bool, allow_missing_sdks: bool = False) -> Path:
     name = "bundle-untrimmed" if untrimmed else "bundle"
     env = dict(os.environ, WORKBENCH_ICON_DIR=str(BUILD / "icons"), WORKBENCH_BUNDLE_TRIM="0" if untrimmed else "1")
+    if allow_missing_sdks:
+        env[bundle_plan.ALLOW_MISSING_ENV] = "1"
     cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", os.environ.get("PYI_LOG", "WARN"),
            "--workpath", str(BUILD / f"pyinstaller-{name}"), "--distpath", str(BUILD / name),
            str(HERE / "workbench.spec")]
@@ -114,9 +119,17 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-bundle", action="store_true", help="package the existing build/bundle")
     ap.add_argument("--untrimmed", action="store_true", help="only build an untrimmed bundle (measurement)")
     ap.add_argument("--deb-compression", default="zstd", choices=["zstd", "xz", "gzip"])
+    ap.add_argument("--allow-missing-sdks", action="store_true",
+                    help="slim developer bundle: build although a cloud plugin's SDK is not installed")
     args = ap.parse_args(argv)
     version = metadata.version(APP)
     steps = Steps()
+    if not args.skip_bundle:
+        try:  # before anything is built: a release without a cloud's SDK must not come out of here
+            bundle_plan.require_every_sdk(bundle_plan.plan(), args.allow_missing_sdks)
+        except bundle_plan.MissingSdks as exc:
+            print(f"[build] {exc}", file=sys.stderr)
+            return 2
 
     t = time.monotonic()
     icons.build(BUILD / "icons")
@@ -128,7 +141,7 @@ def main(argv=None) -> int:
             raise SystemExit(f"no bundle at {bundle}: build it first (without --skip-bundle)")
     else:
         t = time.monotonic()
-        bundle = run_pyinstaller(args.untrimmed)
+        bundle = run_pyinstaller(args.untrimmed, args.allow_missing_sdks)
         steps.done("PyInstaller bundle" + (" (untrimmed)" if args.untrimmed else ""), bundle, t)
         if args.untrimmed:
             return 0

@@ -19,9 +19,11 @@ is bundled without editing the spec.  For each entry point we bundle
   inside functions, and with their own metadata (SDKs read their version
   from it).
 
-Nothing here raises for a missing SDK: the plan lists it under ``missing``
-and the build script prints it (the frozen app then reports that plugin as
-unavailable, exactly as a source install without the extra would).
+:func:`plan` does not raise for a missing SDK: it lists it under ``missing``, and
+:func:`require_every_sdk` (called by build.py before PyInstaller starts, and by the spec)
+refuses to build such a bundle unless a slim developer build was asked for
+(``--allow-missing-sdks`` / ``WORKBENCH_ALLOW_MISSING_SDKS=1``): a release whose Alibaba plugin
+has no SDK would install fine and fail at the user's first click.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ from pathlib import PurePosixPath
 
 GROUP = "workbench.providers"
 APP_DIST = "cloud-gpu-workbench"
+#: set to "1" for a slim developer bundle that may lack cloud SDKs (build.py --allow-missing-sdks)
+ALLOW_MISSING_ENV = "WORKBENCH_ALLOW_MISSING_SDKS"
+#: what installs every cloud's SDK in the build environment (the Makefile and the workflow use it)
+EVERY_CLOUD = "pip install -e '.[clouds,installer]'"
 
 #: Qt bindings are collected by PyInstaller's own hooks, module by module: never wholesale.
 NEVER_COLLECT = ("PySide6", "shiboken6", "PyQt5", "PyQt6", "PySide2")
@@ -244,6 +250,25 @@ def plan(entry_points=None) -> Plan:
                 packages.extend(p for p in top_packages(d) if p not in packages
                                 and not p.startswith(NEVER_COLLECT))
     return Plan(plugins, packages, meta, missing)
+
+
+class MissingSdks(Exception):
+    """The build environment lacks a plugin's SDK: the bundle would ship that cloud unusable."""
+
+
+def require_every_sdk(plan: Plan, allow_missing: bool = False) -> None:
+    """Raise :class:`MissingSdks` naming the SDKs absent from the build environment, unless
+    ``allow_missing`` (a slim developer build, said so on the console)."""
+    if not plan.missing:
+        return
+    owners = [p.name for p in plan.plugins if any(_canon(m) == _canon(r) for m in plan.missing
+                                                  for r in p.sdk_requirements)]
+    what = f"{', '.join(plan.missing)} (needed by the {', '.join(owners) or 'plugins'} plugin)"
+    if allow_missing:
+        print(f"[bundle] slim developer build: SDKs not installed, their plugins will be unavailable: {what}")
+        return
+    raise MissingSdks(f"cloud SDKs missing from the build environment: {what}. A release bundle carries "
+                      f"every cloud: {EVERY_CLOUD}, or build a slim developer bundle with --allow-missing-sdks")
 
 
 def resource_files(root) -> list[tuple[str, str]]:

@@ -111,12 +111,14 @@ def self_test(env, cwd) -> dict:
     check(proc.returncode == 0 and result["ok"], "the installed app's self-test failed")
     check(result.get("frozen") is True, "the self-test did not run in the frozen app")
     names = {c["name"]: c for c in result["checks"]}
-    for required in ("plugin local", "store", "window", "keyring", "resources"):
+    for required in ("plugin local", "providers", "store", "window", "keyring", "resources"):
         check(names.get(required, {}).get("status") == "ok", f"self-test check {required!r} is not ok")
+    for pid in ("local", "aws", "azure", "alibaba"):  # the bundle carries every cloud (issue 36)
+        check(f"({pid})" in names["providers"]["detail"], f"the installed app does not list {pid} as usable")
     check("SecretService" in names["keyring"]["detail"],
           "the keyring backend is not the Secret Service (lost keyring entry points?)")
     plugins = sorted(n.split(" ", 1)[1] for n in names if n.startswith("plugin "))
-    step(f"self-test ok: plugins {', '.join(plugins)}; {names['keyring']['detail']}")
+    step(f"self-test ok: plugins {', '.join(plugins)}; {names['providers']['detail']}; {names['keyring']['detail']}")
     return result
 
 

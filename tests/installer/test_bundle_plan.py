@@ -175,3 +175,19 @@ def test_resources_are_bundled_without_what_git_ignores(tmp_path):
                      str(tmp_path / "resources/icons/app.svg"): "resources/icons"}
     real = dict(bundle_plan.resource_files(ROOT))
     assert str(ROOT / "resources/icons/app.svg") in real and str(ROOT / "resources/examples/local-smoke.yaml") in real
+
+
+def test_a_release_build_refuses_a_plan_with_a_missing_sdk(capsys):
+    dist = FakeDist("workbench-lambda", requires=["lambdasdk>=1"],
+                    files=["workbench_lambda/__init__.py", "workbench_lambda/provider.py"])
+    plan = bundle_plan.plan([FakeEntryPoint("lambda", "workbench_lambda.provider:LambdaProvider", dist)])
+    with pytest.raises(bundle_plan.MissingSdks) as raised:
+        bundle_plan.require_every_sdk(plan)
+    assert "lambdasdk (needed by the lambda plugin)" in str(raised.value)
+    assert "--allow-missing-sdks" in str(raised.value) and "[clouds,installer]" in str(raised.value)
+    bundle_plan.require_every_sdk(plan, allow_missing=True)  # a slim developer build: said, not refused
+    assert "slim developer build" in capsys.readouterr().out
+
+
+def test_this_build_environment_has_every_sdk():
+    bundle_plan.require_every_sdk(bundle_plan.plan())  # `make test` installs [test], which has every cloud

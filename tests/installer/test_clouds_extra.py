@@ -24,3 +24,10 @@ def test_make_run_installs_the_sdk_of_every_in_tree_cloud():
     makefile = (ROOT / "Makefile").read_text()
     stamp = makefile.split("$(VENV)/.stamp-run:", 1)[1].split("\n\n", 1)[0]
     assert "pip install" in stamp and "'.[clouds]'" in stamp
+
+
+def test_the_self_test_names_every_provider_this_repository_ships():
+    from workbench.cli.selftest import IN_TREE_PROVIDERS
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert set(IN_TREE_PROVIDERS) == set(project["entry-points"]["workbench.providers"])

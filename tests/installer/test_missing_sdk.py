@@ -11,10 +11,11 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+
+from partial_venv import make_venv
 
 HIDDEN = {"boto3", "botocore", "s3transfer"}
 FIX = "pip install 'cloud-gpu-workbench[aws]'"
@@ -26,15 +27,7 @@ def _hidden(name: str) -> bool:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("no-aws-sdk") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
-    site = Path(subprocess.run([str(root / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                                "['purelib'])"], capture_output=True, text=True, check=True).stdout.strip())
-    source = Path(sysconfig.get_paths()["purelib"])
-    for entry in source.iterdir():
-        if not _hidden(entry.name) and entry.name != "__pycache__":
-            (site / entry.name).symlink_to(entry)
-    return root
+    return make_venv(tmp_path_factory.mktemp("no-aws-sdk") / "venv", _hidden)
 
 
 def _wb(venv: Path, home: Path, *args: str) -> subprocess.CompletedProcess:

@@ -208,6 +208,24 @@ def test_inno_setup_script_is_per_user_with_start_menu_and_uninstaller():
     assert '-windows-x64-setup.exe"' in build
 
 
+def _makefile_recipe(target: str) -> str:
+    makefile = (ROOT / "Makefile").read_text()
+    return makefile.split(f"$(VENV)/{target}:", 1)[1].split("\n\n", 1)[0]
+
+
+def _pip_extras(commands: str) -> set[str]:
+    """The extras of the project's own ``pip install -e .[...]`` lines (all of them, joined)."""
+    found = re.findall(r"pip install[^\n]*?-e\s+[\"']?\.\[([^\]]+)\]", commands)
+    assert found, commands
+    return {extra.strip() for line in found for extra in line.split(",")}
+
+
+def test_the_makefile_builds_the_bundle_with_one_install_of_every_cloud():
+    recipe = _makefile_recipe(".stamp-installer")
+    assert recipe.count("pip install") == 1, recipe  # one resolver run, the same line as the workflow's
+    assert _pip_extras(recipe) == {"clouds", "installer"}
+
+
 def test_ci_workflow_builds_and_installs_on_windows_and_macos():
     wf = yaml.safe_load((ROOT / ".github" / "workflows" / "installers.yml").read_text())
     jobs = wf["jobs"]
@@ -216,7 +234,8 @@ def test_ci_workflow_builds_and_installs_on_windows_and_macos():
     for name, job in jobs.items():
         runs = "\n".join(step.get("run", "") for step in job["steps"])
         assert "python installer/build.py" in runs, name
-        assert '.[aws,azure,installer]' in runs, name  # the bundle must carry every plugin's SDK
+        # the bundle must carry every plugin's SDK: the same extras as the Makefile's Linux build
+        assert _pip_extras(runs) == _pip_extras(_makefile_recipe(".stamp-installer")) == {"clouds", "installer"}, name
         assert runs.count("--self-test") >= 2, name  # the bundle and the installed/mounted package
         assert any("upload-artifact" in step.get("uses", "") for step in job["steps"]), name
     assert "/VERYSILENT" in str(jobs["windows"]["steps"]) and "unins000.exe" in str(jobs["windows"]["steps"])

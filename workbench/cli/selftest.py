@@ -7,6 +7,9 @@ Checks, in order, each reported even when an earlier one failed:
 * **sdks**: each plugin's cloud SDK (the requirements of its distribution under the extra named
   like the plugin, e.g. ``boto3; extra == "aws"``) imports, and botocore finds its service data:
   plugins import their SDK lazily, so a bundle that lost one would otherwise fail on first use;
+* **providers**: every in-tree provider (:data:`IN_TREE_PROVIDERS`: Local, AWS, Azure, Alibaba
+  Cloud) is usable, its plugin loaded and its SDK imported; a packaged app ships them all, so one
+  missing is a failure, named;
 * **resources**: the bundled icons and example specs, the app's compiled translations;
 * **store**: a SQLite round trip in a throwaway folder (the user's state is not touched);
 * **window**: the main window opens and closes (offscreen unless a platform is set), a
@@ -41,6 +44,8 @@ from workbench.cli.checks import Check, _report
 #: keyring's entry-point names of each platform's native backends (any one is enough)
 NATIVE_KEYRINGS = {"linux": ("SecretService", "libsecret", "KWallet"), "darwin": ("macOS",), "win32": ("Windows",)}
 SHIPPED_LANGUAGES = ("zh_CN",)
+#: the providers this repository ships (pyproject.toml's entry points; a test keeps the two equal)
+IN_TREE_PROVIDERS = ("local", "aws", "azure", "alibaba")
 
 
 def _platform_key() -> str:
@@ -60,6 +65,29 @@ def plugin_checks() -> list[Check]:
         checks.append(Check("plugin local", "fail", "the built-in Local provider was not found",
                             "the package metadata (entry points) is missing from this install"))
     return checks
+
+
+def providers_check(checks: list[Check]) -> Check:
+    """One line naming every in-tree provider as usable (its plugin and SDK checks ok), or which is not."""
+    status = {c.name: c.status for c in checks}
+    entries = discover()
+    usable, broken = [], []
+    for pid in IN_TREE_PROVIDERS:
+        entry = entries.get(pid)
+        label = entry.display_name if entry is not None else pid
+        plugin_ok = status.get(f"plugin {pid}") == "ok"
+        sdk_ok = status.get(f"sdk {pid}", "ok") == "ok"  # Local has no SDK, so no such check
+        if entry is not None and plugin_ok and sdk_ok:
+            usable.append(f"{label} ({pid})")
+        else:
+            why = ("not installed" if entry is None else f"plugin did not load ({entry.reason or 'unavailable'})"
+                   if not plugin_ok else "SDK missing")
+            broken.append(f"{label} ({pid}): {why}")
+    if broken:
+        return Check("providers", "fail", "not usable: " + "; ".join(broken) + (
+            f"; usable: {', '.join(usable)}" if usable else ""),
+            "reinstall the app; a packaged app must bundle every cloud's plugin and SDK")
+    return Check("providers", "ok", "usable: " + ", ".join(usable))
 
 
 def _extra_requirements(dist: metadata.Distribution, extra: str) -> list[str]:
@@ -207,6 +235,7 @@ def keyring_check(entry_points=None, store: CredentialStore | None = None) -> Ch
 def self_test(as_json: bool) -> int:
     checks = plugin_checks()
     checks.extend(sdk_checks())
+    checks.append(providers_check(checks))
     for check in (resources_check, store_roundtrip_check):
         try:
             checks.append(check())

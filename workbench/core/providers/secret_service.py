@@ -73,6 +73,9 @@ ATTEMPTS = 4
 HANDSHAKE_TRIES = 50
 #: an attribute no entry carries: the handshake's search matches nothing
 _HANDSHAKE_QUERY = {"xdg:schema": "org.cloud-gpu-workbench.handshake"}
+#: how long an unlock prompt may wait for the user (a desktop asks for the keyring's password; a
+#: headless daemon whose prompter cannot start never answers, and the call must not hang for ever)
+UNLOCK_PROMPT_S = 120.0
 #: how a stored entry is labelled (keyring's own wording, so both backends label alike)
 _LABEL = "Password for '{username}' on '{service}'"
 
@@ -196,19 +199,10 @@ class SecretServiceBackend(SecretService.Keyring):
             # As keyring does: a service without a default collection gets one (the desktop prompts).
             collection = create_collection(link.connection, "Default", "default", self._session(link))
             link.collection_path = collection.collection_path
-        collection = Collection(link.connection, link.collection_path, self._session(link))
-        if collection.is_locked():
-            collection.unlock()
-            if collection.is_locked():
-                raise KeyringLocked("Failed to unlock the collection!")
-        return collection
+        return _unlocked(Collection(link.connection, link.collection_path, self._session(link)), "collection")
 
     def _unlocked(self, item: Any) -> Any:
-        if item.is_locked():
-            item.unlock()
-            if item.is_locked():
-                raise KeyringLocked("Failed to unlock the item!")
-        return item
+        return _unlocked(item, "item")
 
     # -- keyring's API -------------------------------------------------------------------
 
@@ -253,3 +247,16 @@ class SecretServiceBackend(SecretService.Keyring):
     def get_preferred_collection(self) -> Collection:
         """keyring's API; the workbench never calls it (it would hand out the shared connection)."""
         raise NotImplementedError("use get_password / set_password / delete_password")
+
+
+def _unlocked(thing: Any, what: str) -> Any:
+    """``thing`` (a collection or an item), unlocked through the desktop's prompt if it is locked."""
+    if thing.is_locked():
+        try:
+            thing.unlock(timeout=UNLOCK_PROMPT_S)
+        except TimeoutError:
+            raise KeyringLocked(f"the keyring stayed locked: its unlock prompt was not answered "
+                                f"within {UNLOCK_PROMPT_S:.0f} s") from None
+        if thing.is_locked():  # the user dismissed the prompt
+            raise KeyringLocked(f"Failed to unlock the {what}!")
+    return thing

@@ -134,3 +134,30 @@ def test_a_service_that_never_knows_the_connection_is_unavailable(monkeypatch):
     monkeypatch.setattr(secret_service.time, "sleep", lambda s: None)
     with pytest.raises(SecretServiceNotAvailableException):
         SecretServiceBackend()._handshake(object())
+
+
+class _LockedCollection:
+    """A locked collection whose unlock prompt nobody answers (a headless daemon's prompter cannot start)."""
+
+    def __init__(self) -> None:
+        self.timeouts: list[float | None] = []
+
+    def is_locked(self) -> bool:
+        return True
+
+    def unlock(self, timeout: float | None = None) -> bool:
+        self.timeouts.append(timeout)
+        raise TimeoutError
+
+
+def test_an_unanswered_unlock_prompt_ends_as_locked_not_a_hang():
+    from keyring.errors import KeyringLocked
+
+    from workbench.core.providers.keyring_safety import map_error
+
+    locked = _LockedCollection()
+    with pytest.raises(KeyringLocked) as raised:
+        secret_service._unlocked(locked, "collection")
+    assert locked.timeouts == [secret_service.UNLOCK_PROMPT_S]
+    shown = map_error(raised.value, "read", "aws/p", ())
+    assert "locked" in shown.message and "120 s" in shown.message
