@@ -29,6 +29,10 @@ def test_compare_without_an_account_and_add_one_from_a_row(qtbot, prices):
     offers = view.compare.model.offers()
     assert {"aws", "azure"} <= {r.offer.provider for r in offers} and all(r.needs_account for r in offers)
     assert all(r.offer.gpu_model == "V100" for r in offers)
+    # the footer's "cheapest" is the table's first priced row, ranked across currencies (issue 29)
+    first = next(r for r in offers if r.price is not None)
+    assert f"{first.offer.provider} {first.offer.instance_type} in {first.offer.region}" in view.compare.status.text()
+    assert any(r.offer.prices.currency == "CNY" for r in offers)  # the case that went wrong: ¥ rows beside $
     assert view.compare.stale.isVisible() and "Prices from 20" in view.compare.stale.text()
     assert not view.compare.empty.isVisible()
     row = _row_of(view, "azure")

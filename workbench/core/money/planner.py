@@ -9,7 +9,10 @@ the documented reference price of :mod:`.hardware_reference` when they enter non
 Rows keep their own currency unless a display currency is asked for: then every
 row is converted at the user's rate and says so.
 
-Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.
+Machines needed = ceil(N / GPUs per machine); prices are per machine-hour.  Rows come cheapest
+first, but within one way of paying a set-up of fewer machines is preferred when it costs at most
+:data:`FEWER_MACHINES_TOLERANCE` more (one 8-GPU machine over eight 1-GPU machines that save 0.04 %:
+training across machines is slower and fails in more ways); both rows say so.
 Pure computation, safe on any thread; ``compare_costs_from_accounts`` asks providers
 for offers and therefore blocks (run it on a worker).  Bad input raises
 ConfigError.
@@ -21,7 +24,7 @@ import logging
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
@@ -38,6 +41,9 @@ OPTIONS = ("on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan-1y",
 #: option → (Prices field, term in years) for the committed terms
 TERMS = {"reserved-1y": ("reserved_1y", 1), "reserved-3y": ("reserved_3y", 3),
          "savings-plan-1y": ("savings_plan_1y", 1), "savings-plan-3y": ("savings_plan_3y", 3)}
+
+#: how much more (a share of the cheaper total) a set-up of fewer machines may cost and still be preferred
+FEWER_MACHINES_TOLERANCE = 0.02
 
 SPOT_CAVEAT = ("may be interrupted at short notice (AWS gives 2 minutes, Azure 30 s); the job must checkpoint "
                "and resume, and the price changes over time")
@@ -185,15 +191,19 @@ def buy_row(hardware: Hardware, gpus: int, hours: float) -> CostRow:
     what = (f"reference: {hardware.servers} server(s) of {hardware.gpus_per_server} GPUs at "
             f"{hardware.purchase_price / max(1, hardware.servers):,.0f} each ({hardware.source}, {hardware.as_of}); "
             "enter your own quote with --buy-price; " if hardware.reference else "")
+    # Per hour: what the job costs this way (purchase, power, upkeep; resale not counted) over its hours,
+    # like the cloud rows' all-in hourly price, not just the running costs beside them.
+    spent = hardware.purchase_price + power * hours + hardware.upkeep_per_year * hours / HOURS_1Y
     return CostRow(
         option="buy", provider=None, region=None, instance_type=None, machines=hardware.servers, gpus=gpus,
-        hourly=power + hardware.upkeep_per_year / HOURS_1Y, total=hardware.cost(hours), paid_hours=hours,
+        hourly=spent / hours, total=hardware.cost(hours), paid_hours=hours,
         currency=hardware.currency, _hours=hours,
         price_source=hardware.source or "your figures", price_as_of=hardware.as_of,
         note=(what + f"purchase {hardware.purchase_price:,.0f} + power {hardware.power_kw:g} kW × {hours:,.0f} h × "
               f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
               + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
-                 "; you keep the hardware afterwards (resale not counted)")))
+                 "; you keep the hardware afterwards (resale not counted)")
+              + f"; per hour: purchase, power and upkeep over the job's {hours:,.0f} h"))
 
 
 def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
@@ -266,7 +276,45 @@ def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], 
         return round(r.total if converted is None else converted, 6)
 
     rows.sort(key=lambda r: (in_usd(r), OPTIONS.index(r.option), r.machines, r.provider or "", r.region or ""))
-    return CostComparison(gpu_model, gpus, hours, tuple(rows))
+    return CostComparison(gpu_model, gpus, hours, tuple(prefer_fewer_machines(rows, in_usd)))
+
+
+def prefer_fewer_machines(rows: list[CostRow], value: Callable[[CostRow], float]) -> list[CostRow]:
+    """``rows`` (cheapest first by ``value``) with, per option, the set-up of fewest machines within
+    :data:`FEWER_MACHINES_TOLERANCE` of that option's cheapest moved to its place; both rows' notes say why."""
+    from dataclasses import replace
+
+    out = list(rows)
+    for option in OPTIONS:
+        group = [r for r in out if r.option == option]
+        if not group:
+            continue
+        cheapest = group[0]
+        limit = value(cheapest) * (1 + FEWER_MACHINES_TOLERANCE)
+        fewer = [r for r in group if r.machines < cheapest.machines and value(r) <= limit]
+        if not fewer:
+            continue
+        pick = min(fewer, key=lambda r: (r.machines, value(r)))
+        more = (value(pick) / value(cheapest) - 1) * 100 if value(cheapest) > 0 else 0.0
+
+        def setup(r: CostRow) -> str:
+            return f"{r.provider} {r.instance_type} × {r.machines}"
+
+        chosen = replace(pick, note=_join(
+            f"preferred: {pick.machines} machine{'s' if pick.machines > 1 else ''} instead of {cheapest.machines} "
+            f"for {more:.2f} % more (fewer machines win within {FEWER_MACHINES_TOLERANCE:.0%}); the cheapest is "
+            f"{setup(cheapest)}", pick.note))
+        passed = replace(cheapest, note=_join(
+            f"{more:.2f} % cheaper than {setup(pick)}, but needs {cheapest.machines} machines", cheapest.note))
+        at = out.index(cheapest)
+        out.remove(pick)
+        out[out.index(cheapest)] = passed
+        out.insert(at, chosen)
+    return out
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
 
 
 def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:

@@ -182,7 +182,9 @@ class CompareView(QWidget):
         clouds = sorted({r.offer.provider for r in result.ranked})
         priced = [r for r in result.ranked if r.price is not None]
         if priced:
-            best = min(priced, key=lambda r: r.price or 0.0)
+            # the table's first priced row: offers come ranked at the user's rate across currencies (a
+            # min() of the raw figures would weigh ¥19.73 above $3.06)
+            best = priced[0]
             self.status.setText(tr("{count} offers from {clouds}; cheapest {price}/h: {provider} {type} in {region}.")
                                 .format(count=len(result.ranked), clouds=", ".join(clouds),
                                         price=money(best.price, best.offer.prices.currency), provider=best.offer.provider,

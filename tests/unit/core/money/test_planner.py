@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from workbench.core.domain.errors import ConfigError
@@ -46,7 +48,11 @@ def test_hand_computed_comparison():
         ("on-demand", "cloudB", "north", "v100x8"): 57_110.40,
         ("buy", None, None, None): 31_627.15,  # 30000 + 3.5 kW × 2160 h × 0.15 + 2000 × 2160/8760
     }
-    assert [r.total for r in p.rows] == sorted(r.total for r in p.rows)  # cheapest first
+    # cheapest first, but for the 3-year term 2 machines (+0.41 %) come before 8
+    assert [r.total for r in p.rows if "preferred" not in r.note] == sorted(
+        r.total for r in p.rows if "preferred" not in r.note)
+    r3 = p.cheapest("reserved-3y")
+    assert (r3.instance_type, r3.machines) == ("v100x4", 2) and "preferred: 2 machines instead of 8" in r3.note
     assert p.rows[0].option == "spot" and "interrupted" in p.rows[0].note
     r1 = p.cheapest("reserved-1y")
     assert "whole 1-year term" in r1.note and r1.paid_hours == 8760
@@ -140,3 +146,35 @@ def test_estimated_term_prices_say_so():
     assert "ESTIMATED" not in p.cheapest("on-demand").note  # on-demand is the published price
     published = compare_costs([offer("v100x8", 8, 24.48, None, 15.67, 10.53)], "V100", 8, HOURS)
     assert "ESTIMATED" not in published.cheapest("reserved-1y").note
+
+
+def test_one_machine_is_preferred_over_eight_that_save_a_few_yuan():
+    # Issue 29: 8× V100 picked eight 1-GPU machines at ¥157.84/h over one 8-GPU machine at ¥157.91/h.
+    cny = [offer("gn6e-x1", 1, 19.73, None, None, None, provider="alibaba"),
+           offer("gn6e-x8", 8, 157.91, None, None, None, provider="alibaba")]
+    cny = [replace(o, prices=replace(o.prices, currency="CNY")) for o in cny]
+    p = compare_costs(cny, "V100", 8, HOURS)
+    best = p.cheapest("on-demand")
+    assert (best.instance_type, best.machines) == ("gn6e-x8", 1)
+    assert "preferred: 1 machine instead of 8 for 0.04 % more" in best.note
+    assert "alibaba gn6e-x1 × 8" in best.note
+    other = p.rows[1]
+    assert other.instance_type == "gn6e-x1" and "0.04 % cheaper than alibaba gn6e-x8 × 1, but needs 8 machines" in \
+        other.note
+
+
+def test_fewer_machines_are_not_preferred_beyond_the_tolerance():
+    p = compare_costs([offer("x1", 1, 3.00, None, None, None), offer("x8", 8, 24.0 * 1.03, None, None, None)],
+                      "V100", 8, HOURS)
+    assert [(r.instance_type, r.machines) for r in p.rows] == [("x1", 8), ("x8", 1)]  # 3 % more: cheapest stays
+    assert "preferred" not in p.rows[0].note
+
+
+def test_the_buy_rows_hourly_figure_is_its_job_total_over_the_hours():
+    # Issue 29: it read the running costs alone (¥8.71/h) beside cloud rows' all-in prices.
+    hw = Hardware(purchase_price=30_000, power_kw=3.5, price_per_kwh=0.15, upkeep_per_year=2_000, resale_value=5_000)
+    [buy] = [r for r in compare_costs(OFFERS, "V100", 8, HOURS, hw).rows if r.option == "buy"]
+    spent = 30_000 + 3.5 * 0.15 * HOURS + 2_000 * HOURS / 8760  # resale not counted in the hourly figure
+    assert buy.hourly == pytest.approx(spent / HOURS)
+    assert buy.total == pytest.approx(spent - 5_000)
+    assert "per hour: purchase, power and upkeep over the job's 2,160 h" in buy.note
