@@ -81,6 +81,12 @@ def test_planner_shows_reserved_savings_plans_and_buy_with_a_chart(qtbot, prices
     assert {"on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan-1y", "savings-plan-3y", "buy"} <= options
     assert planner.plot is not None and len(planner.bars) == len(planner.chart) >= 5
     assert "reference price" in planner.note.text() and "2026-12-01" in planner.note.text()
+    # as priced, with no rate of the user's: still every option, the buy row and the yuan rows too, in one
+    # currency at the stated reference rate (issue 29: the buy bar and every CNY row were left out)
+    rows = [planner.model.row(n) for n in range(planner.model.rowCount())]
+    assert {"USD", "CNY"} <= {r.currency for r in rows}
+    assert {o for o, _t, _c in planner.chart} == {r.option for r in rows}
+    assert {c for _o, _t, c in planner.chart} == {"USD"} and "reference rate 7.2" in planner.chart_label
     # in one currency at the user's rate: every option is drawn, the buy row too
     planner.currency.setCurrentIndex(planner.currency.findData("CNY"))
     planner.rate.setValue(7.2)
@@ -97,6 +103,8 @@ def test_planner_shows_reserved_savings_plans_and_buy_with_a_chart(qtbot, prices
     with qtbot.waitSignal(planner.planned, timeout=30_000):
         planner.run_plan()
     assert planner.error.isVisible() and "exchange rate" in planner.error.text()
+    assert "workbench" not in planner.error.text() and "--rate" not in planner.error.text()  # no terminal command
+    assert "Pricing" not in planner.summary.text()  # the status line does not stay at "Pricing…"
 
 
 def test_main_window_prices_entry_opens_accounts_on_the_chosen_cloud(qtbot, accounts):

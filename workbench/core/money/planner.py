@@ -220,6 +220,16 @@ def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
                     gpus_per_server=ref.gpu_count)
 
 
+class RateNeeded(ConfigError):
+    """Rows in ``source`` currency cannot be shown in ``target`` without the user's exchange rate."""
+
+    def __init__(self, source: str, target: str) -> None:
+        super().__init__(f"showing {source} prices in {target} needs your exchange rate",
+                         hint="set it once with `workbench currency CNY --rate 7.2`, or pass --rate")
+        self.source = source
+        self.target = target
+
+
 def convert_rows(rows: Iterable[CostRow], display: str, fx: CurrencySettings | None) -> list[CostRow]:
     """Every row in ``display`` currency at the user's rate (ConfigError when a rate is needed but not set)."""
     from dataclasses import replace
@@ -231,8 +241,7 @@ def convert_rows(rows: Iterable[CostRow], display: str, fx: CurrencySettings | N
             continue
         rate = fx.rate(r.currency, display) if fx is not None else None
         if rate is None:
-            raise ConfigError(f"showing {r.currency} prices in {display} needs your exchange rate",
-                              hint="set it once with `workbench currency CNY --rate 7.2`, or pass --rate")
+            raise RateNeeded(r.currency, display)
         out.append(replace(r, hourly=r.hourly * rate, total=r.total * rate, currency=display,
                            original_currency=r.currency))
     return out

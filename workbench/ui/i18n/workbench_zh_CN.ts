@@ -1659,6 +1659,11 @@
       <translation>暂无输出。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>No plan: {reason}</source>
+      <translation>无法规划：{reason}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>No provider is available; install a provider plugin first.</source>
       <translation>没有可用的云服务商；请先安装云服务商插件。</translation>
@@ -1887,6 +1892,11 @@
       <location filename="../../../workbench/ui/prices/compare_view.py" />
       <source>Prices were not updated: {error}</source>
       <translation>价格未更新：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Pricing failed.</source>
+      <translation>计价失败。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -2232,6 +2242,11 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Some accounts could not be asked; their offers are missing:</source>
       <translation>部分账号无法查询，缺少其报价：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>Some prices are in {source}: enter your exchange rate (1 USD = … CNY) in the box beside “Show in” to see every row in {target}.</source>
+      <translation>部分价格以 {source} 计：请在“显示为”旁的输入框中填写您的汇率（1 USD = … CNY），即可将所有行显示为 {target}。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/quit_guard.py" />
@@ -3444,6 +3459,16 @@
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>total for the job ({currency})</source>
       <translation>作业总成本（{currency}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>total for the job ({currency}, converted at your rate)</source>
+      <translation>作业总成本（{currency}，按您的汇率换算）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/planner_view.py" />
+      <source>total for the job ({currency}, other currencies ≈ at the reference rate {rate:g} CNY per USD: set yours beside “Show in”)</source>
+      <translation>作业总成本（{currency}，其他货币按参考汇率 1 USD ≈ {rate:g} CNY 换算：可在“显示为”旁填写您的汇率）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />

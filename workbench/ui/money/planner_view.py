@@ -4,9 +4,11 @@ The same planner as ``workbench plan`` (``core.money.planner.compare_costs_from_
 accounts' offers where they answer, the price catalog elsewhere, so it works offline and before
 any account exists.  Without a quote of the user's own, the buy row uses the documented reference
 price (its source and date in the note).  A bar chart (pyqtgraph) shows the cheapest way per option;
-the table lists the cheapest per option and provider, every price with its date.  Rows in another
-currency than the chart's are converted at the user's rate when one is set (currency box), otherwise
-listed but not drawn (and the note says so).
+the table lists the cheapest per option and provider, every price with its date.  The chart shows
+every option in one currency: the one asked for, or USD where rows are priced in several; rows in
+another currency are converted at the user's rate (the rate box) or, without one, at the reference
+rate the offers are ordered at, and the axis says which.  Asking for a currency that needs a rate
+nobody set points at the rate box; no message here tells a GUI user to type a command.
 
 Main thread only; pyqtgraph is imported when the view is first shown.
 """
@@ -185,6 +187,7 @@ class PlannerView(QWidget):
         lay.addWidget(split, 1)
         self.plan: "CostComparison | None" = None
         self.chart: list[tuple[str, float, str]] = []  # (option, total, currency) drawn
+        self.chart_label = ""  # the value axis' title: the currency, and the rate other currencies took
         self.busy = False
         self._rate_loaded = False
 
@@ -235,11 +238,20 @@ class PlannerView(QWidget):
         self.plan_button.setEnabled(True)
 
     def _failed(self, exc: BaseException) -> None:
+        from workbench.core.money.planner import RateNeeded
+
         if not shiboken6.isValid(self):
             return
         self._done()
-        self.error.show_text(getattr(exc, "message", str(exc)) + (
-            f" ({exc.hint})" if getattr(exc, "hint", None) else ""))
+        if isinstance(exc, RateNeeded):  # the rate box is right there: say so, in the GUI's own words
+            text = tr("Some prices are in {source}: enter your exchange rate (1 USD = … CNY) in the box beside "
+                      "“Show in” to see every row in {target}.").format(source=exc.source, target=exc.target)
+            self.rate.setFocus()
+        else:
+            text = getattr(exc, "message", str(exc)) + (f" ({exc.hint})" if getattr(exc, "hint", None) else "")
+        self.error.show_text(text)
+        self.summary.setText(tr("No plan: {reason}").format(reason=text) if isinstance(exc, RateNeeded)
+                             else tr("Pricing failed."))
         self.planned.emit()
 
     def _show(self, result) -> None:
@@ -298,21 +310,37 @@ class PlannerView(QWidget):
         if self.plan is not None:
             self._draw(self.plan.summary())
 
+    def _chart_currency(self, rows: list["CostRow"]) -> tuple[str, float, bool]:
+        """(the chart's currency, CNY per USD to convert with, whether that is the user's own rate)."""
+        from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD
+
+        currencies = {r.currency for r in rows}
+        cur = self.currency.currentData() or (next(iter(currencies)) if len(currencies) == 1 else "USD")
+        rate = self.rate.value()
+        return cur, rate or REFERENCE_CNY_PER_USD, bool(rate)
+
     def _draw(self, rows: list["CostRow"]) -> None:
-        """One bar per option: its cheapest total, in the chart's currency (other currencies are not drawn)."""
-        best: dict[str, "CostRow"] = {}
+        """One bar per option: its cheapest total, every option in the chart's one currency."""
+        cur, rate, own = self._chart_currency(rows)
+
+        def value(r: "CostRow") -> float:
+            if r.currency == cur:
+                return r.total
+            return r.total * rate if (r.currency, cur) == ("USD", "CNY") else r.total / rate
+
+        best: dict[str, tuple[float, "CostRow"]] = {}
         for r in rows:
-            if r.option not in best or r.total < best[r.option].total:
-                best[r.option] = r
-        if not best:
-            self.chart = []
+            if r.option not in best or value(r) < best[r.option][0]:
+                best[r.option] = (value(r), r)
+        converted = any(r.currency != cur for _v, r in best.values())
+        self.chart = sorted(((option, v, cur) for option, (v, _r) in best.items()), key=lambda c: c[1])
+        if converted and not own:
+            self.chart_label = tr("total for the job ({currency}, other currencies ≈ at the reference rate {rate:g} "
+                                  "CNY per USD: set yours beside “Show in”)").format(currency=cur, rate=rate)
+        elif converted:
+            self.chart_label = tr("total for the job ({currency}, converted at your rate)").format(currency=cur)
         else:
-            counts: dict[str, int] = {}
-            for r in best.values():
-                counts[r.currency] = counts.get(r.currency, 0) + 1
-            cur = max(sorted(counts), key=lambda c: counts[c])
-            drawn = sorted((r for r in best.values() if r.currency == cur), key=lambda r: r.total)
-            self.chart = [(r.option, r.total, r.currency) for r in drawn]
+            self.chart_label = tr("total for the job ({currency})").format(currency=cur)
         if self.plot is None:
             return
         import pyqtgraph as pg
@@ -327,6 +355,5 @@ class PlannerView(QWidget):
             self.bars.append(bar)
         axis = self.plot.getAxis("bottom")
         axis.setTicks([[(n, option_text(o)) for n, (o, _t, _c) in enumerate(self.chart)]])
-        cur = self.chart[0][2] if self.chart else ""
-        self.plot.setLabel("left", tr("total for the job ({currency})").format(currency=cur))
+        self.plot.setLabel("left", self.chart_label)
         self.plot.enableAutoRange()
