@@ -63,6 +63,11 @@ def test_down_terminates_a_running_job_and_verifies(wb):
     lid = _launch(wb, spec)["launch"]["launch_id"]
     st = _status(wb)
     assert st["billable"] == 1
+    # a free job on this computer runs, it does not bill: the app badge's words (issue 29)
+    assert st["billing"] == 0 and st["running_here"] == 1 and not _launch_entry(st, lid)["instances"][0]["billing"]
+    text = wb("status")
+    assert text.rc == 0 and "nothing billing · 1 running here, burn rate $0.00/h" in text.out, text.out
+    assert "1 billable" not in text.out
     pid = _launch_entry(st, lid)["instances"][0]["extra"]["pid"]
     assert psutil.pid_exists(pid)
     r = wb("down", lid, "--yes", "--json")

@@ -13,7 +13,7 @@ from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchEr
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.reconcile import reconcile
-from workbench.core.money.billing_status import launched_on
+from workbench.core.money.billing_status import costs_money, launched_on, paying, running_here
 from workbench.core.money.spend import accrued, burn_rate
 from workbench.core.lifecycle.teardown import teardown
 from workbench.cli.context import CliContext
@@ -262,6 +262,13 @@ def _listing(ctx: CliContext, max_age: float) -> tuple[Any, list[Resource], floa
     return result, leftovers, started, False
 
 
+def billing_line(instances: list[Instance]) -> str:
+    """"2 billing · 1 running here", "nothing billing · 1 running here": the words of the app's badge."""
+    billing, here = len(paying(instances)), len(running_here(instances))
+    text = f"{billing} billing" if billing else "nothing billing"
+    return text + (f" · {here} running here" if here else "")
+
+
 def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
     result, leftovers, listed_at, cached = _listing(ctx, max(0.0, float(getattr(args, "max_age", 0.0) or 0.0)))
     store = ctx.store
@@ -281,12 +288,14 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                 "created_at": rec.created_at, "error": rec.error, "currency": rec.currency,
                 "projected_cost": rec.projected_cost,
                 "spend": round(sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts), 6),
-                "instances": [dict(i.to_json(), spend=round(spend.get((i.provider, i.profile, i.instance_id), 0.0), 6))
-                              for i in insts],
+                "instances": [dict(i.to_json(), spend=round(spend.get((i.provider, i.profile, i.instance_id), 0.0), 6),
+                                   billing=costs_money(i)) for i in insts],
             })
         emit_json({"launches": out, "burn_rate": burn_rate(everything),
                    "total_spend": round(sum(spend.values()), 6),
                    "billable": sum(1 for i in everything if i.state.billable),
+                   # what costs money (the GUI badge's count: a free job on this computer is not in it)
+                   "billing": len(paying(everything)), "running_here": len(running_here(everything)),
                    "recovered": result.recovered, "errors": _errors_json(result.errors, store),
                    "leftovers": [r.to_json() for r in leftovers],
                    "listed_at": listed_at, "from_cache": cached})
@@ -298,7 +307,6 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
             total = sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts)
             print(f"{rec.launch_id}  {rec.name}  [{rec.status}]  {rec.provider}/{rec.profile}  "
                   f"spend {money(total, rec.currency)}" + (f"  error: {rec.error}" if rec.error else ""))
-        billable = [i for i in everything if i.state.billable]
         if everything:
             print()
             _instance_table(everything, spend)
@@ -310,7 +318,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                    for r in leftovers])
         if cached:
             print(f"\n(as the providers listed it {duration(time.time() - listed_at)} ago: --max-age)")
-        print(f"\n{len(billable)} billable, burn rate {money(burn_rate(everything))}/h, "
+        print("\n" + billing_line(everything) + f", burn rate {money(burn_rate(everything))}/h, "
               f"total spend {money(sum(spend.values()))}" + (f", {len(leftovers)} leftover(s)" if leftovers else ""))
         for lid in result.recovered:
             err(f"note: launch {lid} was recovered from the provider's tags")
