@@ -132,6 +132,14 @@ guards: {{max_runtime: 30m}}
         a1, a2 = hist["attempts"]
         assert a1["end_reason"] == "preemption" and a1["launch_id"] == first and a1["instance_type"] == "this-computer"
         assert a2["status"] == "running" and a2["launch_id"] == second and a2["end_reason"] is None
+        # the first attempt reads as interrupted and relaunched everywhere, not "failed" (issue 29)
+        st = json.loads(cli("status", "--json").stdout)
+        entry = next(x for x in st["launches"] if x["launch_id"] == first)
+        assert entry["outcome"] == "interrupted · relaunched as attempt 2" and entry["relaunched_as"] == 2
+        assert f"[interrupted · relaunched as attempt 2]" in cli("status").stdout
+        cost = json.loads(cli("cost", "--by", "launch", "--json").stdout)
+        assert next(r for r in cost["rows"] if r["launch"] == first)["outcome"] == \
+            "interrupted · relaunched as attempt 2"
     finally:
         r = cli("down", "--all", "--yes", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -174,6 +182,10 @@ def test_a_failed_run_is_relaunched_only_where_failure_is_asked_for(tmp_path):
         assert [(a["attempt"], a["end_reason"]) for a in hist["attempts"]][0] == (1, "failure")
         other = json.loads(cli("attempts", launched["preemption"], "--json").stdout)
         assert [a["attempt"] for a in other["attempts"]] == [1]  # ended failed, never relaunched
+        st = {x["launch_id"]: x for x in json.loads(cli("status", "--json").stdout)["launches"]}
+        assert st[launched["failure"]]["outcome"] == "failed · relaunched as attempt 2"
+        assert st[launched["preemption"]]["outcome"] == st[launched["preemption"]]["status"] == "failed"
+        assert st[launched["preemption"]]["relaunched_as"] is None
     finally:
         r = cli("down", "--all", "--yes", "--json")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -12,6 +12,7 @@ from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, i
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
+from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.billing_status import costs_money, launched_on, paying, running_here
 from workbench.core.money.spend import accrued, burn_rate
@@ -278,6 +279,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
     by_launch: dict[str, list[Instance]] = {}
     for i in everything:
         by_launch.setdefault(i.launch_id, []).append(i)
+    again = relaunches(store.all_attempts())
     if ctx.json:
         out = []
         for rec in launches:
@@ -287,6 +289,9 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                 "profile": rec.profile, "region": rec.region, "status": rec.status,
                 "created_at": rec.created_at, "error": rec.error, "currency": rec.currency,
                 "projected_cost": rec.projected_cost,
+                # how the app words it: "interrupted · relaunched as attempt 2" for a preempted attempt
+                "outcome": launch_words(rec.status, again.get(rec.launch_id)),
+                "relaunched_as": again[rec.launch_id][1] if rec.launch_id in again else None,
                 "spend": round(sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts), 6),
                 "instances": [dict(i.to_json(), spend=round(spend.get((i.provider, i.profile, i.instance_id), 0.0), 6),
                                    billing=costs_money(i)) for i in insts],
@@ -305,7 +310,8 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
         for rec in launches:
             insts = by_launch.get(rec.launch_id, [])
             total = sum(spend.get((i.provider, i.profile, i.instance_id), 0.0) for i in insts)
-            print(f"{rec.launch_id}  {rec.name}  [{rec.status}]  {rec.provider}/{rec.profile}  "
+            print(f"{rec.launch_id}  {rec.name}  [{launch_words(rec.status, again.get(rec.launch_id))}]  "
+                  f"{rec.provider}/{rec.profile}  "
                   f"spend {money(total, rec.currency)}" + (f"  error: {rec.error}" if rec.error else ""))
         if everything:
             print()

@@ -22,6 +22,7 @@ from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.lifecycle.guards import GuardEngine, GuardEvent
 from workbench.core.money.planner import Hardware, break_even_hours, compare_costs_from_accounts
+from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import SpendBook, start_of_month, start_of_today
 from workbench.cli.cloud import EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, _errors_json, _print_errors, parse_gpu_arg
@@ -64,6 +65,7 @@ def cmd_cost(ctx: CliContext, args: argparse.Namespace) -> int:
     keys = sorted(set(grouped) | set(actual))
     if args.by == "launch":
         keys = sorted(keys, key=lambda k: -(book.launches[k].created_at if k in book.launches else 0))
+        again = relaunches(store.all_attempts())
     for key in keys:
         est = grouped.get(key, 0.0)
         act = actual.get(key)
@@ -75,7 +77,9 @@ def cmd_cost(ctx: CliContext, args: argparse.Namespace) -> int:
             rec = book.launches.get(key)
             st = by_scope.get(budgets.launch_scope(key))
             row.update(name=rec.name if rec else "", where=f"{rec.provider}/{rec.profile}" if rec else "",
-                       status=rec.status if rec else "", projected=_round(book.projection(key, now)),
+                       status=rec.status if rec else "",
+                       outcome=launch_words(rec.status, again.get(key)) if rec else "",
+                       projected=_round(book.projection(key, now)),
                        budget=None if st is None else st.budget.amount,
                        budget_percent=None if st is None or st.percent is None else round(st.percent, 1))
         rows.append(row)
@@ -110,7 +114,7 @@ def _print_cost(by: str, rows: list[dict], totals: dict, statuses: list, cur: Cu
     tail = ["PROJECTED", "BUDGET"] if by == "launch" else []
     out = []
     for r in rows:
-        line = [r[by]] + ([r["name"], r["where"], r["status"]] if by == "launch" else []) + [m(r["estimate"])]
+        line = [r[by]] + ([r["name"], r["where"], r["outcome"]] if by == "launch" else []) + [m(r["estimate"])]
         if have_actual:
             line += [m(r["actual"]), m(r["difference"])]
         if by == "launch":

@@ -63,3 +63,28 @@ def test_outcomes_have_distinct_colours_and_icons(qapp) -> None:
     assert set(looks) == {"finished · exit 0", "failed · exit 2"}
     (c1, i1), (c2, i2) = looks.values()
     assert c1 != c2 and i1 != i2
+
+
+def test_a_preempted_attempt_that_was_relaunched_reads_interrupted_not_failed(qapp) -> None:
+    # Issue 29: the SIGTERM of the cloud taking the machine back gave "failed · exit 143" in red
+    from workbench.core.lifecycle.outcome import INTERRUPTED, relaunches
+    from workbench.core.store.attempts import AttemptRecord
+
+    attempts = [AttemptRecord("l-1", "l-1", 1, 0.0, "ended", 10.0, "preemption"),
+                AttemptRecord("l-1-a2-beef", "l-1", 2, 11.0, "running"),
+                AttemptRecord("l-9", "l-9", 1, 0.0, "ended", 10.0, "failure"),
+                AttemptRecord("l-9-a2-cafe", "l-9", 2, 11.0, "launch_failed"),  # never started: no relaunch
+                AttemptRecord("l-5", "l-5", 1, 0.0, "ended", 10.0, "failure"),
+                AttemptRecord("l-5-a2-f00d", "l-5", 2, 11.0, "running")]
+    again = relaunches(attempts)
+    assert again == {"l-1": ("preemption", 2), "l-5": ("failure", 2)}
+    gone = _inst(InstanceState.TERMINATED, exit_code=143, spot=True, extra={"spot_interrupted": True})
+    assert job_outcome(gone, "failed", None, again["l-1"]).kind == INTERRUPTED
+    assert state_text(gone, _launch("failed"), None, again["l-1"]) == "interrupted · relaunched as attempt 2"
+    failed = _local(InstanceState.TERMINATED, exit_code=3)
+    assert state_text(failed, _launch("failed"), None, again["l-5"]) == "failed · exit 3 · relaunched as attempt 2"
+    assert state_text(failed, _launch("failed")) == "failed · exit 3"
+    model = InstancesModel()
+    model.set_snapshot(Snapshot(instances=(gone,), launches={"l-1": _launch("failed")}, relaunched=again))
+    assert model.index(0, 5).data() == "interrupted · relaunched as attempt 2"
+    assert model.index(0, 5).data(Qt.ItemDataRole.ForegroundRole) is not None

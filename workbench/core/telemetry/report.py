@@ -21,6 +21,8 @@ from typing import Sequence
 import numpy as np
 
 from workbench.core.domain.models import Offer
+from workbench.core.lifecycle.outcome import relaunches
+from workbench.core.store.attempts import PREEMPTION
 from workbench.core.telemetry.advice_base import mean, pct
 from workbench.core.telemetry.advisor import Advisory, advise
 from workbench.core.telemetry.trace import Trace, trace_from_store
@@ -70,6 +72,7 @@ class RunReport:
     advisory: Advisory
     trace: Trace
     generated_at: float
+    relaunched_as: int | None = None  # the attempt recovery started after this one
 
 
 def summarize(trace: Trace) -> tuple[GpuSummary, ...]:
@@ -91,9 +94,14 @@ def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float
     instances = store.list_instances(launch_id=launch_id)
     started = min((i.launched_at for i in instances if i.launched_at), default=rec.created_at if rec else None)
     run = trace.run
+    mine = store.attempt_of(launch_id)
+    again = relaunches(store.attempts(mine.root_id)).get(launch_id) if mine is not None else None
+    status = rec.status if rec else ""
+    if again is not None and again[0] == PREEMPTION:
+        status = "interrupted"  # the cloud took the machine back; recovery went on (not "failed")
     return RunReport(
         launch_id=launch_id, name=run.name or launch_id, provider=run.provider or "", region=run.region or "",
         instance_type=run.instance_type or "", nodes=run.nodes, gpu_model=run.gpu_model or "", spot=run.spot,
-        status=rec.status if rec else "", currency=run.currency, cost=run.cost or 0.0,
+        status=status, relaunched_as=again[1] if again else None, currency=run.currency, cost=run.cost or 0.0,
         price_per_hour=run.price_per_hour, duration_s=run.billed_s or 0.0, started=started, gpus=summarize(trace),
         advisory=advise(trace, offers), trace=trace, generated_at=now)

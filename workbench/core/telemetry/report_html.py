@@ -42,7 +42,7 @@ L = {
     # a launch's status, as the Launch view shows it
     "status_launching": "launching", "status_running": "running", "status_finished": "finished",
     "status_failed": "failed", "status_terminated": "terminated", "status_recovered": "recovered",
-    "status_stopped": "stopped",
+    "status_stopped": "stopped", "status_interrupted": "interrupted", "relaunched": "relaunched as attempt {n}",
 }
 LABELS = tuple(L.values())
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -151,7 +151,8 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
             (t(L["duration"]), duration_text(report.duration_s, t)), (t(L["price"]), price),
             (t(L["machines"]), str(report.nodes)),
             (t(L["gpus"]), f"{gpus} × {report.gpu_model}" if report.gpu_model else str(gpus)),
-            (t(L["status"]), t(status) if status else report.status)]
+            (t(L["status"]), (t(status) if status else report.status) + (
+                " · " + t(L["relaunched"]).format(n=report.relaunched_as) if report.relaunched_as else ""))]
     out = ['<html><head><meta charset="utf-8"><title>', e(t(L["title"]).format(name=report.name)), "</title></head>",
            '<body style="font-family: sans-serif; font-size: 10pt; color: #222222;">',
            f'<h1 style="font-size: 16pt; margin: 0;">{e(t(L["title"]).format(name=report.name))}</h1>',

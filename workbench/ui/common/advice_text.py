@@ -91,6 +91,8 @@ REPORT_LABELS = (
     N_('terminated'),
     N_('recovered'),
     N_('stopped'),
+    N_('interrupted'),
+    N_('relaunched as attempt {n}'),
 )
 SEVERITY = {"high": N_("high"), "medium": N_("medium"), "low": N_("low")}
 

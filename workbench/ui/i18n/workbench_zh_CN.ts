@@ -3081,6 +3081,11 @@
       <translation>请安装一个终端程序（例如 xterm），或设置 TERMINAL 环境变量</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>interrupted</source>
+      <translation>已中断</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>is spent (estimated)</source>
       <translation>（按估算花费）</translation>
@@ -3264,6 +3269,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or `workbench watch` runs)</source>
       <translation>发生{on}后，在允许的最便宜的配置上重新启动，最多 {n} 次（需本应用或 `workbench watch` 在运行）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>relaunched as attempt {n}</source>
+      <translation>已作为第 {n} 次尝试重新启动</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

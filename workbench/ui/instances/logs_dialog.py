@@ -55,12 +55,14 @@ def _remote_status(launch_id: str) -> str:
 
 def _outcome(store, inst: Instance) -> "Outcome | None":
     """The job's outcome as the store knows it now (worker thread)."""
-    from workbench.core.lifecycle.outcome import guard_endings, job_outcome
+    from workbench.core.lifecycle.outcome import guard_endings, job_outcome, relaunches
 
     fresh = store.get_instance(inst.provider, inst.profile, inst.instance_id) or inst
     launch = store.find_launch(inst.launch_id)
     guard = guard_endings(store.guard_events(inst.launch_id)).get(inst.launch_id)
-    return job_outcome(fresh, launch.status if launch else None, guard)
+    mine = store.attempt_of(inst.launch_id)
+    again = relaunches(store.attempts(mine.root_id)).get(inst.launch_id) if mine is not None else None
+    return job_outcome(fresh, launch.status if launch else None, guard, again)
 
 
 def _poll(path: Path, pos: int, launch_id: str, remote: bool, store=None,

@@ -23,7 +23,7 @@ from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.remote.kinds import is_remote
-from workbench.core.lifecycle.outcome import guard_endings
+from workbench.core.lifecycle.outcome import guard_endings, relaunches
 from workbench.core.money.billing_status import launched_on, paying, running_here
 from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_today
 from workbench.core.store.database import LaunchRecord
@@ -60,6 +60,8 @@ class Snapshot:
     may_bill: frozenset[str] = frozenset()
     #: launch id → why a guard tore it down or stopped it (the job's outcome reads "stopped by a guard")
     guard_ended: Mapping[str, str] = field(default_factory=dict)
+    #: launch id → (why recovery ended it, the attempt it started next): "interrupted · relaunched as attempt 2"
+    relaunched: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     @property
     def billable(self) -> list[Instance]:
@@ -101,6 +103,7 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
         taken_at=now,
         may_bill=frozenset(name for name, _ in result.errors if launched_on(store, name)),
         guard_ended=guard_endings(store.guard_events(since=now - GUARD_ENDINGS_S)),
+        relaunched=relaunches(store.all_attempts()),
     )
 
 

@@ -89,3 +89,16 @@ def test_labels_go_through_the_translator(store):
 def test_an_unknown_launch_is_a_clear_error(store):
     with pytest.raises(NotFoundError, match="no launch 'nope'"):
         build_report(store, "nope", offers())
+
+
+def test_a_preempted_attempt_that_was_relaunched_reports_interrupted(store):
+    # Issue 29: the report said "failed" for a spot attempt the cloud took back and recovery relaunched
+    from workbench.core.store.attempts import AttemptRecord
+
+    T.to_store(store, T.idle_six_of_eight(), "L-spot", name="resnet")
+    store.add_attempt(AttemptRecord("L-spot", "L-spot", 1, T.T0, "running"))
+    store.end_attempt("L-spot", "preemption", "AWS spot interruption notice", T.T0 + 3600)
+    store.add_attempt(AttemptRecord("L-spot-a2-beef", "L-spot", 2, T.T0 + 3700, "running"))
+    report = build_report(store, "L-spot", offers(), now=LATER)
+    assert report.status == "interrupted" and report.relaunched_as == 2
+    assert "interrupted · relaunched as attempt 2" in render_html(report)
