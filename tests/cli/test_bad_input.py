@@ -157,3 +157,12 @@ def test_a_reader_that_leaves_early_gets_no_traceback(wb):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err and "internal error" not in err
+
+
+def test_launch_without_yes_and_no_terminal_is_refused_before_any_summary(wb):
+    # Issue 29: it printed "Launch local-smoke-…: …" (an id that never came to exist) and then refused
+    r = wb("launch", str(EXAMPLES / "local-smoke.yaml"), "--provider", "local")
+    assert r.rc == 1, r.out + r.err
+    assert "standard input is not a terminal" in r.err and "--yes" in r.err
+    assert "Launch " not in r.out + r.err
+    assert wb("status", "--json").json["launches"] == []

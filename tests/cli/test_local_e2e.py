@@ -35,6 +35,7 @@ def test_the_examples_try_it_command_runs_it_and_follows_the_log(wb):
     r = wb("run", str(EXAMPLES / "local-smoke.yaml"), "--yes", "--interval", "0.2", timeout=90)
     assert r.rc == 0, r.err
     assert "launch id: local-smoke-" in r.out and "epoch 5" in r.out
+    assert "follow the log" not in r.out  # it follows the log itself (issue 29)
     assert "exit code: 0" in r.err
     [launch] = _status(wb)["launches"]
     assert launch["status"] == "finished"

@@ -22,7 +22,7 @@ def test_offers_compare_every_cloud_without_an_account(wb):
             assert o["prices"]["source"] == "bundled snapshot" and o["prices"]["as_of"] and o["price_per_hour"] > 0
             assert o["stale"] is True and o["price_age_days"] > 90  # the bundled prices are from 2024/2025
         assert r.json["reason"] is None and {"aws", "azure"} <= set(r.json["catalog_providers"])
-        assert r.json["warning"].startswith("warning: prices from 20")  # the oldest catalog date shown
+        assert r.json["warning"].startswith("prices from 20")  # the oldest catalog date shown; no "warning: " inside the value
         in_usd = [o["price_per_hour"] / (7.2 if o["prices"]["currency"] == "CNY" else 1) for o in offers]
         assert "CNY" in {o["prices"]["currency"] for o in offers}  # Alibaba's yuan beside the dollars …
         assert in_usd == sorted(in_usd), gpu  # … ordered by value at the stated 7.2, not by the bare number
@@ -35,11 +35,14 @@ def test_offers_compare_every_cloud_without_an_account(wb):
 def test_an_empty_answer_says_the_real_reason(wb):
     """(every kind of reason is covered in-process by tests/unit/core/providers/test_browse.py)"""
     r = wb("offers", "--gpu", "V100:16", "--json")
-    assert r.rc == 0, r.err
+    assert r.rc == 1, r.err  # nothing can match: an input error, not a success with an empty table (issue 29)
     assert r.json["offers"] == [] and r.json["reason"]["kind"] == "no_match"
     assert "the largest has 8" in r.json["reason"]["detail"]
     text = wb("offers", "--gpu", "V100:16")
-    assert "no offers match: no machine has 16 V100s; the largest has 8" in text.err and "ask for less" not in text.err
+    assert text.rc == 1
+    # the reason is the answer, on stdout, and no empty table
+    assert text.out.startswith("no offers match: no machine has 16 V100s; the largest has 8") and "PROVIDER" not in text.out
+    assert "ask for less" not in text.out + text.err
 
 
 def test_unknown_provider_or_profile_is_an_input_error(wb):

@@ -7,7 +7,7 @@ import sys
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.providers import price_snapshot
-from workbench.cli.cloud import EXIT_OK, EXIT_PROVIDER, stale_warning
+from workbench.cli.cloud import EXIT_OK, EXIT_PROVIDER, print_warning, stale_warning
 from workbench.cli.context import CliContext
 from workbench.cli.output import emit_json, err, table
 
@@ -50,9 +50,7 @@ def cmd_catalog(ctx: CliContext, args: argparse.Namespace) -> int:
             + (" (old)" if r["stale"] else ""),
             r["cache_as_of"] or "never", "; ".join(str(x) for x in (r["bundled"], r["cache"]) if x))
            for r in rows])
-    warning = stale_warning([str(r["oldest"]) for r in rows])
-    if warning:
-        err(warning)
+    print_warning(stale_warning([str(r["oldest"]) for r in rows]))
     return EXIT_OK
 
 

@@ -38,12 +38,17 @@ def _print_errors(errors: list[tuple[str, WorkbenchError]], store: Any = None) -
                                             if may else ""))
 
 
+def _can_confirm(assume_yes: bool) -> None:
+    """ConfigError now when a confirmation will be needed and nobody can give it (no terminal)."""
+    if not assume_yes and (not sys.stdin or not sys.stdin.isatty()):
+        raise ConfigError("confirmation needed but standard input is not a terminal",
+                          hint="pass --yes to confirm non-interactively")
+
+
 def _confirm(question: str, assume_yes: bool) -> bool:
     if assume_yes:
         return True
-    if not sys.stdin or not sys.stdin.isatty():
-        raise ConfigError("confirmation needed but standard input is not a terminal",
-                          hint="pass --yes to confirm non-interactively")
+    _can_confirm(assume_yes)
     try:
         answer = input(f"{question} [y/N] ")
     except EOFError:
@@ -75,14 +80,23 @@ def _price_age(as_of: str) -> tuple[int | None, bool]:
 
 
 def stale_warning(dates: list[str]) -> str | None:
-    """"warning: prices from DATE …" for the oldest shown date older than 90 days; None when all are fresh."""
+    """"prices from DATE …" for the oldest shown date older than 90 days; None when all are fresh.
+
+    The text carries no "warning:" of its own: ``--json`` puts it under the key ``warning``, and the
+    text output prints it with :func:`print_warning`."""
     from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, age_days, is_stale
 
     old = sorted(d for d in dates if d and is_stale(d))
     if not old:
         return None
-    return (f"warning: prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
+    return (f"prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
             "run `workbench catalog update` for the current public prices")
+
+
+def print_warning(warning: str | None) -> None:
+    """A warning on stderr, as ``warning: …`` (nothing for None)."""
+    if warning:
+        err(f"warning: {warning}")
 
 
 def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -130,15 +144,16 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             one = money(r.price, cur)
             return one if nodes == 1 else f"{one} ({money(None if r.price is None else r.price * nodes, cur)})"
 
-        table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK",
-               "PRICE/H" if nodes == 1 else f"PRICE/H (×{nodes})", "SOURCE", "NOTE"],
-              [(r.offer.provider, r.profile or "-", r.offer.region, r.offer.instance_type,
-                f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
-                f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
-                f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer), price(r), source(r), note(r))
-               for r in ranked])
-        if not ranked:
-            err(f"no offers match: {result.reason.detail}" if result.reason else "no offers match")
+        if not ranked:  # the answer is the reason, on stdout: not an empty table
+            print(f"no offers match: {result.reason.detail}" if result.reason else "no offers match")
+        else:
+            table(["PROVIDER", "PROFILE", "REGION", "TYPE", "GPU", "GPU MEM", "vCPU", "RAM", "NETWORK",
+                   "PRICE/H" if nodes == 1 else f"PRICE/H (×{nodes})", "SOURCE", "NOTE"],
+                  [(r.offer.provider, r.profile or "-", r.offer.region, r.offer.instance_type,
+                    f"{r.offer.gpu_count}× {r.offer.gpu_model}" if r.offer.gpu_count else "CPU only",
+                    f"{r.offer.gpu_memory_gb:g} GB" if r.offer.gpu_count else "-", r.offer.vcpus,
+                    f"{r.offer.memory_gb:.0f} GB", interconnect(r.offer), price(r), source(r), note(r))
+                   for r in ranked])
         if result.catalog_providers and ranked:
             names = ", ".join(result.catalog_providers)
             err(f"note: {names} priced from the price catalog (no account of yours answered for them): "
@@ -151,11 +166,12 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             err(f"note: prices keep their own currency ({', '.join(currencies)}); ordered at "
                 + (f"your rate of {rate:g} CNY per USD" if rate else
                    f"{REFERENCE_CNY_PER_USD:g} CNY per USD (set yours: `workbench currency USD --rate RATE`)"))
-        warning = stale_warning([r.offer.prices.as_of for r in ranked])
-        if warning:
-            err(warning)
+        print_warning(stale_warning([r.offer.prices.as_of for r in ranked]))
         _print_errors(errors)
-    return EXIT_PROVIDER if errors and not ranked else EXIT_OK
+    if errors and not ranked:
+        return EXIT_PROVIDER
+    # nothing can match what was asked (16 GPUs on one machine, a price below every offer): an input error
+    return EXIT_INPUT if not ranked and result.reason is not None else EXIT_OK
 
 
 def _known_provider(ctx: CliContext, provider: str) -> None:
@@ -172,6 +188,8 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     from workbench.cli.convert import load_for_launch  # our spec, or a SkyPilot / dstack file
 
     spec, secret_env, _ = load_for_launch(ctx, args)
+    # refused before the summary: it would name a launch id that never comes to exist (issue 29)
+    _can_confirm(args.yes)
     from workbench.core.lifecycle.launcher import choose_offer, execute  # launch only: ~45 ms of imports
 
     lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
@@ -212,7 +230,8 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     else:
         print(f"launch id: {lp.launch_id}")
         _instance_table(instances, {})
-        print(f"follow the log: workbench logs {lp.launch_id} --follow")
+        if not getattr(args, "following", False):  # `run` follows it itself: no instruction to do so
+            print(f"follow the log: workbench logs {lp.launch_id} --follow")
         sys.stdout.flush()  # a script reading a pipe gets the launch id now, not when the job has started
     return EXIT_OK
 

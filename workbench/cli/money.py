@@ -133,7 +133,7 @@ def _print_cost(by: str, rows: list[dict], totals: dict, statuses: list, cur: Cu
 
 # -- plan -----------------------------------------------------------------------------------------
 def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
-    from workbench.cli.cloud import stale_warning
+    from workbench.cli.cloud import print_warning, stale_warning
 
     model, count = parse_gpu_arg(args.gpu)
     if model is None:
@@ -186,8 +186,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
                   f"{rate or REFERENCE_CNY_PER_USD:g} CNY per USD{'' if rate else ' (a reference rate)'}; convert "
                   "them with --currency CNY or --currency USD (your rate: `workbench currency CNY --rate RATE`, "
                   "or --rate)")
-        if warning:
-            err(warning)
+        print_warning(warning)
         _print_errors(errors)
     return EXIT_PROVIDER if errors and not rows else EXIT_OK
 

@@ -155,6 +155,7 @@ def cmd_run(ctx: CliContext, args: argparse.Namespace) -> int:
     """``launch``, then ``logs --follow`` of the new launch: the job's output until it ends, and its exit code."""
     before = {r.launch_id for r in ctx.store.list_launches()}
     args.detach = False
+    args.following = True
     rc = cmd_launch(ctx, args)
     new = [r for r in ctx.store.list_launches() if r.launch_id not in before]
     if rc != EXIT_OK or not new:
