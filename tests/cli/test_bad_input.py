@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from wbcli import EXAMPLES
 
 
@@ -166,3 +168,20 @@ def test_launch_without_yes_and_no_terminal_is_refused_before_any_summary(wb):
     assert "standard input is not a terminal" in r.err and "--yes" in r.err
     assert "Launch " not in r.out + r.err
     assert wb("status", "--json").json["launches"] == []
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("name: x\nrun: echo\nresources:\n    gpu: V100\n  count: 1\n", 5, "the indentation does not line up"),
+    ("name: x\nrun: echo hi: there\n", 2, "a second ':' on one line"),
+    ("name: x\nrun:\n\t- echo\n", 3, "a tab character: indent with spaces"),
+    ("name: x\nrun: [unclosed\n", 2, "a '[' list is not closed with ']'"),
+    ("name: 'x\nrun: echo\n", 1, "a quoted value is never closed"),
+])
+def test_yaml_mistakes_are_said_in_plain_words(wb, tmp_path, text, line, words):
+    # Issue 29: "expected <block end>, but found '<block mapping start>'" told a user nothing
+    spec = tmp_path / "train.yaml"
+    spec.write_text(text)
+    r = wb("launch", str(spec), "--yes")
+    assert r.rc == 1
+    assert f"{spec}:{line}: invalid YAML: {words}" in r.err, r.err
+    assert "<block" not in r.err and "scalar" not in r.err

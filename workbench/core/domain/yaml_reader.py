@@ -58,6 +58,29 @@ def parse_seconds(text: str) -> int | None:
     return ((days * 24 + hours) * 60 + mins) * 60 + secs
 
 
+#: PyYAML's problems (a pattern over "context | problem") → what they mean, in the user's words
+_PLAIN_YAML = (
+    (re.compile(r"expected <block end>, but found '<block sequence start>'"),
+     "a list item ('- …') is not indented like the lines before it"),
+    (re.compile(r"expected <block end>, but found"),
+     "the indentation does not line up: this line is indented differently from the keys before it"),
+    (re.compile(r"mapping values are not allowed here"),
+     "a second ':' on one line: indent a nested key on a line of its own, or quote a value that contains ': '"),
+    (re.compile(r"found character '\\t'"), "a tab character: indent with spaces"),
+    (re.compile(r"scanning a quoted scalar .*end of stream"), "a quoted value is never closed"),
+    (re.compile(r"flow sequence .*expected ',' or '\]'"), "a '[' list is not closed with ']' (or a comma is missing)"),
+    (re.compile(r"flow mapping .*expected ',' or '\}'"), "a '{' mapping is not closed with '}' (or a comma is missing)"),
+    (re.compile(r"could not find expected ':'"), "a line that is neither 'key: value' nor a list item: is a ':' missing?"),
+    (re.compile(r"found undefined alias"), "an alias (*name) with no anchor (&name) before it"),
+)
+
+
+def plain_yaml_problem(context: str | None, problem: str | None) -> str | None:
+    """What a PyYAML parse error means, in plain words (None when it is not one we know)."""
+    text = f"{context or ''} | {problem or ''}"
+    return next((words for rx, words in _PLAIN_YAML if rx.search(text)), None)
+
+
 class NodeReader:
     """Typed readers over composed YAML nodes; every failure names ``source:line: path``."""
 
@@ -80,6 +103,12 @@ class NodeReader:
             if e.problem and e.context and not e.context.startswith("while "):
                 # "but found another document" alone does not say what was expected.
                 problem = f"{e.context}, {e.problem}"
+            plain = plain_yaml_problem(e.context, e.problem)
+            if plain is not None:  # the parser's own words ("<block mapping start>") say nothing to a user
+                if "closed" in plain and e.context_mark is not None:  # point at where it was opened
+                    mark = e.context_mark
+                    line = mark.line + 1
+                problem = plain + (f" (column {mark.column + 1})" if mark else "")
             raise SpecError(f"{self.source}:{line}: invalid YAML: {problem}") from e
         except yaml.reader.ReaderError as e:  # control characters and the like
             line = text.count("\n", 0, max(e.position, 0)) + 1

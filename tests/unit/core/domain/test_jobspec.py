@@ -177,8 +177,8 @@ NUM = "must be a number > 0"
 
 # (id, spec text, the message's expected start: "train.yaml:LINE: FIELD: problem")
 ERROR_CASES = [
-    ("malformed-yaml", "name: x\nrun: [unclosed\n", "train.yaml:3: invalid YAML: "),
-    ("malformed-indent", "name: x\nrun: y\n  bad: indent\n", "train.yaml:3: invalid YAML: "),
+    ("malformed-yaml", "name: x\nrun: [unclosed\n", "train.yaml:2: invalid YAML: a '[' list is not closed"),
+    ("malformed-indent", "name: x\nrun: y\n  bad: indent\n", "train.yaml:3: invalid YAML: a second ':' on one line"),
     ("two-documents", MINIMAL + "---\nname: y\n", "train.yaml:3: invalid YAML: expected a single document"),
     ("control-char", "name: x\x07\nrun: y\n", "train.yaml:1: invalid YAML: unacceptable character"),
     ("unknown-gpu", RES + "cpus: 4\n  gpu: V1OO\n",
