@@ -108,7 +108,7 @@ def test_bad_input_is_a_clear_error(wb, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("hello, world\n")
     r = wb("advise", "--nvidia-smi-log", str(bad))
-    assert r.rc == 1 and "no header" in r.err
+    assert r.rc == 1 and "bad.csv is not an nvidia-smi log: its header names hello, world" in r.err
     good = tmp_path / "gpu.csv"
     good.write_text(T.to_smi_csv(T.fp32_busy(hours=0.1, period=10.0)))
     r = wb("advise", "--nvidia-smi-log", str(good), "--gpu-model", "V1OO")

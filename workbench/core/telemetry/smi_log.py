@@ -86,6 +86,15 @@ def _is_header(row: list[str]) -> bool:
     return _field(row[0]) in _HEADER_FIRST
 
 
+def _names_columns(row: list[str]) -> bool:
+    """A line of column names: no cell is a number or a timestamp (a data row has both)."""
+    def value(cell: str) -> bool:
+        t = cell.strip()
+        return _number(t) == _number(t) or bool(_STAMP.match(t.partition(".")[0]))
+
+    return len(row) > 1 and not any(value(c) for c in row)
+
+
 def read_text(text: str, source: str = "the log") -> Trace:
     """Parse a log's text (see the module docstring)."""
     columns: list[str] | None = None
@@ -112,6 +121,12 @@ def read_text(text: str, source: str = "the log") -> Trace:
             use([_field(c) for c in row])
             continue
         if columns is None:
+            if _names_columns(row):  # a header, but not nvidia-smi's: say so, not "no header line"
+                shown = ", ".join(c.strip() for c in row[:6]) + (", …" if len(row) > 6 else "")
+                raise ConfigError(f"{source} is not an nvidia-smi log: its header names {shown}, and nvidia-smi's "
+                                  "start with timestamp, index or name",
+                                  hint="record one with: nvidia-smi --query-gpu=" + ",".join(DOCUMENTED)
+                                       + " --format=csv -l 1")
             if len(row) != len(DOCUMENTED):
                 raise ConfigError(f"{source} has no header line and {len(row)} columns",
                                   hint="record it with --format=csv (not noheader), or with exactly the fields "

@@ -80,3 +80,16 @@ def test_recorded_logs_if_any_parse_and_get_advice():
         assert (path.with_suffix(".md")).is_file(), f"{path.name} needs its source beside it"
         adv = advise(estimate_price(tr, offers()), offers())
         assert all(a.saving.amount is None or a.saving.amount >= 0 for a in adv.advice)
+
+
+def test_a_csv_of_another_tool_is_named_for_what_it_is():
+    # Issue 29: a CSV with a header of its own read as "has no header line"
+    from workbench.core.domain.errors import ConfigError
+    from workbench.core.telemetry.smi_log import read_text
+
+    with pytest.raises(ConfigError) as raised:
+        read_text("time,cpu_percent,rss_mb\n2024-01-01 00:00:00,12,300\n", "cpu.csv")
+    assert raised.value.message.startswith("cpu.csv is not an nvidia-smi log: its header names time, cpu_percent")
+    assert "no header line" not in raised.value.message and "--query-gpu=timestamp" in raised.value.hint
+    with pytest.raises(ConfigError, match="has no header line and 3 columns"):  # numbers without a header
+        read_text("1,2,3\n", "bare.csv")
