@@ -185,3 +185,14 @@ def test_yaml_mistakes_are_said_in_plain_words(wb, tmp_path, text, line, words):
     assert r.rc == 1
     assert f"{spec}:{line}: invalid YAML: {words}" in r.err, r.err
     assert "<block" not in r.err and "scalar" not in r.err
+
+
+def test_a_job_that_names_no_cloud_says_why_this_computer_was_tried(wb, tmp_path):
+    # Issue 29: a SkyPilot task with no cloud answered "no offer on profile 'local' …", a profile never chosen
+    task = tmp_path / "task.yaml"
+    task.write_text("resources:\n  accelerators: V100:1\nrun: python train.py\n")
+    r = wb("launch", str(task), "--yes")
+    assert r.rc == 1, r.out + r.err
+    assert "this job names no cloud and none was chosen, so it was tried on this computer, which has no 1× V100" \
+        in r.err
+    assert "workbench offers --gpu V100:1" in r.err and "profile 'local'" not in r.err

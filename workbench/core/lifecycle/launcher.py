@@ -152,6 +152,7 @@ def _choose_on(accounts: Accounts, spec: JobSpec, provider: str | None, profile:
                provider_from_user: bool) -> LaunchPlan:
     region_from_user = bool(region)
     provider = provider or (spec.providers[0] if spec.providers and not profile else None)
+    defaulted = provider is None and profile is None  # nobody chose: the built-in Local profile
     prof = accounts.resolve(provider, profile)
     if region is None and spec.regions and prof.provider != "local":
         region = spec.regions[0]  # the spec's regions name cloud regions, never this computer
@@ -172,6 +173,13 @@ def _choose_on(accounts: Accounts, spec: JobSpec, provider: str | None, profile:
             note = ranked[0].offer.availability_note or "no capacity or quota"
             raise CapacityError(f"no available offer for {want} on {prof.name}: {note}",
                                 hint="try another region or provider (`workbench offers`)")
+        if defaulted and prof.provider == "local":  # not a profile the user chose: say why it was tried
+            req = spec.resources.gpu
+            gpu = f" --gpu {req.model}:{req.count}" if req is not None and req.model else ""
+            raise NotFoundError(f"this job names no cloud and none was chosen, so it was tried on this computer, "
+                                f"which has no {want}",
+                                hint=f"see who offers it with `workbench offers{gpu}`, then launch with "
+                                     "--provider NAME (add an account first: `workbench profiles add NAME …`)")
         where = f" in {region}" if region else ""
         raise NotFoundError(f"no offer on profile {prof.name!r}{where} matches {want}",
                             hint="see what exists with `workbench offers`")
