@@ -12,7 +12,8 @@ a path), and it unlocks only machines this app created and tears down.  It is
 never written anywhere else nor logged.
 
 Threading: safe from any thread; creation is guarded by a lock in this
-process and by an exclusive create (O_EXCL) across processes.
+process and, across processes, by an exclusive create (O_EXCL) of the private
+key and an atomic rename of the public one (a reader never sees it half written).
 
 Failure rules: ConfigError when the folder cannot be written or an existing
 key cannot be read.
@@ -67,7 +68,7 @@ def ensure_keypair(data_dir: Path, comment: str = "workbench", key_type: str = "
             if not private.exists():
                 _generate(private, key_type)
             if not public.exists():
-                public.write_text(f"{_public_from_private(private)} {comment}\n", encoding="utf-8")
+                _write_public(public, f"{_public_from_private(private)} {comment}\n")
             text = public.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise ConfigError(
@@ -107,6 +108,17 @@ def _generate(private: Path, key_type: str = "ed25519") -> None:
         os.link(tmp, private)  # fails if another process made one meanwhile: keep theirs
     except FileExistsError:
         pass
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _write_public(public: Path, line: str) -> None:
+    """Write the public key whole or not at all: another process that finds the file reads all of it
+    (written in place, a launch beside it read it empty and sent AWS an empty key: InvalidKeyPair.Format)."""
+    tmp = public.with_name(public.name + f".tmp{os.getpid()}.{threading.get_ident()}")
+    try:
+        tmp.write_text(line, encoding="utf-8")
+        os.replace(tmp, public)
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -45,3 +45,31 @@ def test_an_rsa_pair_for_clouds_that_import_rsa_keys_only(tmp_path) -> None:
     assert keypair_for(tmp_path, {"ssh_key_type": "rsa"}).private_path == rsa.private_path
     assert keypair_for(tmp_path, {}).private_path.name == "id_ed25519"  # the default pair is untouched
     assert ensure_keypair(tmp_path, key_type="rsa").public_openssh == rsa.public_openssh  # made once
+
+
+def _make_key(folder: str, start, out) -> None:
+    start.wait(30)
+    try:
+        out.put(ensure_keypair(__import__("pathlib").Path(folder)).public_openssh)
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        out.put(f"error: {exc}")
+
+
+def test_processes_making_the_key_at_once_all_read_it_whole(tmp_path) -> None:
+    # A crash test launched several processes on one fresh home: one read id_ed25519.pub while another
+    # was writing it, and sent AWS an empty key (InvalidKeyPair.Format).  Six processes per fresh
+    # folder, started together, twenty folders.
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    for n in range(20):
+        folder = tmp_path / f"home{n}"
+        start, out = ctx.Event(), ctx.Queue()
+        procs = [ctx.Process(target=_make_key, args=(str(folder), start, out)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        start.set()
+        keys = [out.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(30)
+        assert len(set(keys)) == 1 and keys[0].startswith("ssh-ed25519 "), keys
