@@ -29,9 +29,36 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     exit 1
 fi
 
+# Another apt or dpkg (unattended-upgrades, a software centre) may hold its lock for minutes: wait for
+# it, saying so, instead of failing at once.  ENSURE_DEBS_LOCK_WAIT seconds at most (default 600).
+wait_s=${ENSURE_DEBS_LOCK_WAIT:-600}
+poll_s=${ENSURE_DEBS_LOCK_POLL:-5}
+apt_get() {
+    waited=0
+    while :; do
+        if out=$(apt-get "$@" 2>&1); then
+            return 0
+        fi
+        case $out in
+            *"Could not get lock"*|*"Unable to acquire the dpkg frontend lock"*|*"Unable to lock directory"*)
+                if [ "$waited" -ge "$wait_s" ]; then
+                    echo "$out" >&2
+                    echo "another package manager still holds apt's lock after ${wait_s} s: try again when it is done" >&2
+                    return 1
+                fi
+                [ "$waited" -eq 0 ] && echo "waiting for another package manager to finish (apt/dpkg is locked)…" >&2
+                sleep "$poll_s"
+                waited=$((waited + poll_s)) ;;
+            *)
+                echo "$out" >&2
+                return 1 ;;
+        esac
+    done
+}
+
 echo "installing Debian packages:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Only refresh the package lists when a package is really missing: a warm machine downloads nothing.
-apt-get update -qq >/dev/null
+apt_get update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt_get install -y -qq --no-install-recommends $missing
