@@ -294,7 +294,11 @@ class BrokenKeyring(RecordingCredentials):
         return "fail Keyring (keyring.backends.fail.Keyring)"
 
     def check_backend(self) -> None:
-        raise AuthError("no secure keyring is available", hint="install gnome-keyring or KWallet")
+        from workbench.core.domain.errors import NoKeyringError
+        from workbench.core.providers.keyring_safety import NO_KEYRING_MESSAGE, fix_hint
+
+        # what CredentialStore raises on a computer without a keyring (its hint holds a shell line)
+        raise NoKeyringError(f"{NO_KEYRING_MESSAGE} (selected backend: {self.backend_name()})", hint=fix_hint())
 
 
 def test_unusable_keyring_banner_and_install_hint(qtbot, fake_accounts):
@@ -306,9 +310,14 @@ def test_unusable_keyring_banner_and_install_hint(qtbot, fake_accounts):
     try:
         view = make_view(qtbot, session)
         qtbot.waitUntil(lambda: not view.banner.isHidden(), timeout=5000)
-        assert "no secure keyring" in view.banner_text.text()
-        assert "install gnome-keyring or KWallet" in view.banner_text.text()
-        assert "fail Keyring" in view.backend_label.text()
+        # plain words: what to install, never a backend class name or a shell line (issue 29)
+        text = view.banner_text.text() + view.backend_label.text()
+        assert "No keyring is running on this computer" in view.banner_text.text()
+        assert "GNOME Keyring (the package gnome-keyring), KWallet, or KeePassXC" in view.banner_text.text()
+        assert "none was found on this computer" in view.backend_label.text()
+        for technical in ("keyring.backends", "fail Keyring", "dbus-run-session", "gnome-keyring-daemon", "$PW"):
+            assert technical not in text, technical
+        assert "fail Keyring" in view.backend_label.toolTip()  # kept for a bug report
         aws = top_item(view, "aws")
         assert "unavailable" in aws.text(3) and 'pip install "cloud-gpu-workbench[aws]"' in aws.text(3)
     finally:
@@ -325,7 +334,8 @@ def test_save_puts_the_secret_in_the_secret_service_only(qtbot, home, monkeypatc
     secret = f"{SECRET}-{uuid.uuid4().hex}"
     try:
         view = make_view(qtbot, session)
-        qtbot.waitUntil(lambda: "SecretService" in view.backend_label.text(), timeout=10_000)
+        qtbot.waitUntil(lambda: "your desktop's keyring" in view.backend_label.text(), timeout=10_000)
+        assert "SecretService" in view.backend_label.toolTip()
         assert view.banner.isHidden()
         dialog = open_add(qtbot, view)
         dialog.name_edit.setText(name)

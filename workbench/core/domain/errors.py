@@ -62,6 +62,10 @@ class NoKeyringError(AuthError):
     """
 
 
+class KeyringLockedError(AuthError):
+    """The keyring is there but locked (or its unlock prompt was dismissed): the user unlocks it."""
+
+
 class QuotaError(WorkbenchError):
     """The account's quota does not allow the request (hint: request an increase)."""
 

@@ -16,7 +16,7 @@ from typing import Sequence
 import keyring
 import keyring.errors
 
-from workbench.core.domain.errors import AuthError, NoKeyringError
+from workbench.core.domain.errors import AuthError, KeyringLockedError, NoKeyringError
 from workbench.core.providers.redaction import leaks_fragment, redact
 
 NO_KEYRING_MESSAGE = "no secure keyring is available to store credentials"
@@ -175,7 +175,7 @@ def map_error(exc: Exception, action: str, key: str, values: Sequence[str]) -> A
         # dismissed" when there is no default collection and no prompter
         # (headless): the same fix - create/unlock it with a password.
         state = "locked (or has no default collection yet)" if "create" in detail.lower() else "locked"
-        return AuthError(
+        return KeyringLockedError(
             f"the keyring is {state}; could not {action} credentials for {key} ({detail})",
             hint=unlock_hint(),
         )

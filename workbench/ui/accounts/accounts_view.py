@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QHeaderView, QLabel, QMessag
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.credentials import CredentialStore
-from workbench.core.domain.errors import AuthError, ConfigError, WorkbenchError
+from workbench.core.domain.errors import AuthError, ConfigError, KeyringLockedError, NoKeyringError, WorkbenchError
 from workbench.core.domain.models import Identity, Profile
 from workbench.core.providers.registry import ProviderEntry
 from workbench.ui.accounts.credentials_form import describe_failure, describe_identity, run_for, set_status
@@ -68,6 +68,34 @@ def keyring_status(credentials: CredentialStore) -> tuple[str, WorkbenchError | 
     except (AuthError, ConfigError) as exc:
         return name, exc
     return name, None
+
+
+def keyring_title(name: str) -> str:
+    """The keyring in a user's words, from the backend's technical name (kept for the tooltip)."""
+    if "SecretService" in name or "libsecret" in name:
+        return tr("your desktop's keyring (GNOME Keyring, KWallet or KeePassXC)")
+    if "KWallet" in name:
+        return "KWallet"
+    if "macOS" in name or "Keychain" in name:
+        return tr("the macOS Keychain")
+    if "Windows" in name:
+        return tr("Windows Credential Manager")
+    return tr("none that can keep secrets safely")
+
+
+def keyring_advice(problem: BaseException) -> str:
+    """What is wrong with the keyring and what to do, in plain words: never a class name or a shell line."""
+    if isinstance(problem, NoKeyringError):
+        return tr("No keyring is running on this computer, so cloud credentials can be neither saved nor read. "
+                  "Install your desktop's keyring: GNOME Keyring (the package gnome-keyring), KWallet, or "
+                  "KeePassXC with its Secret Service integration turned on. Then log out and back in, and open "
+                  "Accounts again.")
+    if isinstance(problem, KeyringLockedError):
+        return tr("Your keyring is locked, so cloud credentials can be neither saved nor read. Unlock it (log in "
+                  "to the desktop again, or open your keyring app and unlock the Login keyring), then open "
+                  "Accounts again.")
+    return tr("The system keyring did not answer, so cloud credentials can be neither saved nor read right now. "
+              "Try again in a moment; if it keeps failing, restart your desktop session.")
 
 
 def remove_profile(accounts: Accounts, profile: Profile) -> None:
@@ -221,12 +249,17 @@ class AccountsView(QWidget):
 
     def _keyring_checked(self, status: tuple[str, BaseException | None]) -> None:
         name, problem = status
-        self.backend_label.setText(tr("Secrets are kept in the system keyring: {backend}").format(backend=name))
+        if isinstance(problem, NoKeyringError):
+            self.backend_label.setText(tr("Secrets are kept in the system keyring: none was found on this computer"))
+        else:
+            self.backend_label.setText(tr("Secrets are kept in the system keyring: {backend}").format(
+                backend=keyring_title(name)))
+        self.backend_label.setToolTip(name)  # the technical name, for a bug report
         if problem is None:
             self.banner.hide()
             return
-        self.banner_text.setText(tr("The system keyring cannot be used, so cloud credentials can be neither "
-                                    "saved nor read.\n{reason}").format(reason=describe_failure(problem)))
+        self.banner_text.setText(keyring_advice(problem))
+        self.banner_text.setToolTip(describe_failure(problem))  # the keyring's own words, for a bug report
         self.banner.show()
 
     # -- the tree -------------------------------------------------------------

@@ -1629,6 +1629,11 @@
       <translation>未选择实例。请在上方选择一个，或在“实例”视图的某一行上选择“监控”。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>No keyring is running on this computer, so cloud credentials can be neither saved nor read. Install your desktop's keyring: GNOME Keyring (the package gnome-keyring), KWallet, or KeePassXC with its Secret Service integration turned on. Then log out and back in, and open Accounts again.</source>
+      <translation>这台电脑上没有运行密钥环，因此既无法保存也无法读取云凭据。请安装桌面的密钥环：GNOME 密钥环（软件包 gnome-keyring）、KWallet，或开启了 Secret Service 集成的 KeePassXC。然后注销并重新登录，再打开“账户”。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No machines yet. Start one from Launch (Ctrl+N) — the quick example runs a short job on this computer for free.</source>
       <translation>还没有机器。可在“启动”（Ctrl+N）中启动一台——快速示例会在这台计算机上免费运行一个短作业。</translation>
@@ -2180,6 +2185,11 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Secrets are kept in the system keyring: none was found on this computer</source>
+      <translation>机密保存在系统密钥环中：这台电脑上未找到密钥环</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Secrets are kept in the system keyring: {backend}</source>
       <translation>机密信息保存在系统密钥环中：{backend}</translation>
     </message>
@@ -2565,10 +2575,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
-      <source>The system keyring cannot be used, so cloud credentials can be neither saved nor read.
-{reason}</source>
-      <translation>无法使用系统密钥环，因此既不能保存也不能读取云凭据。
-{reason}</translation>
+      <source>The system keyring did not answer, so cloud credentials can be neither saved nor read right now. Try again in a moment; if it keeps failing, restart your desktop session.</source>
+      <translation>系统密钥环没有响应，目前既无法保存也无法读取云凭据。请稍后重试；如果一直失败，请重新启动桌面会话。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -2806,9 +2814,19 @@
       <translation>位置：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Windows Credential Manager</source>
+      <translation>Windows 凭据管理器</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Without a sync mount a relaunched job starts from the beginning: add a bucket in sync mode for its checkpoints.</source>
       <translation>没有同步挂载时，重新启动的作业会从头开始：请添加一个同步模式的存储桶来保存检查点。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>Your keyring is locked, so cloud credentials can be neither saved nor read. Unlock it (log in to the desktop again, or open your keyring app and unlock the Login keyring), then open Accounts again.</source>
+      <translation>您的密钥环已锁定，因此既无法保存也无法读取云凭据。请将其解锁（重新登录桌面，或打开密钥环应用并解锁“登录”密钥环），然后再打开“账户”。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -3201,6 +3219,11 @@
       <translation>无（CPU）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>none that can keep secrets safely</source>
+      <translation>没有可安全保存机密的密钥环</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
       <source>none yet</source>
       <translation>暂无</translation>
@@ -3461,6 +3484,11 @@
       <translation>作业描述未指定任何输出</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>the macOS Keychain</source>
+      <translation>macOS 钥匙串</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>the subscription to launch in; Test lists the ones this identity may use (empty: the only one it sees)</source>
       <translation>在其中启动的订阅；测试会列出此身份可使用的订阅（留空：它能看到的唯一订阅）</translation>
@@ -3539,6 +3567,11 @@
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>waiting</source>
       <translation>等待中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/accounts_view.py" />
+      <source>your desktop's keyring (GNOME Keyring, KWallet or KeePassXC)</source>
+      <translation>桌面的密钥环（GNOME 密钥环、KWallet 或 KeePassXC）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
