@@ -73,6 +73,7 @@ class RunReport:
     trace: Trace
     generated_at: float
     relaunched_as: int | None = None  # the attempt recovery started after this one
+    exit_code: int | None = None  # the job's (the head node's, for several machines)
 
 
 def summarize(trace: Trace) -> tuple[GpuSummary, ...]:
@@ -102,6 +103,8 @@ def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float
     return RunReport(
         launch_id=launch_id, name=run.name or launch_id, provider=run.provider or "", region=run.region or "",
         instance_type=run.instance_type or "", nodes=run.nodes, gpu_model=run.gpu_model or "", spot=run.spot,
-        status=status, relaunched_as=again[1] if again else None, currency=run.currency, cost=run.cost or 0.0,
+        status=status, relaunched_as=again[1] if again else None,
+        exit_code=next((i.exit_code for i in sorted(instances, key=lambda i: i.launched_at or 0.0)
+                        if i.exit_code is not None), None), currency=run.currency, cost=run.cost or 0.0,
         price_per_hour=run.price_per_hour, duration_s=run.billed_s or 0.0, started=started, gpus=summarize(trace),
         advisory=advise(trace, offers), trace=trace, generated_at=now)

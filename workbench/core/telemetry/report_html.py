@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from workbench.core.telemetry.advice_rules import TITLES
 from workbench.core.telemetry.advisor import money_text
 from workbench.core.telemetry.report import RunReport
 from workbench.core.telemetry.series import decimate
@@ -34,6 +35,8 @@ L = {
     "col_mem": "Peak memory", "col_power": "Mean power", "col_nvlink": "NVLink rx / tx",
     "plot_util": "GPU utilization (%)", "plot_mem": "GPU memory used (GB)", "hours": "hours since start",
     "not_evaluated": "Not evaluated: {rule} ({why})",
+    "cpu_job": "This launch ran without a GPU: the GPU advice does not apply. Its CPU use is below.",
+    "plot_cpu": "CPU busy (%)", "exit_code": "Exit code",
     "basis": "Cost is the app's estimate from the price and billed time of each machine, as in Spend; "
              "savings are for this run's duration.",
     "severity_high": "high", "severity_medium": "medium", "severity_low": "low",
@@ -120,9 +123,10 @@ def svg_plot(series: Sequence[tuple[str, np.ndarray, np.ndarray]], t0: float, t1
 def plots(report: RunReport, t: Callable[[str], str] = lambda s: s) -> dict[str, str]:
     """The report's SVG plots by file name: utilization and memory of every GPU, evidence windows shaded."""
     tr = report.trace
-    if not tr.gpus:
-        return {}
     t0, t1 = tr.start, tr.start + tr.duration_s
+    if not tr.gpus:  # a CPU job: how busy its machine's CPUs were
+        hosts = [(h.node, h.t, h.cpu) for h in tr.hosts if h.t.size]
+        return {"cpu.svg": svg_plot(hosts, t0, t1, 100.0, [], t(L["hours"]))} if hosts else {}
     windows = [a.window for a in report.advisory.advice]
     util = [(g.label, g.t, g.util) for g in tr.gpus]
     mem = [(g.label, g.t, g.mem_used / 1024.0) for g in tr.gpus]
@@ -151,6 +155,7 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
             (t(L["duration"]), duration_text(report.duration_s, t)), (t(L["price"]), price),
             (t(L["machines"]), str(report.nodes)),
             (t(L["gpus"]), f"{gpus} × {report.gpu_model}" if report.gpu_model else str(gpus)),
+            *([(t(L["exit_code"]), str(report.exit_code))] if report.exit_code is not None else []),
             (t(L["status"]), (t(status) if status else report.status) + (
                 " · " + t(L["relaunched"]).format(n=report.relaunched_as) if report.relaunched_as else ""))]
     out = ['<html><head><meta charset="utf-8"><title>', e(t(L["title"]).format(name=report.name)), "</title></head>",
@@ -163,8 +168,9 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
             f'<b style="font-size: 12pt;">{e(v)}</b></td>' for k, v in rows]
     out.append("</tr></table>")
     out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["advice"]))}</h2>')
+    cpu_plot = plots(report, t).get("cpu.svg") if not report.gpus else None
     if not report.gpus:
-        out.append(f"<p>{e(t(L['no_gpu']))}</p>")
+        out.append(f"<p>{e(t(L['cpu_job'] if cpu_plot else L['no_gpu']))}</p>")
     elif not report.advisory.advice:
         out.append(f"<p>{e(t(L['no_advice']))}</p>")
     for a in report.advisory.advice:
@@ -178,9 +184,12 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
                    f'<b>{e(saving)}</b><br/>{e(t(a.template).format(**a.params))}<br/>'
                    f'<span style="color: #666666;">{e(window)}'
                    "</span></p>")
-    for rule, why in report.advisory.not_evaluated.items():
+    for rule, why in (report.advisory.not_evaluated.items() if report.gpus else ()):  # a CPU job: said above
         out.append(f'<p style="color: #777777; margin: 1px 0; font-size: 8pt;">'
-                   f'{e(t(L["not_evaluated"]).format(rule=rule, why=why))}</p>')
+                   f'{e(t(L["not_evaluated"]).format(rule=t(TITLES.get(rule, rule)), why=why))}</p>')
+    if cpu_plot:
+        out.append(f'<p style="margin: 6px 0 0 0;"><b>{e(t(L["plot_cpu"]))}</b><br/>'
+                   f'<img src="{e(src("cpu.svg", cpu_plot))}" width="{PLOT_W}" height="{PLOT_H}"/></p>')
     if report.gpus:
         out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["per_gpu"]))}</h2>')
         out.append('<table cellspacing="0" cellpadding="3" border="1" style="border-collapse: collapse; '

@@ -669,6 +669,11 @@
       <translation>CPU</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>CPU busy (%)</source>
+      <translation>CPU 繁忙度（%）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>CPU utilization (%)</source>
       <translation>CPU 利用率（%）</translation>
@@ -972,6 +977,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Evidence: {start} – {end}</source>
       <translation>依据：{start} – {end}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Exit code</source>
+      <translation>退出码</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -2662,6 +2672,11 @@
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>This job pays {price} per hour per machine, {total} for all {n} ({term})</source>
       <translation>此作业每台机器每小时 {price}，{n} 台合计 {total}（{term}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>This launch ran without a GPU: the GPU advice does not apply. Its CPU use is below.</source>
+      <translation>本次启动没有使用 GPU：GPU 相关建议不适用。其 CPU 使用情况见下方。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />

@@ -102,3 +102,26 @@ def test_a_preempted_attempt_that_was_relaunched_reports_interrupted(store):
     report = build_report(store, "L-spot", offers(), now=LATER)
     assert report.status == "interrupted" and report.relaunched_as == 2
     assert "interrupted · relaunched as attempt 2" in render_html(report)
+
+
+def test_a_cpu_job_reports_its_cpu_and_exit_code_in_sentences(store):
+    # Issue 29: a CPU job's report listed "Not evaluated: idle_gpus …" seven times, no plot, no exit code
+    from dataclasses import replace as dc_replace
+
+    from workbench.core.domain.models import HostSample, Instance, InstanceState
+    from workbench.core.store.database import LaunchRecord
+
+    store.add_launch(LaunchRecord("L-cpu", "cpu-job", "local", "local", "local", T.T0, status="finished",
+                                  spec={"name": "cpu-job", "run": "python prep.py"}))
+    inst = Instance("local", "local", "local-L-cpu", "L-cpu", "local", "this-computer", InstanceState.RUNNING,
+                    name="cpu-job", launched_at=T.T0)
+    store.upsert_instance(inst, ts=T.T0)
+    store.add_host_samples([HostSample("local-L-cpu", T.T0 + 60.0 * k, 40.0 + k, 4, 900.0, 16000.0, 0.0, 0.0,
+                                       0.0) for k in range(30)])
+    store.upsert_instance(dc_replace(inst, state=InstanceState.TERMINATED, exit_code=0), ts=T.T0 + 1800.0)
+    report = build_report(store, "L-cpu", offers(), now=LATER)
+    page = render_html(report)
+    assert report.exit_code == 0 and "Exit code" in page
+    assert "This launch ran without a GPU: the GPU advice does not apply" in page
+    assert "Not evaluated" not in page and "idle_gpus" not in page
+    assert "CPU busy (%)" in page and page.count("<img") == 1
