@@ -22,7 +22,9 @@ def test_report_sums_price_times_billable_time(fake_accounts):
     [row] = report.rows
     assert row.name == "train-v100" and row.where == "fakecloud / lab"
     assert row.spent == pytest.approx(3.06 / 2, rel=0.01)
-    assert row.projected == pytest.approx(3.06 * 2)
+    # the max runtime counts from the launch record, the bill from the machine's start: milliseconds apart,
+    # more under load (seen: 6.11998789 with the crash files running beside it)
+    assert row.projected == pytest.approx(3.06 * 2, rel=1e-4)
     assert 0 < report.today <= report.month <= row.spent + 1e-9
     assert len(report.days) == 30 and sum(v for _, v in report.days) == pytest.approx(row.spent, rel=0.01)
 
