@@ -125,12 +125,16 @@ def test_history_is_loaded_from_the_store_for_a_finished_instance(qtbot, session
     now = time.time()
     accounts.store.add_samples([GpuSample("old-1", now - 100 + s, 0, 42.0, 2048.0, 16_384.0, "L4")
                                 for s in range(50)])
-    inst = Instance("local", "local", "old-1", "old-abc", "local", "x", InstanceState.TERMINATED, name="old")
+    inst = Instance("local", "local", "old-1", "old-abc", "local", "x", InstanceState.TERMINATED, name="old",
+                    exit_code=0)
     view = make_view(qtbot, session)
     view.show_instance(inst)
     qtbot.waitUntil(view.plots.has_data, timeout=5_000)
     assert len(view.series[instance_key(inst)].series[("gpu", 0, "L4")]) == 50
     assert not view.banner.isHidden() and "not running" in view.banner.text()
+    # the word Instances uses for it (issue 29: the Monitor said "terminated" for "finished · exit 0")
+    assert "(finished · exit 0)" in view.banner.text() and "terminated" not in view.banner.text()
+    assert "finished · exit 0" in view._item_text(inst)
 
 
 def test_empty_states_say_why_there_is_no_plot(qtbot, fake_accounts):

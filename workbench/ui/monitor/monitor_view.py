@@ -37,7 +37,7 @@ from shiboken6 import isValid
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import GpuSample, Instance, InstanceState
-from workbench.ui.common.format import state_label
+from workbench.ui.common.job_state import snapshot_state_text
 from workbench.ui.i18n import N_, tr
 from workbench.core.telemetry.series import SampleBatch, SeriesKey, SeriesSet, SpendCurves, group_samples
 from workbench.ui.monitor.advice_panel import AdvicePanel
@@ -190,9 +190,10 @@ class MonitorView(QWidget):
         return next((row for row in range(box.count()) if box.itemData(row) == key), -1)
 
     def _item_text(self, inst: Instance) -> str:
+        # the word Instances uses for it ("finished · exit 0"), not the machine's bare state ("terminated")
         return tr("{name} — {provider}/{profile} · {type} · {state}").format(
             name=inst.name or inst.instance_id, provider=inst.provider, profile=inst.profile,
-            type=inst.instance_type, state=state_label(inst.state))
+            type=inst.instance_type, state=snapshot_state_text(inst, getattr(self, "_snapshot", None)))
 
     def _on_snapshot(self, snap: Snapshot) -> None:
         self._snapshot = snap
@@ -433,7 +434,7 @@ class MonitorView(QWidget):
             if not inst.state.active:
                 return self._message(tr("{name} is not running ({state}) and no readings were recorded "
                                         "while it ran.").format(name=inst.name or inst.instance_id,
-                                                                state=state_label(inst.state)))
+                                                                state=snapshot_state_text(inst, getattr(self, "_snapshot", None))))
             if self.telemetry.get(key) is False:
                 return self._message(tr("The {provider} provider does not report GPU telemetry, so there is "
                                         "nothing to plot for {name}. Its spend is still tracked.").format(
@@ -442,7 +443,7 @@ class MonitorView(QWidget):
                 name=inst.name or inst.instance_id))
         if not inst.state.active:
             self.banner.setText(tr("{name} is not running ({state}): showing its recorded history.").format(
-                name=inst.name or inst.instance_id, state=state_label(inst.state)))
+                name=inst.name or inst.instance_id, state=snapshot_state_text(inst, getattr(self, "_snapshot", None))))
             self.banner.show()
         else:
             self.banner.hide()
