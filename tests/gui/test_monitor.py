@@ -135,6 +135,11 @@ def test_history_is_loaded_from_the_store_for_a_finished_instance(qtbot, session
     # the word Instances uses for it (issue 29: the Monitor said "terminated" for "finished · exit 0")
     assert "(finished · exit 0)" in view.banner.text() and "terminated" not in view.banner.text()
     assert "finished · exit 0" in view._item_text(inst)
+    # a machine that ran 50 s fills the plot, not a sliver of the 5-minute window (issue 29)
+    assert view.window_seconds == 300.0
+    view.redraw()
+    lo, hi = view.plots.util_plot.viewRange()[0]
+    assert 45 <= hi - lo <= 70, (lo, hi)
 
 
 def test_empty_states_say_why_there_is_no_plot(qtbot, fake_accounts):

@@ -486,10 +486,11 @@ class MonitorView(QWidget):
         last_entry = spend.t[-2] if spend is not None and spend.t.size >= 2 else 0.0
         end = time.time() if inst.state.active else max(sets.last_ts, float(last_entry))
         seconds = self.window_seconds
-        if seconds is not None:
+        firsts = [t for t in (sets.first_ts, spend.t[0] if spend and spend.t.size else None) if t is not None]
+        first = min(firsts) if firsts else end
+        if seconds is not None and (inst.state.active or end - first >= seconds):
             start = end - seconds
-        else:
-            firsts = [t for t in (sets.first_ts, spend.t[0] if spend and spend.t.size else None) if t is not None]
-            start = min(firsts) if firsts else end
+        else:  # "All", or a machine that ran for less than the window: its whole span fills the plot
+            start = first
         self.plots.draw(sets, spend, start, end)
         self.redraw_count += 1
