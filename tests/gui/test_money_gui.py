@@ -96,6 +96,7 @@ def test_review_page_compares_ways_to_pay_for_the_job(qtbot, fake_accounts, fake
     chosen = [r for r in range(table.rowCount()) if table.item(r, 0).font().bold()]
     assert [table.item(r, 0).text() for r in chosen] == ["on-demand"]
     assert "Reserved terms are paid in full" in wiz.review_page.comparison.empty.text()
+    assert "workbench plan" not in wiz.review_page.comparison.empty.text()  # no terminal command in the GUI
 
 
 def test_finished_job_prompts_and_keep_running_stops_the_teardown(qtbot, fake_accounts, fake_session):
@@ -137,3 +138,22 @@ def test_guards_tear_down_in_the_gui_and_say_it_was_verified(qtbot, fake_account
     assert not any(i.state.billable for i in fake_accounts.store.list_instances(launch_id=lp.launch_id))
     assert lp.launch_id not in hook.prompts  # the prompt closed when the guard acted
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+def test_review_of_a_cpu_job_on_this_computer_says_only_what_applies(qtbot, fake_accounts, fake_session):
+    # Issue 29: a non-spot Local CPU job read "Recovery: off: an interrupted spot machine ends the job" and
+    # "The comparison needs … a maximum runtime" although one was set
+    wiz = LaunchWizard(fake_session)
+    qtbot.addWidget(wiz)
+    wiz.show()
+    page = wiz.job_page
+    qtbot.keyClicks(page.name_edit, "cpu-job")
+    qtbot.keyClicks(page.command_edit, "python3 prep.py")
+    wiz.next()
+    qtbot.waitUntil(lambda: not wiz.offer_page.loading, timeout=10_000)
+    wiz.next()
+    wiz.next()
+    assert wiz.currentPage() is wiz.review_page and wiz.spec.guards.max_runtime_minutes
+    review = wiz.review_page
+    assert review.fields["recovery"].text() == "off"
+    assert review.comparison.empty.text() == "The comparison is for GPU jobs: this job asks for no GPU model."

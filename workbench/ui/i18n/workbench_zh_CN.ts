@@ -2319,7 +2319,7 @@
       <translation>竞价 /小时</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>Spot interrupted</source>
       <translation>竞价实例被回收</translation>
     </message>
@@ -2495,8 +2495,13 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
-      <source>The comparison needs a GPU model and a maximum runtime.</source>
-      <translation>比较需要 GPU 型号和最长运行时间。</translation>
+      <source>The comparison is for GPU jobs: this job asks for no GPU model.</source>
+      <translation>该比较仅适用于 GPU 任务：此任务未要求 GPU 型号。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>The comparison needs a maximum runtime: set one under Guards.</source>
+      <translation>该比较需要最长运行时间：请在“保护规则”中设置。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -3049,7 +3054,7 @@
       <translation>退出码 {code}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>exit {code}</source>
       <translation>退出码 {code}</translation>
     </message>
@@ -3149,7 +3154,7 @@
       <translation>低</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>machine {state}</source>
       <translation>机器{state}</translation>
     </message>
@@ -3247,6 +3252,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>none: the job is described by the form below</source>
       <translation>无：作业由下方表单描述</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>off</source>
+      <translation>关闭</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3404,17 +3414,17 @@
       <translation>已停止（磁盘计费）</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>stopped by a guard</source>
       <translation>已被保护规则停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>stopped by you</source>
       <translation>已由您停止</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>stopped, no compute charge (disks still bill)</source>
       <translation>已停机，不收计算费用（磁盘仍计费）</translation>
     </message>
@@ -3862,8 +3872,8 @@ What to do: {hint}</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
-      <source>{n}× {model} for {hours} h. Reserved terms are paid in full even when the job is shorter; spot may be interrupted. Compare with buying the hardware: workbench plan --buy-price …</source>
-      <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。与购买硬件比较:workbench plan --buy-price …</translation>
+      <source>{n}× {model} for {hours} h. Reserved terms are paid in full even when the job is shorter; spot may be interrupted. Compare with buying the hardware under Prices ▸ Plan a job's cost.</source>
+      <translation>{n}× {model},共 {hours} 小时。预留期限即使任务更短也要全额支付;竞价实例可能被中断。可在“价格 ▸ 规划作业成本”中与购买硬件比较。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />

@@ -50,8 +50,8 @@ def guards_text(g: Guards) -> str:
 
 def recovery_text(spec: JobSpec) -> str:
     r = spec.recovery
-    if r is None:
-        return tr("off: an interrupted spot machine ends the job")
+    if r is None:  # the warning is for spot machines, the only ones a cloud takes back
+        return tr("off: an interrupted spot machine ends the job") if spec.resources.spot else tr("off")
     on = tr("a spot interruption or a failure") if "failure" in r.on else tr("a spot interruption")
     return tr("relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or "
               "`workbench watch` runs)").format(on=on, n=r.max_restarts)
@@ -207,7 +207,8 @@ class CostComparisonBox(QGroupBox):
         lay.addWidget(self.table)
         lay.addWidget(self.empty)
 
-    def show_comparison(self, p: CostComparison | None, choice: RankedOffer | None, spot: bool) -> None:
+    def show_comparison(self, p: CostComparison | None, choice: RankedOffer | None, spot: bool,
+                        gpu_job: bool = True) -> None:
         rows = p.summary() if p is not None else []
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
@@ -225,15 +226,16 @@ class CostComparisonBox(QGroupBox):
                     item.setFont(f)
                 self.table.setItem(i, c, item)
         self.table.setVisible(bool(rows))
-        if p is None:
-            self.empty.setText(tr("The comparison needs a GPU model and a maximum runtime."))
+        if p is None:  # say what is missing, not both (a CPU job with a runtime was told it needs one)
+            self.empty.setText(tr("The comparison needs a maximum runtime: set one under Guards.") if gpu_job
+                               else tr("The comparison is for GPU jobs: this job asks for no GPU model."))
         elif not rows:
             self.empty.setText(tr("No offer of {model} to compare.").format(model=p.gpu_model))
         else:
             self.empty.setText(tr("{n}× {model} for {hours} h. Reserved terms are paid in full even when the job "
-                                  "is shorter; spot may be interrupted. Compare with buying the hardware: "
-                                  "workbench plan --buy-price …").format(n=p.gpus, model=p.gpu_model,
-                                                                        hours=f"{p.hours:g}"))
+                                  "is shorter; spot may be interrupted. Compare with buying the hardware under "
+                                  "Prices ▸ Plan a job's cost.").format(n=p.gpus, model=p.gpu_model,
+                                                                         hours=f"{p.hours:g}"))
 
 
 class SecretsBox(QGroupBox):
@@ -348,7 +350,9 @@ class ReviewPage(QWizardPage):
 
     def show_comparison(self, spec: JobSpec, offers: list[RankedOffer], choice: RankedOffer | None) -> None:
         """The cost planner's table for this job, from the offers the wizard already has (no network)."""
-        self.comparison.show_comparison(job_cost_comparison(spec, offers), choice, spec.resources.spot)
+        g = spec.resources.gpu
+        self.comparison.show_comparison(job_cost_comparison(spec, offers), choice, spec.resources.spot,
+                                        gpu_job=g is not None and bool(g.model))
 
     def show_summary(self, spec: JobSpec, choice: RankedOffer | None) -> None:
         """What launching ``spec`` on ``choice`` creates, in words, and its projected cost."""
