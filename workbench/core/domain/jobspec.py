@@ -191,15 +191,24 @@ class _Parser(ChoiceReader):
         setup = self.string(setup_node, "setup") if setup_node else None
         workdir_node = opt("workdir")
         on_finish_node = opt("on_finish")
+        resources = self.resources(opt("resources"))
+        alternatives = self.alternatives(opt("alternatives"))
+        guards = self.guards(opt("guards"))
+        if resources.gpu is None and not any(a.gpu is not None for a in alternatives) \
+                and not self.gives(opt("guards"), "idle_minutes"):
+            # the default idle guard watches GPU use: a job without a GPU gets none, as the wizard
+            # gives none (a CPU job read "idle 30 min", a guard that could never fire); one set on
+            # purpose stays
+            guards = dataclasses.replace(guards, idle_minutes=None)
         return JobSpec(
             name=name,
             run=run,
             setup=setup if setup and setup.strip() else None,
-            resources=self.resources(opt("resources")),
+            resources=resources,
             env=self.env(opt("env")),
             workdir=self.workdir(workdir_node) if workdir_node else None,
             on_finish=self.on_finish(on_finish_node) if on_finish_node else OnFinish.TERMINATE,
-            guards=self.guards(opt("guards")),
+            guards=guards,
             providers=tuple(p.lower() for p in self.strings(f["providers"][1], "providers"))
             if "providers" in f else (),
             regions=tuple(self.strings(f["regions"][1], "regions")) if "regions" in f else (),
@@ -210,7 +219,7 @@ class _Parser(ChoiceReader):
             storage=self.storage(opt("storage")),
             recovery=self.recovery(opt("recovery")),
             secrets=self.secrets(opt("secrets"), f),
-            alternatives=(alternatives := self.alternatives(opt("alternatives"))),
+            alternatives=alternatives,
             choose=self.choose(opt("choose"), bool(alternatives)),
         )
 
@@ -292,6 +301,12 @@ class _Parser(ChoiceReader):
                 hint = ""
             self.fail(node, "on_finish", f"must be one of {', '.join(choices)}, got '{text}'{hint}")
         return OnFinish(text)
+
+    @staticmethod
+    def gives(node: Node | None, key: str) -> bool:
+        """True when the mapping ``node`` names ``key`` (whatever its value)."""
+        return isinstance(node, MappingNode) and any(
+            isinstance(k, ScalarNode) and k.value == key for k, _ in node.value)
 
     def guards(self, node: Node | None) -> Guards:
         if node is None:

@@ -50,7 +50,8 @@ def spec_yaml_blocks(spec: JobSpec) -> list[tuple[str, str]]:
         fields.append(("storage", [_mount(m) for m in spec.storage]))
     if spec.recovery is not None:
         fields.append(("recovery", {"max_restarts": spec.recovery.max_restarts, "on": list(spec.recovery.on)}))
-    guards = _guards(spec.guards)
+    gpu_job = spec.resources.gpu is not None or any(a.gpu is not None for a in spec.alternatives)
+    guards = _guards(spec.guards, gpu_job)
     if guards:
         fields.append(("guards", guards))
     if spec.on_finish is not OnFinish.TERMINATE:
@@ -118,12 +119,13 @@ def _mount(m: Any) -> dict[str, Any]:
     return d
 
 
-def _guards(g: Guards) -> dict[str, Any]:
+def _guards(g: Guards, gpu_job: bool = True) -> dict[str, Any]:
     d: dict[str, Any] = {}
     default = Guards()
     if g.max_runtime_minutes != default.max_runtime_minutes and g.max_runtime_minutes is not None:
         d["max_runtime"] = f"{g.max_runtime_minutes}m"
-    if g.idle_minutes != default.idle_minutes:
+    # what the parser gives when the field is left out: no idle guard for a job without a GPU
+    if g.idle_minutes != (default.idle_minutes if gpu_job else None):
         d["idle_minutes"] = "off" if g.idle_minutes is None else g.idle_minutes
     if g.idle_util_below != default.idle_util_below:
         d["idle_util_below"] = _num(g.idle_util_below)

@@ -63,10 +63,13 @@ def test_gpu_examples() -> None:
 
 def test_defaults() -> None:
     spec = parse(MINIMAL)
-    assert spec == JobSpec(name="mnist", run="python train.py", source="train.yaml")
+    # no GPU asked for: no idle guard by default (it watches GPU use), as the wizard gives none (issue 29)
+    assert spec == JobSpec(name="mnist", run="python train.py", source="train.yaml", guards=Guards(idle_minutes=None))
     assert spec.resources == Resources()
     assert spec.resources.disk_gb == 100
-    assert spec.guards == Guards()
+    assert spec.guards == Guards(idle_minutes=None)
+    assert parse(MINIMAL + "resources:\n  gpu: V100\n").guards == Guards()  # a GPU job: the default 30 min
+    assert parse(MINIMAL + "guards:\n  idle_minutes: 15\n").guards.idle_minutes == 15  # set on purpose: kept
     assert spec.guards.max_runtime_minutes == 24 * 60
     assert spec.on_finish is OnFinish.TERMINATE
     assert (spec.providers, spec.regions, dict(spec.env), spec.workdir, spec.setup) == ((), (), {}, None, None)
