@@ -36,7 +36,7 @@ def _spec_error(tmp_path: Path, text: str | bytes) -> str:
 
 @pytest.mark.parametrize("case, text, expected", [
     ("tabs", "name: x\nrun: echo\nresources:\n\tgpu: V100:1\n",
-     "train.yaml:4: invalid YAML: found character '\\t' that cannot start any token"),
+     "train.yaml:4: invalid YAML: a tab character: indent with spaces (column 1)"),
     ("duplicate key", "name: x\nrun: echo\nname: y\n", "train.yaml:3: name: appears twice in the same mapping"),
     ("huge disk", "name: x\nrun: echo\nresources:\n  disk_gb: 99999999999999999999\n",
      "train.yaml:4: resources.disk_gb: must be a whole number from 1 to 65536"),
