@@ -71,19 +71,7 @@ def test_view_sets_budget_and_currency_and_shows_billed_columns(qtbot, fake_acco
 
 def test_review_page_compares_ways_to_pay_for_the_job(qtbot, fake_accounts, fake_session):
     fake_accounts.add_fake("lab")
-    wiz = LaunchWizard(fake_session)
-    qtbot.addWidget(wiz)
-    wiz.show()
-    page = wiz.job_page
-    qtbot.keyClicks(page.name_edit, "plan-job")
-    qtbot.keyClicks(page.command_edit, "python3 train.py")
-    page.gpu_model.setCurrentIndex(page.gpu_model.findData("V100"))
-    page.gpu_count.setValue(4)
-    wiz.next()
-    qtbot.waitUntil(lambda: not wiz.offer_page.loading, timeout=10_000)
-    wiz.next()
-    wiz.next()
-    assert wiz.currentPage() is wiz.review_page
+    wiz = _to_review(qtbot, fake_session, "plan-job", "python3 train.py", gpus=("V100", 4))
     table = wiz.review_page.comparison.table
     rows = {(table.item(r, 0).text(), table.item(r, 3).text()): table.item(r, 5).text()
             for r in range(table.rowCount())}
@@ -143,17 +131,27 @@ def test_guards_tear_down_in_the_gui_and_say_it_was_verified(qtbot, fake_account
 def test_review_of_a_cpu_job_on_this_computer_says_only_what_applies(qtbot, fake_accounts, fake_session):
     # Issue 29: a non-spot Local CPU job read "Recovery: off: an interrupted spot machine ends the job" and
     # "The comparison needs … a maximum runtime" although one was set
-    wiz = LaunchWizard(fake_session)
+    wiz = _to_review(qtbot, fake_session, "cpu-job", "python3 prep.py")
+    assert wiz.spec.guards.max_runtime_minutes
+    review = wiz.review_page
+    assert review.fields["recovery"].text() == "off"
+    assert review.comparison.empty.text() == "The comparison is for GPU jobs: this job asks for no GPU model."
+
+
+def _to_review(qtbot, session, name: str, command: str, gpus: tuple[str, int] | None = None) -> LaunchWizard:
+    """A wizard filled in with a job (and its GPUs), on its review page."""
+    wiz = LaunchWizard(session)
     qtbot.addWidget(wiz)
     wiz.show()
     page = wiz.job_page
-    qtbot.keyClicks(page.name_edit, "cpu-job")
-    qtbot.keyClicks(page.command_edit, "python3 prep.py")
+    qtbot.keyClicks(page.name_edit, name)
+    qtbot.keyClicks(page.command_edit, command)
+    if gpus is not None:
+        page.gpu_model.setCurrentIndex(page.gpu_model.findData(gpus[0]))
+        page.gpu_count.setValue(gpus[1])
     wiz.next()
     qtbot.waitUntil(lambda: not wiz.offer_page.loading, timeout=10_000)
     wiz.next()
     wiz.next()
-    assert wiz.currentPage() is wiz.review_page and wiz.spec.guards.max_runtime_minutes
-    review = wiz.review_page
-    assert review.fields["recovery"].text() == "off"
-    assert review.comparison.empty.text() == "The comparison is for GPU jobs: this job asks for no GPU model."
+    assert wiz.currentPage() is wiz.review_page
+    return wiz
