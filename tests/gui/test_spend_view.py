@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import pytest
+from PySide6.QtCore import Qt
 
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.lifecycle.launcher import execute, choose_offer
@@ -53,3 +54,21 @@ def test_view_shows_totals_and_rows_after_a_refresh(qtbot, fake_accounts):
     assert view.totals.text().startswith("Now $3.06/h")
     assert view.plot is not None and view.export_btn.isEnabled()
     session.shutdown()
+
+
+def test_every_header_is_whole_before_the_first_row(qtbot, fake_accounts):
+    # Issue 29: with nothing spent yet the columns kept their default width: "Spent (estimate)" and
+    # the Chinese "云服务商 / 配置文件" were clipped
+    session = Session(fake_accounts)
+    view = SpendView(session)
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    view.show()
+    header = view.table.horizontalHeader()
+    try:
+        for c in range(view.model.columnCount()):
+            if not view.table.isColumnHidden(c) and c != header.count() - 1:  # the last one stretches
+                assert header.sectionSize(c) >= header.sectionSizeFromContents(c).width(), \
+                    view.model.headerData(c, Qt.Orientation.Horizontal)
+    finally:
+        session.shutdown()

@@ -236,6 +236,7 @@ class SpendView(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         for c in (COL_BILLED, COL_DIFF):
             self.table.setColumnHidden(c, True)
+        self.table.resizeColumnsToContents()  # before any row: every header whole, in every language
 
         top = QHBoxLayout()
         top.addWidget(self.totals, 1)
