@@ -72,3 +72,26 @@ def test_every_header_is_whole_before_the_first_row(qtbot, fake_accounts):
                     view.model.headerData(c, Qt.Orientation.Horizontal)
     finally:
         session.shutdown()
+
+
+def test_empty_and_free_states_say_so_in_words(qtbot, fake_accounts):
+    # Issue 29: an empty Spend read "Now $0.00/h · today $0.00 · this month $0.00"
+    session = Session(fake_accounts)
+    view = SpendView(session)
+    qtbot.addWidget(view)
+    view.show()
+    try:
+        session.refresh()
+        qtbot.waitUntil(lambda: view.report is not None, timeout=10_000)
+        assert view.totals.text().startswith("Nothing spent yet: each launch shows here")
+        execute(fake_accounts, choose_offer(fake_accounts, parse_spec("name: cpu\nrun: sleep 30\n", source="t.yaml"),
+                                            provider="local"))
+        view.report = None
+        session.refresh()
+        qtbot.waitUntil(lambda: view.report is not None and view.model.rowCount() == 1, timeout=10_000)
+        assert view.totals.text() == "Nothing has cost money: 1 launch(es), all free (jobs on this computer)."
+    finally:
+        from workbench.core.lifecycle.teardown import teardown
+
+        teardown(fake_accounts)  # the job still sleeps: end it
+        session.shutdown()

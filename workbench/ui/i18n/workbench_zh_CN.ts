@@ -1754,9 +1754,19 @@
       <translation>无计费 · 今日 {today}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>Nothing has cost money: {n} launch(es), all free (jobs on this computer).</source>
+      <translation>尚无任何花费：{n} 次启动，全部免费（在这台电脑上运行的任务）。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Nothing is billing right now</source>
       <translation>当前没有任何计费</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/money/spend_view.py" />
+      <source>Nothing spent yet: each launch shows here with what it costs, from its first minute.</source>
+      <translation>尚无花费：每次启动都会从第一分钟起显示在这里，并附上其费用。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />

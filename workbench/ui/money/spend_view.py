@@ -322,6 +322,11 @@ class SpendView(QWidget):
             self.budget_bar.setValue(int(min(100, m.percent or 0)))
             self.budget_bar.setFormat(tr("{p} % of the monthly budget").format(p=f"{m.percent or 0:.0f}"))
         self.budget_bar.setVisible(m is not None)
+        if not report.rows:  # the empty state says what will be here, not "$0.00" three times
+            text = tr("Nothing spent yet: each launch shows here with what it costs, from its first minute.")
+        elif report.burn_rate == 0 and not any(r.spent for r in report.rows):
+            text = tr("Nothing has cost money: {n} launch(es), all free (jobs on this computer).").format(
+                n=len(report.rows))
         self.totals.setText(text)
         self.note.setText(tr("Estimates: price × billable seconds under each provider's billing rules; "
                              "figures in {note}.").format(note=currency_note(report.settings, report.sources))
