@@ -77,3 +77,62 @@ def test_language_follows_the_system_with_an_override(monkeypatch, setting, syst
 
     monkeypatch.setattr(QLocale, "system", staticmethod(lambda: QLocale(system)))
     assert i18n.resolve_language(setting) == expected
+
+
+#: words that stay as they are in the Chinese UI: product and provider names, keys, units, standards
+NAMES = {"alibaba", "aws", "azure", "local", "ctrl", "shift", "gnome", "kwallet", "keepassxc", "secret", "service",
+         "gnome-keyring", "vcpu", "nvidia", "slurm", "yaml", "skypilot", "dstack", "jupyter", "tensorboard",
+         "workbench", "python", "docker", "linux", "windows", "macos", "keychain", "https", "http"}
+
+
+def _english_words(text: str) -> list[str]:
+    """Words of four or more Latin letters that are not names (tokens with digits, dots or dashes are ids)."""
+    text = re.sub(r"<[^>]+>", " ", text or "")
+    words = []
+    for token in re.split(r"[\s,;:()（）“”\"'/·|…]+", text):
+        if not token or re.search(r"[\d._\-@]", token):
+            continue
+        for word in re.findall(r"[A-Za-z]{4,}", token):
+            if word.lower() not in NAMES:
+                words.append(word)
+    return words
+
+
+def test_every_view_in_chinese_shows_no_english_words(qtbot, accounts, monkeypatch):
+    """Issue 29: walk every view of the main window in zh_CN; a label, button, box title, tab or column
+    header with an English word (names aside) fails.  Table cells written by the core (planner notes,
+    price sources) are not walked yet: see issue 29's note."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QGroupBox, QLabel, QTabBar
+
+    monkeypatch.setenv("WORKBENCH_LANG", "zh_CN")
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        from workbench.ui.shell.main_window import VIEWS, MainWindow
+
+        win = MainWindow(accounts, refresh_ms=60_000)
+        qtbot.addWidget(win)
+        win.resize(1400, 900)
+        win.show()
+        found: dict[str, set[str]] = {}
+        pages = [(key, None) for key, _, _ in VIEWS] + [("prices", "show_planner")]  # the planner tab too
+        for key, show in pages:
+            view = win.view(key)
+            win.show_view(key)
+            if show:
+                getattr(view, show)()
+            qtbot.waitUntil(view.isVisible, timeout=5_000)
+            qtbot.wait(300)  # the view's first worker answers (offers, accounts) have landed or not: both fine
+            texts = [w.text() for w in view.findChildren(QLabel) + view.findChildren(QAbstractButton)
+                     if w.isVisible()]
+            texts += [w.title() for w in view.findChildren(QGroupBox) if w.isVisible()]
+            texts += [bar.tabText(i) for bar in view.findChildren(QTabBar) for i in range(bar.count())]
+            texts += [str(v.model().headerData(c, Qt.Orientation.Horizontal) or "")
+                      for v in view.findChildren(QAbstractItemView) if v.isVisible() and v.model() is not None
+                      for c in range(v.model().columnCount())]
+            for text in texts:
+                if _english_words(text):
+                    found.setdefault(key, set()).add(text[:120])
+        assert found == {}, f"English in the Chinese UI: {found}"
+    finally:
+        i18n.install("en")

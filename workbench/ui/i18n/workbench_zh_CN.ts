@@ -655,8 +655,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
-      <source>Buy: a reference price ({source}, {date}); tick “My own quote” to enter yours.</source>
-      <translation>购买：参考价格（{source}，{date}）；勾选“我自己的报价”可输入您的报价。</translation>
+      <source>Buy: a reference price of {date}, not a vendor quote; tick “My own quote” to enter yours.</source>
+      <translation>购买：{date} 的参考价格，并非供应商报价；勾选“我自己的报价”可填写您的报价。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />

@@ -274,8 +274,10 @@ class PlannerView(QWidget):
         notes = []
         buy = plan.cheapest("buy")
         if buy is not None and not self.own_quote.isChecked():
-            notes.append(tr("Buy: a reference price ({source}, {date}); tick “My own quote” to enter yours.").format(
-                source=buy.price_source, date=buy.price_as_of))
+            # the reference's source is data in English: it goes to the tooltip, the sentence stays translated
+            notes.append(tr("Buy: a reference price of {date}, not a vendor quote; tick “My own quote” to enter "
+                            "yours.").format(date=buy.price_as_of))
+            self.note.setToolTip(buy.price_source)
         old = sorted(r.price_as_of for r in rows if r.option != "buy" and r.price_as_of and is_stale(r.price_as_of))
         if old:
             notes.append(tr("Prices from {date}: update them under Compare GPUs.").format(date=old[0][:10]))
