@@ -196,3 +196,15 @@ def test_a_job_that_names_no_cloud_says_why_this_computer_was_tried(wb, tmp_path
     assert "this job names no cloud and none was chosen, so it was tried on this computer, which has no 1× V100" \
         in r.err
     assert "workbench offers --gpu V100:1" in r.err and "profile 'local'" not in r.err
+
+
+@pytest.mark.parametrize("body", ["env: " + "[" * 3000 + "]" * 3000, "file_mounts: " + "{a: " * 3000 + "1" + "}" * 3000,
+                                  "env: " + "[" * 80 + "]" * 80])
+def test_a_yaml_bomb_of_nesting_is_a_spec_error_not_a_crash(wb, tmp_path, body):
+    # Issue 30: a 3000-level nested spec (or SkyPilot file_mounts) ended as kind "internal" (RecursionError)
+    spec = tmp_path / "deep.yaml"
+    spec.write_text(f"name: x\nrun: echo\n{body}\n")
+    r = wb("launch", str(spec), "--yes", "--json")
+    assert r.rc == 1, r.out + r.err
+    assert r.json["error"]["kind"] == "spec" and "nested" in r.json["error"]["message"]
+    assert "Traceback" not in r.err and "RecursionError" not in r.out + r.err

@@ -25,6 +25,8 @@ NULL_TAG = "tag:yaml.org,2002:null"
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"
 OFF_WORDS = {"off", "none", "null", "no", "false", "never", "unlimited", "disabled"}
+#: the deepest nesting of lists and mappings a spec may have (validators walk it recursively)
+MAX_DEPTH = 64
 #: the longest duration accepted (366 days)
 MAX_MINUTES = 366 * 24 * 60
 _DURATION_RE = re.compile(r"(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m(?:in)?)?\s*(?:(\d+)\s*s(?:ec)?)?",
@@ -81,6 +83,20 @@ def plain_yaml_problem(context: str | None, problem: str | None) -> str | None:
     return next((words for rx, words in _PLAIN_YAML if rx.search(text)), None)
 
 
+def _check_depth(root: Node | None, source: str) -> None:
+    """SpecError when lists and mappings nest deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(root, 1)] if root is not None else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SpecError(f"{source}:{node.start_mark.line + 1}: invalid YAML: nested more than {MAX_DEPTH} "
+                            "levels deep (a spec never needs that many)")
+        if isinstance(node, SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+        elif isinstance(node, MappingNode):
+            stack.extend((child, depth + 1) for pair in node.value for child in pair)
+
+
 class NodeReader:
     """Typed readers over composed YAML nodes; every failure names ``source:line: path``."""
 
@@ -94,8 +110,12 @@ class NodeReader:
         raise SpecError(f"{self.source}:{node.start_mark.line + 1}: {where}{problem}")
 
     def compose(self, text: str) -> Node | None:
+        """The document's node tree; SpecError for invalid YAML or one nested deeper than :data:`MAX_DEPTH`."""
         try:
-            return yaml.compose(text, Loader=yaml.SafeLoader)
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+        except RecursionError:  # PyYAML's composer recurses per level: thousands of them exhaust the stack
+            raise SpecError(f"{self.source}:1: invalid YAML: nested too deeply (a spec never needs more than "
+                            f"{MAX_DEPTH} levels)") from None
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             line = mark.line + 1 if mark else 1
@@ -116,6 +136,8 @@ class NodeReader:
             raise SpecError(f"{self.source}:{line}: invalid YAML: {problem}") from e
         except yaml.YAMLError as e:
             raise SpecError(f"{self.source}:1: invalid YAML: {e}") from e
+        _check_depth(root, self.source)
+        return root
 
     @staticmethod
     def is_null(node: Node) -> bool:

@@ -63,7 +63,7 @@ def _several_documents(text: str, source: str) -> None:
         for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
             if node is not None:
                 lines.append(node.start_mark.line + 1)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # compose() says what is wrong with it
         return
     if len(lines) > 1:
         raise SpecError(f"{source}:{lines[1]}: this file holds {len(lines)} YAML documents (a SkyPilot pipeline or "
