@@ -427,7 +427,12 @@ class RemoteJob(JobFlow):
             def progress(done: int, total: int, current: str) -> None:
                 self._emit("downloading", current, kind="upload", done=done, total=total)
 
-            results.append(transfer.download(conn, remote, dest, progress, lambda: self.stopped))
+            got = transfer.download(conn, remote, dest, progress, lambda: self.stopped)
+            if got.refused:  # never written: they would land outside the outputs folder
+                self._emit("downloading", f"not downloaded (the name would leave the outputs folder): "
+                                          f"{', '.join(got.refused[:5])}" + (" …" if len(got.refused) > 5 else ""),
+                           kind="warning")
+            results.append(got)
         return results
 
     def _hold(self, conn: Connection, seconds: float = 900) -> None:

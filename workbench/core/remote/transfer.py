@@ -152,6 +152,13 @@ class DownloadResult:
     local: Path
     files: list[str] = field(default_factory=list)
     bytes: int = 0
+    #: names the machine listed that would land outside the outputs folder ("..", "a/b", "/x"): not fetched
+    refused: list[str] = field(default_factory=list)
+
+
+def safe_name(name: str) -> bool:
+    """A file name a machine may hand us: one path component, not "." or "..", no separators or NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in ("/", "\\", "\0"))
 
 
 def download(conn: Connection, remote_path: str, local_dir: Path, progress: Progress | None = None,
@@ -167,6 +174,9 @@ def download(conn: Connection, remote_path: str, local_dir: Path, progress: Prog
 
         def collect(rpath: str, rel: str) -> None:
             for a in sftp.listdir_attr(rpath):
+                if not safe_name(a.filename):  # a hostile or broken server: never joined onto our folder
+                    result.refused.append(f"{rel}/{a.filename}" if rel else a.filename)
+                    continue
                 child, crel = posixpath.join(rpath, a.filename), f"{rel}/{a.filename}" if rel else a.filename
                 if stat.S_ISDIR(a.st_mode or 0):
                     collect(child, crel)
@@ -180,10 +190,14 @@ def download(conn: Connection, remote_path: str, local_dir: Path, progress: Prog
             todo.append((remote_path, name, top.st_size or 0))
         total = sum(s for _, _, s in todo)
         report(0, total, "")
+        root = local_dir.resolve()
         for rpath, rel, size in todo:
             if should_stop():
                 break
             dest = local_dir / rel
+            if not dest.resolve().is_relative_to(root):  # a symlink planted in the folder, or a bad name
+                result.refused.append(rel)
+                continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             base = result.bytes
             tmp = dest.with_name(dest.name + ".part")
