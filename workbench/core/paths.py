@@ -51,16 +51,28 @@ def _ensure(path: Path) -> Path:
     return path
 
 
+def _private(path: Path) -> Path:
+    """``path`` (one of the app's own folders) readable by its owner only: the store, the logs, job logs
+    and outputs, profiles, the SSH config and known_hosts live below it (they were 0755 / 0644)."""
+    if os.name == "posix":
+        try:
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o700)
+        except OSError:  # a folder we do not own (a shared WORKBENCH_HOME): its owner decides
+            pass
+    return path
+
+
 def config_dir() -> Path:
-    return _ensure(_root("config"))
+    return _private(_ensure(_root("config")))
 
 
 def data_dir() -> Path:
-    return _ensure(_root("data"))
+    return _private(_ensure(_root("data")))
 
 
 def log_dir() -> Path:
-    return _ensure(_root("logs"))
+    return _private(_ensure(_root("logs")))
 
 
 def price_cache_dir() -> Path:
