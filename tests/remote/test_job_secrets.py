@@ -27,4 +27,5 @@ def test_the_secret_given_at_launch_reaches_the_remote_job_only(remote, tmp_path
             assert SECRET.encode() not in path.read_bytes(), path
     env_sh = remote.server.remote_dir / "jobs" / inst.launch_id / "env.sh"
     assert stat.S_IMODE(env_sh.stat().st_mode) == 0o600  # on the machine: the job's user's only
+    assert stat.S_IMODE(env_sh.parent.stat().st_mode) == 0o700  # and so is the job's folder (issue 30)
     launch_secrets.forget(inst.launch_id)

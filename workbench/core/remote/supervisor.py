@@ -213,15 +213,24 @@ def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: st
 
 
 def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
-    """Write the scripts into ``job_dir`` (created) over SFTP."""
+    """Write the scripts into ``job_dir`` (created) over SFTP.
+
+    The folder is the job's user's only (0700), and ``env.sh``, which may hold the values of the spec's
+    secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
+    closed down afterwards)."""
     sftp = conn.sftp()
+    sftp.chmod(job_dir, 0o700)
     for name, text in scripts.files.items():
         path = f"{job_dir}/{name}"
-        sftp.putfo(io.BytesIO(text.encode("utf-8")), path, confirm=False)
-        if name.endswith(".sh") and name not in ("env.sh",):
+        data = text.encode("utf-8")
+        if name == "env.sh":
+            with sftp.open(path, "w") as handle:  # truncated empty first, then closed down, then written
+                handle.chmod(0o600)
+                handle.write(data)
+            continue
+        sftp.putfo(io.BytesIO(data), path, confirm=False)
+        if name.endswith(".sh"):
             sftp.chmod(path, 0o755)
-        elif name == "env.sh":
-            sftp.chmod(path, 0o600)  # it may hold the values of the spec's secrets: the job's user only
 
 
 def start(conn: Connection, job_dir: str) -> str:

@@ -1,4 +1,4 @@
-"""download() never writes outside the outputs folder, whatever names the machine's SFTP server lists (issue 30).
+"""What a job machine can hand us or read from us: download names that would escape (issue 30), env.sh modes.
 
 The server here is a stand-in that lists hostile names (a real sshd cannot hold "a/b" in a folder): an
 in-memory fake for this unit test; the real download path is tested over sshd in tests/remote.
@@ -52,3 +52,47 @@ def test_a_symlink_planted_in_the_outputs_folder_is_not_followed(tmp_path):
 def test_safe_names():
     assert safe_name("model.pt") and safe_name("..hidden") and safe_name("a b")
     assert not any(safe_name(n) for n in ("", ".", "..", "a/b", "/x", "a\\b", "a\0b"))
+
+
+class RecordingSftp:
+    """Records what reaches the server, in order (chmods and the bytes written)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def chmod(self, path, mode):
+        self.calls.append(("chmod", path, mode))
+
+    def putfo(self, fileobj, path, confirm=True):
+        self.calls.append(("write", path, fileobj.read()))
+
+    def open(self, path, mode="r"):
+        calls = self.calls
+
+        class Handle:
+            def __enter__(self):
+                calls.append(("open", path, mode))
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def chmod(self, m):
+                calls.append(("chmod", path, m))
+
+            def write(self, data):
+                calls.append(("write", path, data))
+
+        return Handle()
+
+
+def test_env_sh_is_private_before_its_secrets_are_written():
+    # Issue 30: env.sh was written at the server's default 0644, closed, and only then chmod 0600
+    from workbench.core.remote.supervisor import Scripts, install
+
+    sftp = RecordingSftp()
+    install(SimpleNamespace(sftp=lambda: sftp), "/j", Scripts({"env.sh": "TOKEN=s3cret\n", "run.sh": "echo\n"}))
+    env = [c for c in sftp.calls if c[1] == "/j/env.sh"]
+    assert env == [("open", "/j/env.sh", "w"), ("chmod", "/j/env.sh", 0o600), ("write", "/j/env.sh", b"TOKEN=s3cret\n")]
+    assert sftp.calls[0] == ("chmod", "/j", 0o700)  # the job folder first: the job's user only
+    assert ("chmod", "/j/run.sh", 0o755) in sftp.calls
