@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from workbench.core.domain.models import Instance, InstanceState
-from workbench.core.store.attempts import FAILURE, PREEMPTION
+from workbench.core.store.attempts import FAILURE, PREEMPTION, AttemptRecord, AttemptTables
 
 FINISHED, FAILED, STOPPED, INTERRUPTED = "finished", "failed", "stopped", "interrupted"
 BY_YOU, BY_GUARD = "you", "guard"
@@ -70,24 +70,22 @@ def guard_endings(events: Iterable[object]) -> Mapping[str, str]:
     return out
 
 
-def relaunches(attempts: Iterable[object]) -> Mapping[str, tuple[str, int]]:
+def relaunches(attempts: Iterable[AttemptRecord]) -> Mapping[str, tuple[str, int]]:
     """launch id → (why it ended, the attempt recovery started next), for attempts that were relaunched.
 
     ``attempts``: the store's attempt records (any order).  An attempt counts as relaunched when one
     with the next number exists that did not fail to launch.
     """
-    started: dict[tuple[str, int], bool] = {}
     rows = list(attempts)
-    for a in rows:
-        key = (str(getattr(a, "root_id", "")), int(getattr(a, "attempt", 0)))
-        started[key] = started.get(key, False) or getattr(a, "status", "") != "launch_failed"
-    out: dict[str, tuple[str, int]] = {}
-    for a in rows:
-        reason = getattr(a, "end_reason", None)
-        nxt = int(getattr(a, "attempt", 0)) + 1
-        if reason in (PREEMPTION, FAILURE) and started.get((str(getattr(a, "root_id", "")), nxt)):
-            out[str(getattr(a, "launch_id", ""))] = (str(reason), nxt)
-    return out
+    started = {(a.root_id, a.attempt) for a in rows if a.status != "launch_failed"}
+    return {a.launch_id: (a.end_reason, a.attempt + 1) for a in rows
+            if a.end_reason in (PREEMPTION, FAILURE) and (a.root_id, a.attempt + 1) in started}
+
+
+def relaunch_of(store: AttemptTables, launch_id: str) -> tuple[str, int] | None:
+    """:func:`relaunches` for one launch, read from the store (None for a launch with no attempts)."""
+    mine = store.attempt_of(launch_id)
+    return relaunches(store.attempts(mine.root_id)).get(launch_id) if mine is not None else None
 
 
 def launch_words(status: str, relaunch: tuple[str, int] | None) -> str:

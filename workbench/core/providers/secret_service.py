@@ -201,9 +201,6 @@ class SecretServiceBackend(SecretService.Keyring):
             link.collection_path = collection.collection_path
         return _unlocked(Collection(link.connection, link.collection_path, self._session(link)), "collection")
 
-    def _unlocked(self, item: Any) -> Any:
-        return _unlocked(item, "item")
-
     # -- keyring's API -------------------------------------------------------------------
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -212,7 +209,7 @@ class SecretServiceBackend(SecretService.Keyring):
             if collection is None:
                 return None
             for item in collection.search_items(self._query(service, username)):
-                return self._unlocked(item).get_secret().decode("utf-8")
+                return _unlocked(item, "item").get_secret().decode("utf-8")
             return None
 
         return self._run("read", read)

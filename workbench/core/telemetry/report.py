@@ -21,7 +21,8 @@ from typing import Sequence
 import numpy as np
 
 from workbench.core.domain.models import Offer
-from workbench.core.lifecycle.outcome import relaunches
+from workbench.core.domain.cluster import node_rank_of
+from workbench.core.lifecycle.outcome import relaunch_of
 from workbench.core.store.attempts import PREEMPTION
 from workbench.core.telemetry.advice_base import mean, pct
 from workbench.core.telemetry.advisor import Advisory, advise
@@ -95,8 +96,7 @@ def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float
     instances = store.list_instances(launch_id=launch_id)
     started = min((i.launched_at for i in instances if i.launched_at), default=rec.created_at if rec else None)
     run = trace.run
-    mine = store.attempt_of(launch_id)
-    again = relaunches(store.attempts(mine.root_id)).get(launch_id) if mine is not None else None
+    again = relaunch_of(store, launch_id)
     status = rec.status if rec else ""
     if again is not None and again[0] == PREEMPTION:
         status = "interrupted"  # the cloud took the machine back; recovery went on (not "failed")
@@ -104,7 +104,7 @@ def build_report(store, launch_id: str, offers: Sequence[Offer] = (), now: float
         launch_id=launch_id, name=run.name or launch_id, provider=run.provider or "", region=run.region or "",
         instance_type=run.instance_type or "", nodes=run.nodes, gpu_model=run.gpu_model or "", spot=run.spot,
         status=status, relaunched_as=again[1] if again else None,
-        exit_code=next((i.exit_code for i in sorted(instances, key=lambda i: i.launched_at or 0.0)
+        exit_code=next((i.exit_code for i in sorted(instances, key=lambda i: node_rank_of(i.extra))
                         if i.exit_code is not None), None), currency=run.currency, cost=run.cost or 0.0,
         price_per_hour=run.price_per_hour, duration_s=run.billed_s or 0.0, started=started, gpus=summarize(trace),
         advisory=advise(trace, offers), trace=trace, generated_at=now)

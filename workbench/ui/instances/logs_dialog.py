@@ -55,14 +55,12 @@ def _remote_status(launch_id: str) -> str:
 
 def _outcome(store, inst: Instance) -> "Outcome | None":
     """The job's outcome as the store knows it now (worker thread)."""
-    from workbench.core.lifecycle.outcome import guard_endings, job_outcome, relaunches
+    from workbench.core.lifecycle.outcome import guard_endings, job_outcome, relaunch_of
 
     fresh = store.get_instance(inst.provider, inst.profile, inst.instance_id) or inst
     launch = store.find_launch(inst.launch_id)
     guard = guard_endings(store.guard_events(inst.launch_id)).get(inst.launch_id)
-    mine = store.attempt_of(inst.launch_id)
-    again = relaunches(store.attempts(mine.root_id)).get(inst.launch_id) if mine is not None else None
-    return job_outcome(fresh, launch.status if launch else None, guard, again)
+    return job_outcome(fresh, launch.status if launch else None, guard, relaunch_of(store, inst.launch_id))
 
 
 def _poll(path: Path, pos: int, launch_id: str, remote: bool, store=None,
@@ -277,7 +275,7 @@ class LogsDialog(QDialog):
             self.outcome.setText(tr("The job is running.") if self.instance.state.active else "")
             self.outcome.setStyleSheet("")
             return
-        from workbench.ui.instances.instances_model import OUTCOME_LOOK, outcome_text
+        from workbench.ui.common.job_state import OUTCOME_LOOK, outcome_text
 
         self.outcome.setText(outcome_text(out))
         self.outcome.setStyleSheet(f"color: {OUTCOME_LOOK[out.kind][0]};")
