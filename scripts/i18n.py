@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Keep the translation catalogues in step with the code.
 
-    python scripts/i18n.py            extract tr()/N_() literals from workbench/ui, update every
+    python scripts/i18n.py            extract tr()/N_() literals from workbench/ui (and N_()/phrase()
+                                      literals from workbench/core and plugins/), update every
                                       workbench/ui/i18n/workbench_<lang>.ts, compile the .qm files
     python scripts/i18n.py --check    exit 1 listing strings that lack a finished translation
     python scripts/i18n.py --merge zh_CN FILE.json
@@ -28,31 +29,43 @@ UI = ROOT / "workbench" / "ui"
 I18N = UI / "i18n"
 CONTEXT = "Workbench"
 MARKERS = {"tr", "N_"}
+#: the core and the plugins have no tr(): they mark fixed words with N_() and sentences with values with
+#: phrase() (workbench/core/domain/phrase.py); the app translates both where it shows them
+CORE = (ROOT / "workbench" / "core", ROOT / "plugins")
+CORE_MARKERS = {"N_", "phrase"}
 
 
-def _marker(node: ast.Call) -> str | None:
+def _marker(node: ast.Call, markers: set[str] = MARKERS) -> str | None:
     f = node.func
-    if isinstance(f, ast.Name) and f.id in MARKERS:
+    if isinstance(f, ast.Name) and f.id in markers:
         return f.id
     return None
+
+
+def _sources(root: Path) -> list[tuple[Path, set[str]]]:
+    ui = [(p, MARKERS) for p in [*sorted(root.rglob("*.py")), ROOT / "workbench" / "app.py"]]
+    if root != UI:
+        return ui
+    return ui + [(p, CORE_MARKERS) for core in CORE for p in sorted(core.rglob("*.py"))]
 
 
 def extract(root: Path = UI) -> tuple[dict[str, list[str]], list[str]]:
     """{source string: ["file:line", …]} and a list of problems (non-literal tr() arguments)."""
     found: dict[str, list[str]] = {}
     problems: list[str] = []
-    for path in [*sorted(root.rglob("*.py")), ROOT / "workbench" / "app.py"]:
+    for path, markers in _sources(root):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         rel = path.relative_to(ROOT)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _marker(node):
+            marker = isinstance(node, ast.Call) and _marker(node, markers)
+            if marker:
                 arg = node.args[0] if len(node.args) == 1 else None
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found.setdefault(arg.value, []).append(f"{rel}:{node.lineno}")
-                elif _marker(node) == "N_" or not isinstance(arg, (ast.Name, ast.Subscript, ast.Attribute)):
+                elif marker in ("N_", "phrase") or not isinstance(arg, (ast.Name, ast.Subscript, ast.Attribute)):
                     # tr(CONSTANT) / tr(TABLE[i]) show N_()-marked literals; anything else
                     # (an f-string, a concatenation, a .format() inside) cannot be translated
-                    problems.append(f"{rel}:{node.lineno}: {_marker(node)}() needs a string literal "
+                    problems.append(f"{rel}:{node.lineno}: {marker}() needs a string literal "
                                     "(or an N_()-marked constant); use tr('… {name} …').format(name=…)")
     return found, problems
 

@@ -34,6 +34,7 @@ import time
 from typing import Iterable, Mapping, Sequence
 
 from workbench.core.domain.errors import ConfigError, PluginError, WorkbenchError
+from workbench.core.domain.phrase import N_
 from workbench.core.domain.models import (
     GpuSample,
     Identity,
@@ -133,7 +134,7 @@ class LocalProvider(Provider, SupportsTelemetry):
                     on_demand=price,
                     spot=price,
                     currency="USD",
-                    source="profile setting",
+                    source=N_("profile setting"),  # the price the user set (default 0)
                     as_of=datetime.date.today().isoformat(),
                 ),
                 extra={"hostname": socket.gethostname(), "gpus": [g.raw_name for g in gpus]},

@@ -171,8 +171,8 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
         if not rows:
             err(f"no offers of {model} found: add a profile of a provider that has them (`workbench offers`)")
         if hw is None and buy is not None:
-            print("\nbuy: a documented reference price (see the note); add --buy-price (and --power-kw, --kwh-price, "
-                  "--upkeep) to compare with your own quote")
+            print(f"\nbuy: a reference price ({buy.price_source}, {buy.price_as_of}); add "
+                  "--buy-price (and --power-kw, --kwh-price, --upkeep) to compare with your own quote")
         elif hw is None:
             print("\nadd --buy-price (and --power-kw, --kwh-price, --upkeep) to compare with buying the hardware")
         if breakeven is not None:

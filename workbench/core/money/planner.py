@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.domain.models import Offer
+from workbench.core.domain.phrase import N_, Phrase, joined, phrase
 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts
@@ -42,11 +43,14 @@ OPTIONS = ("on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan-1y",
 TERMS = {"reserved-1y": ("reserved_1y", 1), "reserved-3y": ("reserved_3y", 3),
          "savings-plan-1y": ("savings_plan_1y", 1), "savings-plan-3y": ("savings_plan_3y", 3)}
 
+#: the buy row's price source when the figures are the user's own
+YOUR_FIGURES = N_("your figures")
+
 #: how much more (a share of the cheaper total) a set-up of fewer machines may cost and still be preferred
 FEWER_MACHINES_TOLERANCE = 0.02
 
-SPOT_CAVEAT = ("may be interrupted at short notice (AWS gives 2 minutes, Azure 30 s); the job must checkpoint "
-               "and resume, and the price changes over time")
+SPOT_CAVEAT = phrase("may be interrupted at short notice (AWS gives 2 minutes, Azure 30 s); the job must checkpoint "
+                     "and resume, and the price changes over time")
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class CostRow:
     total: float  # what the job costs you this way
     paid_hours: float  # hours you pay for (a reserved term's full length)
     currency: str
-    note: str = ""
+    notes: tuple[Phrase, ...] = ()  # what to know about this row, as translatable phrases (``note``: in English)
     profile: str | None = None
     price_source: str = ""
     price_as_of: str = ""
@@ -103,9 +107,16 @@ class CostRow:
 
     _hours: float = 0.0
 
+    @property
+    def note(self) -> str:
+        """The notes in English, as one text ("a; b")."""
+        return joined(self.notes)
+
     def to_json(self) -> dict[str, object]:
         d = asdict(self)
         d.pop("_hours")
+        d.pop("notes")
+        d["note"] = self.note
         d["total"] = round(self.total, 2)
         d["hourly"] = round(self.hourly, 4)
         d["used_share"] = round(self.used_share, 2)
@@ -150,47 +161,67 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         return []
     machines = math.ceil(gpus / offer.gpu_count)
     p = offer.prices
-    notes = []
+    notes: list[Phrase] = []
     if machines > 1:
-        notes.append(f"{machines} machines: the job must train across machines")
+        notes.append(phrase("{machines} machines: the job must train across machines", machines=machines))
     got = machines * offer.gpu_count
     if got > gpus:
-        notes.append(f"{got} GPUs ({got - gpus} more than asked)")
+        notes.append(phrase("{got} GPUs ({more} more than asked)", got=got, more=got - gpus))
     if not offer.available:
-        notes.append(offer.availability_note or "not available to this account now")
+        # a provider's own words ("no quota: request an increase for …") stay as they are
+        notes.append(Phrase("{note}", {"note": offer.availability_note}) if offer.availability_note
+                     else phrase("not available to this account now"))
     base = dict(provider=offer.provider, region=offer.region, instance_type=offer.instance_type,
                 machines=machines, gpus=got, currency=p.currency, profile=profile,
                 price_source=p.source, price_as_of=p.as_of, _hours=hours)
     out = []
 
-    def add(option: str, price: float | None, paid: float, extra: str = "") -> None:
+    def add(option: str, price: float | None, paid: float, *extra: Phrase) -> None:
         if price is None:
             return
-        note = "; ".join(x for x in (extra, *notes) if x)
         out.append(CostRow(option=option, hourly=price * machines, total=price * machines * paid,
-                           paid_hours=paid, note=note, **base))  # type: ignore[arg-type]
+                           paid_hours=paid, notes=(*extra, *notes), **base))  # type: ignore[arg-type]
 
     add("on-demand", p.on_demand, hours)
     add("spot", p.spot, hours, SPOT_CAVEAT)
+    estimated = ESTIMATED_MARK in f"{p.source} {(offer.extra or {}).get('price_list', '')}"
     for option, (field, years) in TERMS.items():
         paid = _paid_hours(hours, years)
-        term = f"{years}-year"
-        what = "savings plan commitment" if option.startswith("savings") else "term"
-        extra = (f"you pay for the whole {term} {what} ({paid:,.0f} h) even though the job needs {hours:,.0f} h"
-                 if paid > hours else f"{term} {what}")
-        if ESTIMATED_MARK in f"{p.source} {(offer.extra or {}).get('price_list', '')}":  # the bundled terms are typical discounts, not published figures
-            extra = f"ESTIMATED price (on-demand × a typical discount; `workbench catalog update` reads the " \
-                    f"published one); {extra}"
-        add(option, getattr(p, field, None), paid, extra)
+        extra = [_term_note(option.startswith("savings"), years, paid, hours)]
+        if estimated:  # the bundled terms are typical discounts, not published figures
+            extra.insert(0, phrase("ESTIMATED price (on-demand × a typical discount; `workbench catalog update` "
+                                   "reads the published one)"))
+        add(option, getattr(p, field, None), paid, *extra)
     return out
+
+
+def _term_note(plan: bool, years: int, paid: float, hours: float) -> Phrase:
+    """What a committed term means for this job (one phrase per case, so each translates whole)."""
+    if paid > hours:
+        if plan:
+            return phrase("you pay for the whole {years}-year savings plan commitment ({paid:,.0f} h) even though "
+                          "the job needs {hours:,.0f} h", years=years, paid=paid, hours=hours)
+        return phrase("you pay for the whole {years}-year term ({paid:,.0f} h) even though the job needs "
+                      "{hours:,.0f} h", years=years, paid=paid, hours=hours)
+    if plan:
+        return phrase("{years}-year savings plan commitment", years=years)
+    return phrase("{years}-year term", years=years)
 
 
 def buy_row(hardware: Hardware, gpus: int, hours: float) -> CostRow:
     """The "buy" row: purchase, power and upkeep for ``hours`` (a reference price says where it comes from)."""
     power = hardware.power_kw * hardware.price_per_kwh
-    what = (f"reference: {hardware.servers} server(s) of {hardware.gpus_per_server} GPUs at "
-            f"{hardware.purchase_price / max(1, hardware.servers):,.0f} each ({hardware.source}, {hardware.as_of}); "
-            "enter your own quote with --buy-price; " if hardware.reference else "")
+    notes: list[Phrase] = []
+    if hardware.reference:  # where the figure comes from is the row's price_source (shown beside the note)
+        notes.append(phrase("reference price of {as_of}, not a quote: {servers} server(s) of {per} GPUs at "
+                            "{each:,.0f} each", as_of=hardware.as_of, servers=hardware.servers,
+                            per=hardware.gpus_per_server, each=hardware.purchase_price / max(1, hardware.servers)))
+    notes.append(phrase("purchase {price:,.0f} + power {kw:g} kW × {hours:,.0f} h × {kwh:g}/kWh + upkeep "
+                        "{upkeep:,.0f}/year", price=hardware.purchase_price, kw=hardware.power_kw, hours=hours,
+                        kwh=hardware.price_per_kwh, upkeep=hardware.upkeep_per_year))
+    notes.append(phrase("− resale {resale:,.0f}", resale=hardware.resale_value) if hardware.resale_value
+                 else phrase("you keep the hardware afterwards (resale not counted)"))
+    notes.append(phrase("per hour: purchase, power and upkeep over the job's {hours:,.0f} h", hours=hours))
     # Per hour: what the job costs this way (purchase, power, upkeep; resale not counted) over its hours,
     # like the cloud rows' all-in hourly price, not just the running costs beside them.
     spent = hardware.purchase_price + power * hours + hardware.upkeep_per_year * hours / HOURS_1Y
@@ -198,12 +229,7 @@ def buy_row(hardware: Hardware, gpus: int, hours: float) -> CostRow:
         option="buy", provider=None, region=None, instance_type=None, machines=hardware.servers, gpus=gpus,
         hourly=spent / hours, total=hardware.cost(hours), paid_hours=hours,
         currency=hardware.currency, _hours=hours,
-        price_source=hardware.source or "your figures", price_as_of=hardware.as_of,
-        note=(what + f"purchase {hardware.purchase_price:,.0f} + power {hardware.power_kw:g} kW × {hours:,.0f} h × "
-              f"{hardware.price_per_kwh:g}/kWh + upkeep {hardware.upkeep_per_year:,.0f}/year"
-              + (f" − resale {hardware.resale_value:,.0f}" if hardware.resale_value else
-                 "; you keep the hardware afterwards (resale not counted)")
-              + f"; per hour: purchase, power and upkeep over the job's {hours:,.0f} h"))
+        price_source=hardware.source or YOUR_FIGURES, price_as_of=hardware.as_of, notes=tuple(notes))
 
 
 def reference_hardware(gpu_model: str, gpus: int) -> Hardware | None:
@@ -306,24 +332,22 @@ def prefer_fewer_machines(rows: list[CostRow], value: Callable[[CostRow], float]
         pick = min(fewer, key=lambda r: (r.machines, value(r)))
         more = (value(pick) / value(cheapest) - 1) * 100 if value(cheapest) > 0 else 0.0
 
-        def setup(r: CostRow) -> str:
-            return f"{r.provider} {r.instance_type} × {r.machines}"
-
-        chosen = replace(pick, note=_join(
-            f"preferred: {pick.machines} machine{'s' if pick.machines > 1 else ''} instead of {cheapest.machines} "
-            f"for {more:.2f} % more (fewer machines win within {FEWER_MACHINES_TOLERANCE:.0%}); the cheapest is "
-            f"{setup(cheapest)}", pick.note))
-        passed = replace(cheapest, note=_join(
-            f"{more:.2f} % cheaper than {setup(pick)}, but needs {cheapest.machines} machines", cheapest.note))
+        values = dict(machines=pick.machines, other=cheapest.machines, more=more, tolerance=FEWER_MACHINES_TOLERANCE,
+                      provider=cheapest.provider, type=cheapest.instance_type)
+        why = (phrase("preferred: 1 machine instead of {other} for {more:.2f} % more (fewer machines win within "
+                      "{tolerance:.0%}); the cheapest is {provider} {type} × {other}", **values) if pick.machines == 1
+               else phrase("preferred: {machines} machines instead of {other} for {more:.2f} % more (fewer machines "
+                           "win within {tolerance:.0%}); the cheapest is {provider} {type} × {other}", **values))
+        chosen = replace(pick, notes=(why, *pick.notes))
+        passed = replace(cheapest, notes=(phrase(
+            "{more:.2f} % cheaper than {provider} {type} × {machines}, but needs {other} machines", more=more,
+            provider=pick.provider, type=pick.instance_type, machines=pick.machines, other=cheapest.machines),
+            *cheapest.notes))
         at = out.index(cheapest)
         out.remove(pick)
         out[out.index(cheapest)] = passed
         out.insert(at, chosen)
     return out
-
-
-def _join(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
 
 
 def break_even_hours(hardware: Hardware, hourly_cloud: float) -> float | None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.core.domain.errors import AuthError, PluginError, TransientError, WorkbenchError
 from workbench.core.domain.models import JobSpec, Offer, Profile
+from workbench.core.domain.phrase import N_
 from workbench.core.providers import price_snapshot
 from workbench.core.providers.catalog import (OfferQuery, RankedOffer, collect, comparable_price, matches, rank,
                                               user_rate)
@@ -30,7 +31,7 @@ from workbench.core.providers.catalog import (OfferQuery, RankedOffer, collect, 
 if TYPE_CHECKING:
     from workbench.core.providers.accounts import Accounts
 
-NEEDS_ACCOUNT_NOTE = "add an account to launch"
+NEEDS_ACCOUNT_NOTE = N_("add an account to launch")
 
 # kinds of EmptyReason (stable: shown in --json as "reason.kind")
 NO_MATCH = "no_match"

@@ -58,6 +58,7 @@ from typing import Iterable, Sequence
 from workbench.core import paths
 from workbench.core.domain.errors import ConfigError, PluginError
 from workbench.core.domain.models import Offer, Prices
+from workbench.core.domain.phrase import N_
 
 log = logging.getLogger("workbench.prices")
 
@@ -70,8 +71,8 @@ _ALIASES = {"size": "instance_type", "efa": "rdma"}
 #: shown prices older than this many days carry a "prices from <date>" warning
 STALE_AFTER_DAYS = 90
 #: the label of offers priced from a snapshot when no account was asked
-BUNDLED_LABEL = "bundled snapshot"
-CACHED_LABEL = "price cache"
+BUNDLED_LABEL = N_("bundled snapshot")
+CACHED_LABEL = N_("price cache")
 
 
 @dataclass(frozen=True)

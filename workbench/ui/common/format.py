@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from workbench.core.domain.models import InstanceState
+from workbench.core.domain.phrase import Phrase
 from workbench.ui.i18n import N_, tr
 
 _SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -15,6 +18,24 @@ def money(amount: float | None, currency: str = "USD", digits: int = 2) -> str:
     sym = _SYMBOLS.get(currency, "")
     text = f"{sym}{amount:,.{digits}f}"
     return text if currency == "USD" else f"{text} {currency}"
+
+
+def say(words: Phrase | str | None) -> str:
+    """The core's words in the UI language: a :class:`Phrase` filled in after translating its template, a
+    fixed phrase (marked ``N_`` in the core) translated; anything else (a provider's own words) as it is."""
+    if words is None:
+        return ""
+    if isinstance(words, Phrase):
+        try:
+            return tr(words.template).format(**words.values)
+        except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: English, not a crash
+            return str(words)
+    return tr(words)
+
+
+def say_all(parts: Iterable[Phrase | str]) -> str:
+    """Several of the core's phrases as one note, in the UI language."""
+    return tr("; ").join(s for s in (say(p) for p in parts) if s)
 
 
 def duration(seconds: float) -> str:

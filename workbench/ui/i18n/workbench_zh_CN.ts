@@ -439,6 +439,11 @@
       <translation>第 90 百分位</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>; </source>
+      <translation>；</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).</source>
       <translation>GPU 作业至少需要 1 个 GPU（若要仅使用 CPU 的机器，请选择“无”）。</translation>
@@ -932,6 +937,11 @@
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>E&amp;xtend max runtime…</source>
       <translation>延长最长运行时间(&amp;X)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>ESTIMATED price (on-demand × a typical discount; `workbench catalog update` reads the published one)</source>
+      <translation>估算价格（按需价格 × 常见折扣；在“比较 GPU”中更新价格可读取公布价格）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -2899,7 +2909,7 @@
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <location filename="../../../workbench/core/providers/browse.py" />
       <source>add an account to launch</source>
       <translation>添加账户后可启动</translation>
     </message>
@@ -2964,7 +2974,7 @@
       <translation>内置；始终可用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
       <source>bundled snapshot</source>
       <translation>内置价格快照</translation>
     </message>
@@ -3174,6 +3184,11 @@
       <translation>已映射</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>may be interrupted at short notice (AWS gives 2 minutes, Azure 30 s); the job must checkpoint and resume, and the price changes over time</source>
+      <translation>可能在短时间通知后被中断（AWS 提前 2 分钟，Azure 提前 30 秒）；任务必须保存检查点并能恢复，且价格随时间变化</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>medium</source>
       <translation>中</translation>
@@ -3264,6 +3279,11 @@
       <translation>无：作业由下方表单描述</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>not available to this account now</source>
+      <translation>此账户当前不可用</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>off</source>
       <translation>关闭</translation>
@@ -3299,14 +3319,39 @@
       <translation>每天({currency})</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>per hour: purchase, power and upkeep over the job's {hours:,.0f} h</source>
+      <translation>每小时：购置、电费和维护费用分摊到任务的 {hours:,.0f} 小时</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>per machine: prices below are for one; the total is for all {n}</source>
       <translation>按台计价：下列价格为单台价格，合计为全部 {n} 台</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>preferred: 1 machine instead of {other} for {more:.2f} % more (fewer machines win within {tolerance:.0%}); the cheapest is {provider} {type} × {other}</source>
+      <translation>优先：用 1 台机器代替 {other} 台，贵 {more:.2f}%（相差在 {tolerance:.0%} 以内时机器少者优先）；最便宜的是 {provider} {type} × {other}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>preferred: {machines} machines instead of {other} for {more:.2f} % more (fewer machines win within {tolerance:.0%}); the cheapest is {provider} {type} × {other}</source>
+      <translation>优先：用 {machines} 台机器代替 {other} 台，贵 {more:.2f}%（相差在 {tolerance:.0%} 以内时机器少者优先）；最便宜的是 {provider} {type} × {other}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
       <source>price cache</source>
       <translation>价格缓存</translation>
+    </message>
+    <message>
+      <location filename="../../../plugins/workbench_local/provider.py" />
+      <source>profile setting</source>
+      <translation>配置文件设置</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>purchase {price:,.0f} + power {kw:g} kW × {hours:,.0f} h × {kwh:g}/kWh + upkeep {upkeep:,.0f}/year</source>
+      <translation>购置 {price:,.0f} + 电费 {kw:g} kW × {hours:,.0f} 小时 × {kwh:g}/kWh + 维护 {upkeep:,.0f}/年</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
@@ -3317,6 +3362,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>recovered</source>
       <translation>已恢复</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>reference price of {as_of}, not a quote: {servers} server(s) of {per} GPUs at {each:,.0f} each</source>
+      <translation>{as_of} 的参考价格，并非报价：{servers} 台 {per} GPU 服务器，每台 {each:,.0f}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
@@ -3604,9 +3654,29 @@
       <translation>等待中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>you keep the hardware afterwards (resale not counted)</source>
+      <translation>硬件之后仍归你所有（未计入转售价值）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>you pay for the whole {years}-year savings plan commitment ({paid:,.0f} h) even though the job needs {hours:,.0f} h</source>
+      <translation>即使任务只需 {hours:,.0f} 小时，也要支付整个 {years} 年节省计划承诺（{paid:,.0f} 小时）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>you pay for the whole {years}-year term ({paid:,.0f} h) even though the job needs {hours:,.0f} h</source>
+      <translation>即使任务只需 {hours:,.0f} 小时，也要支付整个 {years} 年期限（{paid:,.0f} 小时）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>your desktop's keyring (GNOME Keyring, KWallet or KeePassXC)</source>
       <translation>桌面的密钥环（GNOME 密钥环、KWallet 或 KeePassXC）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>your figures</source>
+      <translation>你的数字</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -3709,6 +3779,11 @@
       <translation>{d} 天 {h} 小时</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>{got} GPUs ({more} more than asked)</source>
+      <translation>{got} 个 GPU（比要求多 {more} 个）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>{gpus}× {gpu} for {hours} h: cheapest is {option} at {total} ({where}).</source>
       <translation>{gpus}× {gpu} 使用 {hours} 小时：最便宜的是{option}，{total}（{where}）。</translation>
@@ -3744,11 +3819,21 @@
       <translation>{launch} 保持运行;用完后请点击“终止”结束它。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>{machines} machines: the job must train across machines</source>
+      <translation>{machines} 台机器：任务必须跨机器训练</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>{message}
 What to do: {hint}</source>
       <translation>{message}
 解决方法：{hint}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>{more:.2f} % cheaper than {provider} {type} × {machines}, but needs {other} machines</source>
+      <translation>比 {provider} {type} × {machines} 便宜 {more:.2f}%，但需要 {other} 台机器</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/session.py" />
@@ -3966,6 +4051,16 @@ What to do: {hint}</source>
       <translation>{type}：{gpus}，{cpus} 个 vCPU，{ram} GB 内存</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>{years}-year savings plan commitment</source>
+      <translation>{years} 年节省计划承诺</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>{years}-year term</source>
+      <translation>{years} 年期限</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>• machine {id} ({type}, {region}), {state}, {price}/h</source>
       <translation>• 机器 {id}（{type}，{region}），{state}，{price}/小时</translation>
@@ -3974,6 +4069,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>• {kind} {id} ({region})</source>
       <translation>• {kind} {id}（{region}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>− resale {resale:,.0f}</source>
+      <translation>− 转售 {resale:,.0f}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />

@@ -23,7 +23,7 @@ from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.billing_status import on_this_computer
 from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
-from workbench.ui.common.format import duration, money
+from workbench.ui.common.format import duration, money, say
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
@@ -389,10 +389,10 @@ class ReviewPage(QWizardPage):
                                     "{date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), n=n,
                 total=money(None if choice.price is None else choice.price * n, o.prices.currency, 3),
-                source=o.prices.source, date=o.prices.as_of or tr("date unknown")))
+                source=say(o.prices.source), date=o.prices.as_of or tr("date unknown")))
         else:
             f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
-                term=term, price=money(choice.price, o.prices.currency, 3), source=o.prices.source,
+                term=term, price=money(choice.price, o.prices.currency, 3), source=say(o.prices.source),
                 date=o.prices.as_of or tr("date unknown")))
         self.cost.setText(cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")

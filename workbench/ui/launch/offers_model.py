@@ -13,10 +13,8 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
-from workbench.core.providers.browse import NEEDS_ACCOUNT_NOTE
 from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
-from workbench.core.providers.price_snapshot import BUNDLED_LABEL, CACHED_LABEL
-from workbench.ui.common.format import money
+from workbench.ui.common.format import money, say
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
 
@@ -30,14 +28,9 @@ COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11
 _RIGHT = (3, 4, 5, 6, 7, 8, 11)
 
 
-#: fixed words of the core (price catalog) shown in the UI language
-CORE_TEXT = {NEEDS_ACCOUNT_NOTE: N_("add an account to launch"), BUNDLED_LABEL: N_("bundled snapshot"),
-             CACHED_LABEL: N_("price cache")}
-
-
 def core_text(text: str | None) -> str | None:
-    """``text`` translated when it is one of the core's fixed phrases, else as it is (a provider's words)."""
-    return tr(CORE_TEXT[text]) if text in CORE_TEXT else text
+    """``text`` translated when it is one of the core's fixed phrases (marked ``N_`` there), else as it is."""
+    return None if text is None else say(text)
 
 
 def warning_color() -> QColor:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout
                                QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.domain.gpus import GPU_MODELS
-from workbench.ui.common.format import money
+from workbench.ui.common.format import money, say, say_all
 from workbench.ui.common.icons import icon
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.common.table_model import RowTableModel
@@ -81,13 +81,13 @@ class PlanModel(RowTableModel):
         r = self._rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            note = r.note + (("; " if r.note else "") + tr("converted from {currency} at your rate").format(
-                currency=r.original_currency) if r.original_currency else "")
+            note = say_all([*r.notes, *([tr("converted from {currency} at your rate").format(
+                currency=r.original_currency)] if r.original_currency else [])])
             return (option_text(r.option), r.provider or "–", r.region or "–", r.instance_type or "–",
                     str(r.machines), money(r.hourly, r.currency), money(r.total, r.currency), r.price_as_of or "–",
                     note)[col]
         if role == Qt.ItemDataRole.ToolTipRole and col in (7, 8):
-            return f"{r.price_source} ({r.price_as_of})\n{r.note}"
+            return f"{say(r.price_source)} ({r.price_as_of})\n{say_all(r.notes)}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
