@@ -27,7 +27,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from workbench.core.domain.errors import SpecError
 from workbench.core.domain.jobspec_choices import (MAX_GPU_COUNT, ChoiceReader, alternatives_from_dict,
                                                    alternatives_to_dict, gpu_from_dict, gpu_to_dict)
-from workbench.core.domain.models import Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode, StorageMount
+from workbench.core.domain.models import (Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode, StorageMount,
+                                          with_default_idle_guard)
 from workbench.core.domain.storage_uri import parse_storage_uri
 from workbench.core.domain.yaml_reader import OFF_WORDS, did_you_mean
 
@@ -194,13 +195,7 @@ class _Parser(ChoiceReader):
         resources = self.resources(opt("resources"))
         alternatives = self.alternatives(opt("alternatives"))
         guards = self.guards(opt("guards"))
-        if resources.gpu is None and not any(a.gpu is not None for a in alternatives) \
-                and not self.gives(opt("guards"), "idle_minutes"):
-            # the default idle guard watches GPU use: a job without a GPU gets none, as the wizard
-            # gives none (a CPU job read "idle 30 min", a guard that could never fire); one set on
-            # purpose stays
-            guards = dataclasses.replace(guards, idle_minutes=None)
-        return JobSpec(
+        spec = JobSpec(
             name=name,
             run=run,
             setup=setup if setup and setup.strip() else None,
@@ -222,6 +217,7 @@ class _Parser(ChoiceReader):
             alternatives=alternatives,
             choose=self.choose(opt("choose"), bool(alternatives)),
         )
+        return with_default_idle_guard(spec, self.gives(opt("guards"), "idle_minutes"))
 
     def resources(self, node: Node | None) -> Resources:
         if node is None:

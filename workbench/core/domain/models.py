@@ -207,6 +207,20 @@ class JobSpec:
     alternatives: tuple[Alternative, ...] = ()  # allowed machines (e.g. GPU choices); () = resources only
     choose: str = CHOOSE_CHEAPEST  # CHOOSE_CHEAPEST or CHOOSE_IN_ORDER (the first alternative with an offer)
 
+    @property
+    def asks_for_gpus(self) -> bool:
+        """Whether the job, or one of its alternatives, asks for a GPU."""
+        return self.resources.gpu is not None or any(a.gpu is not None for a in self.alternatives)
+
+
+def with_default_idle_guard(spec: JobSpec, idle_given: bool) -> JobSpec:
+    """``spec`` as every reader of a job file (ours, SkyPilot's, dstack's) and the wizard leave it: the default
+    idle guard watches GPU use, so a job without a GPU gets none (a CPU job read "idle 30 min", a guard that
+    could never fire); an idle guard the file sets on purpose (``idle_given``) stays."""
+    if spec.asks_for_gpus or idle_given or spec.guards.idle_minutes is None:
+        return spec
+    return dataclasses.replace(spec, guards=dataclasses.replace(spec.guards, idle_minutes=None))
+
 
 @dataclass(frozen=True)
 class Profile:

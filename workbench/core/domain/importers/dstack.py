@@ -20,7 +20,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from workbench.core.domain.importers.base import KIND_DSTACK, ImportReader, ImportResult
 from workbench.core.domain.importers.dstack_resources import DstackResources
 from workbench.core.domain.models import (CHOOSE_CHEAPEST, Alternative, Guards, JobSpec, Recovery, Resources,
-                                          StorageMode, StorageMount)
+                                          StorageMode, StorageMount, with_default_idle_guard)
 
 RUN_TYPES = ("task", "service", "dev-environment")
 TASK_KEYS = (
@@ -133,10 +133,12 @@ class _Dstack(DstackResources, ImportReader):
 
         def build() -> JobSpec:
             res = Resources(**{**resources, "spot": spot, "max_price": max_price})
-            return JobSpec(name=name, run=run or "", setup=setup, resources=res, env=env, workdir=workdir,
-                           guards=guards, providers=providers, regions=regions, source=self.source,
-                           num_nodes=num_nodes, storage=storage, recovery=recovery, secrets=secrets,
-                           alternatives=alternatives, choose=CHOOSE_CHEAPEST)
+            return with_default_idle_guard(JobSpec(
+                name=name, run=run or "", setup=setup, resources=res, env=env, workdir=workdir, guards=guards,
+                providers=providers, regions=regions, source=self.source, num_nodes=num_nodes, storage=storage,
+                recovery=recovery, secrets=secrets, alternatives=alternatives, choose=CHOOSE_CHEAPEST),
+                idle_given=(guards.idle_minutes, guards.idle_util_below) != (Guards().idle_minutes,
+                                                                             Guards().idle_util_below))
 
         return self.result(build)
 

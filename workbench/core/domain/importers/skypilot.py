@@ -21,7 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.importers.base import KIND_SKYPILOT, ImportReader, ImportResult
 from workbench.core.domain.importers.sky_resources import SkyResources
-from workbench.core.domain.models import Guards, JobSpec, StorageMode, StorageMount
+from workbench.core.domain.models import Guards, JobSpec, StorageMode, StorageMount, with_default_idle_guard
 from workbench.core.domain.yaml_reader import did_you_mean
 
 TOP_KEYS = ("name", "workdir", "num_nodes", "resources", "envs", "secrets", "file_mounts", "setup", "run",
@@ -90,10 +90,11 @@ class _Sky(SkyResources, ImportReader):
 
         def build() -> JobSpec:
             guards = Guards() if res.idle_minutes is ... else dataclasses.replace(Guards(), idle_minutes=res.idle_minutes)
-            return JobSpec(name=name, run=run, setup=setup, resources=res.resources, env=env, workdir=workdir,
-                           guards=guards, providers=res.providers, regions=res.regions, source=self.source,
-                           num_nodes=num_nodes, storage=storage, recovery=res.recovery, secrets=secrets,
-                           alternatives=res.alternatives, choose=res.choose)
+            return with_default_idle_guard(JobSpec(
+                name=name, run=run, setup=setup, resources=res.resources, env=env, workdir=workdir, guards=guards,
+                providers=res.providers, regions=res.regions, source=self.source, num_nodes=num_nodes,
+                storage=storage, recovery=res.recovery, secrets=secrets, alternatives=res.alternatives,
+                choose=res.choose), idle_given=res.idle_minutes is not ...)
 
         return self.result(build)
 
