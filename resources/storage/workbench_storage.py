@@ -21,9 +21,11 @@ Runs on the machine (a cloud VM, or this computer for a Local job) around the jo
 Data moves with rclone (one tool for S3, S3-compatible endpoints such as OSS, and Azure Blob);
 a missing rclone is installed with apt-get.  The config (``--config FILE``, JSON) names the
 mounts and rclone remotes and holds no secret; the remotes' credentials (short-lived and
-scoped to the mounts' buckets: never the user's own keys) come from ``RCLONE_CONFIG_WB<N>_*``
-variables in the environment or in ``credentials_file`` (0600).  The job's own processes never
-see them.
+scoped to the mounts' buckets: never the user's own keys) come from ``credentials_file`` (0600;
+the app writes it, on a cloud machine and on this computer alike) or ``RCLONE_CONFIG_WB<N>_*``
+variables in the agent's environment, and go to rclone alone: the job's own processes never
+see them.  With ``drop_credentials`` (this computer, whose job folder outlives the job) the
+file is deleted when ``run`` ends, or when ``prepare`` fails (``run`` is not started then).
 
 Python standard library only, Python >= 3.6 (like the guard).  Every line it prints starts
 with ``[workbench]`` and goes to the job's log.
@@ -44,6 +46,7 @@ DEFAULTS = {
     "state_dir": ".",
     "work_dir": ".",
     "credentials_file": None,
+    "drop_credentials": False,
     "rclone": "rclone",
     "rclone_flags": ["--transfers", "8", "--checkers", "16", "--retries", "3", "--low-level-retries", "10",
                      "--contimeout", "15s", "--timeout", "5m", "--stats", "0"],
@@ -216,6 +219,16 @@ class Agent(object):
         env.setdefault("WORKBENCH_ATTEMPT", "1")
         env.setdefault("WORKBENCH_RESUME", "0")
         return env
+
+    def drop_credentials(self):
+        """Delete the credentials file when the config says so (read at start: the agent keeps its copy)."""
+        path = self.cfg.get("credentials_file")
+        if not (self.cfg.get("drop_credentials") and path):
+            return
+        try:
+            os.remove(path)
+        except OSError:
+            pass  # already gone (another node of a rehearsal, or a second end)
 
     def path_of(self, mount):
         path = os.path.expanduser(mount["path"])
@@ -462,13 +475,19 @@ def main(argv=None):
         return 2
     agent = Agent(config)
     if argv[0] == "prepare":
-        return agent.prepare()
+        code = agent.prepare()
+        if code != 0:
+            agent.drop_credentials()  # the job stops here: run will not come to drop them
+        return code
     if argv[0] == "sync":
         return 0 if agent.sync_all("on request") else 1
     if not cmd:
         print("workbench_storage: run needs a command after --", file=sys.stderr)
         return 2
-    return agent.run(cmd)
+    try:
+        return agent.run(cmd)
+    finally:
+        agent.drop_credentials()
 
 
 if __name__ == "__main__":

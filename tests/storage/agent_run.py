@@ -2,7 +2,8 @@
 
 A "machine" is a folder: ``state/`` (the job folder: markers, config) and ``work/`` (the job's
 current folder).  The agent's config and credentials come from core's ``machine_setup`` exactly
-as a launch makes them; the credentials go in the process environment, as for a Local job.
+as a launch makes them; the credentials go in the agent's environment (the agent also takes them
+from there; a launch writes them to its 0600 ``credentials_file``, see test_local_credentials.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The machine side against moto S3 with the real rclone: a dataset copied in, checkpoints synced out
 every interval and at the end, restored on a resumed attempt, and the interruption notice (SIGTERM to
 the job, last sync, the ``interrupted`` record).  Credentials are the ones a launch mints: STS session
-credentials from moto (never the profile's own key), passed to the agent in its environment only."""
+credentials from moto (never the profile's own key), passed to the agent alone (here in its environment)."""
 
 from __future__ import annotations
 

@@ -8,10 +8,12 @@ notice).  This module builds its config (no secrets) and the credentials it need
 cloud plugin that serves the bucket), and rewrites the job's commands around it.
 
 Used in two places: :func:`local_spec` by the launcher for providers that run jobs themselves
-(Local: the credentials travel in the job's environment only, never to disk), and
-``workbench.core.remote.storage`` for cloud machines (files written over SFTP, the
-credentials in a 0600 file there).  A spec with neither ``storage`` nor ``recovery`` is left
-exactly as it is.
+(Local), and ``workbench.core.remote.storage`` for cloud machines (files written over SFTP).
+Both give the credentials to the agent alone, in a 0600 file in the job folder that only the
+agent reads and hands to rclone: never in the job's environment, which ``setup``, ``run``
+and everything they start inherit (issue 30: on Local, ``setup`` used to see them).  On Local
+the agent deletes the file when ``run`` ends.  A spec with neither ``storage`` nor
+``recovery`` is left exactly as it is.
 
 Threading: blocking (plugins mint credentials over the network); any worker thread.
 """
@@ -127,6 +129,8 @@ def machine_setup(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: 
     config = {
         "launch_id": launch_id, "state_dir": state_dir, "work_dir": work_dir, "mounts": mounts,
         "notice": notice_cfg, "credentials_file": credentials_file, "install_rclone": not on_this_computer,
+        # this computer keeps the job folder after the job: the credentials go when run ends
+        "drop_credentials": on_this_computer,
     }
     return MachineSetup(config, env, min(expiries) if expiries else None)
 
@@ -149,12 +153,23 @@ def local_python() -> str:
     return shutil.which("python3") or "python3"
 
 
+def write_private(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in a file that is 0600 from its creation, before a byte is written."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
 def local_spec(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Profile,
                notice: Mapping[str, Any] | None = None) -> JobSpec:
-    """The spec a self-running provider (Local) runs: commands wrapped, credentials in its env.
+    """The spec a self-running provider (Local) runs: commands wrapped around the agent.
 
-    The config goes into the launch's job folder (``paths.job_dir``), where the agent also
-    writes ``interrupted``; the returned spec is handed to the provider only, never stored.
+    The config and the credentials file (0600) go into the launch's job folder (``paths.job_dir``,
+    private to the user), where the agent also writes ``interrupted``; the job's environment is
+    the spec's own.  The returned spec is handed to the provider only, never stored.
     """
     if not needs_agent(spec):
         return spec
@@ -163,14 +178,17 @@ def local_spec(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Pro
                           hint="install it: `sudo apt-get install rclone` (Debian/Ubuntu), `brew install rclone` "
                                "(macOS), or see rclone.org/install")
     folder = paths.job_dir(launch_id)
+    creds_path = folder / CREDENTIALS_NAME
     setup = machine_setup(accounts, spec, launch_id, profile, state_dir=str(folder), on_this_computer=True,
-                          notice=notice)
+                          notice=notice, credentials_file=str(creds_path) if spec.storage else None)
+    if setup.secret_env:
+        write_private(creds_path, json.dumps(setup.secret_env))
     config_path = folder / CONFIG_NAME
     tmp = config_path.with_name(CONFIG_NAME + ".tmp")
     tmp.write_text(setup.config_text(), encoding="utf-8")
     os.replace(tmp, config_path)
     setup_cmd, run_cmd = wrapped_commands(spec, local_python(), str(agent_path()), str(config_path), errexit=True)
-    return dataclasses.replace(spec, setup=setup_cmd, run=run_cmd, env={**spec.env, **setup.secret_env})
+    return dataclasses.replace(spec, setup=setup_cmd, run=run_cmd)
 
 
 def machine_spec(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Profile, over_ssh: bool) -> JobSpec:
