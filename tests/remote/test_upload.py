@@ -72,3 +72,53 @@ def test_upload_over_sftp_reports_size_first_and_progress(remote, tmp_path):
         assert not (dest / "skip.log").exists()
         got = download(conn, str(dest / "sub"), tmp_path / "back")
         assert got.files == ["sub/deep/x.txt"] and (tmp_path / "back/sub/deep/x.txt").read_text() == "x\n"
+
+
+def test_upload_goes_on_after_sshd_is_killed_and_restarted_mid_upload(remote, tmp_path):
+    """Issue 30: the machine's sshd dies a third of the way into the upload and comes back 1.5 s later.
+    The launch connects again with backoff (as `logs --follow` does) and sends only what was not there
+    yet; before, it failed with kind connection_lost and the machine billed with no job."""
+    import threading
+    import time
+
+    from workbench.core import paths
+
+    from .helpers import Events, job
+
+    files = {f"shard-{n:02d}.bin": chr(65 + n % 26) * 400_000 for n in range(24)}  # 9.6 MB in 24 files
+    spec = make_spec(tmp_path, "ls shard-*.bin | wc -l", on_finish="keep", files=files)
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    dropped: dict = {}
+    server = remote.server
+
+    def drop_once(ev) -> None:
+        events(ev)
+        total = int(ev.data.get("total") or 0)
+        if ev.kind == "upload" and not dropped and total and int(ev.data.get("done", 0)) > total / 3:
+            dropped["at"] = time.time()
+            server.stop()  # every connection killed, nothing listening: the network is gone
+            dropped["timer"] = threading.Timer(1.5, server._launch)  # and back 1.5 s later, on the same port
+            dropped["timer"].start()
+
+    j = job(remote.accounts, inst, spec, None)
+    j.on_event = drop_once
+    try:
+        assert j.launch() is True
+    finally:  # the session's sshd is shared: it is back whatever happened here
+        timer = dropped.get("timer")
+        if timer is not None:
+            timer.join(10)
+        if server.proc is None or server.proc.poll() is not None:
+            server._launch()
+    assert dropped, "the upload never reached a third: nothing was dropped"
+    warnings = [e.message for e in events.of("warning")]
+    assert any("connecting again" in m for m in warnings), warnings
+    work = remote.server.remote_dir / "jobs" / inst.launch_id / "work"
+    for name, text in files.items():  # every file whole on the machine
+        assert (work / name).read_text() == text, name
+    # the files that were complete before the drop were not sent again
+    before = [n for n in files if (work / n).stat().st_mtime < dropped["at"]]
+    assert 1 <= len(before) < len(files), before
+    assert j.follow() == 0
+    assert paths.job_log(inst.launch_id).read_text().strip() == "24"

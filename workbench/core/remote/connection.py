@@ -284,6 +284,18 @@ class Connection:
         self.close()
 
 
+def sftp_error(exc: BaseException, what: str, where: str) -> WorkbenchError:
+    """An SFTP call's failure as ours: a broken connection is ConnectionLost (retry), a missing file NotFound."""
+    import paramiko
+
+    if isinstance(exc, (paramiko.SSHException, EOFError)) or (isinstance(exc, OSError) and exc.errno is None
+                                                             and not isinstance(exc, FileNotFoundError)):
+        return ConnectionLost(f"the connection to {where} was lost during {what} ({exc})")
+    if isinstance(exc, FileNotFoundError):
+        return NotFoundError(f"{what}: no such file or folder on {where}")
+    return WorkbenchError(f"{what} failed on {where}: {exc}")
+
+
 def connect_with_backoff(target: Target, deadline_s: float, should_stop: Callable[[], bool],
                          on_wait: Callable[[WorkbenchError, float], None] | None = None,
                          key_grace_s: float = 300.0, sleep: Callable[[float], None] = time.sleep,

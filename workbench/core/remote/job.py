@@ -44,7 +44,8 @@ from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsStop
 from workbench.core.remote import logs, sshconfig, supervisor, transfer
 from workbench.core.remote import storage as remote_storage
-from workbench.core.remote.connection import Backoff, Connection, Target, connect_with_backoff
+from workbench.core.remote.connection import (Backoff, Connection, ConnectionLost, NotReadyError, Target,
+                                             connect_with_backoff)
 from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
 
 log = logging.getLogger("workbench.remote.job")
@@ -186,6 +187,7 @@ class RemoteJob(JobFlow):
         self._conn: Connection | None = None
         self._ssh_config_written = False
         self.interrupted = False  # the machine is being taken back (the storage agent's notice)
+        self._resume_upload = False  # set after a dropped connection: files already there are not sent again
 
     # -- plumbing -------------------------------------------------------------
     def stop(self) -> None:
@@ -277,7 +279,8 @@ class RemoteJob(JobFlow):
             def progress(done: int, total: int, current: str) -> None:
                 self._emit("uploading", current, kind="upload", done=done, total=total)
 
-            transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped)
+            transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped,
+                            resume=self._resume_upload)
         else:
             conn.sftp()  # make sure the job folder exists even without a workdir
             transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
@@ -314,20 +317,34 @@ class RemoteJob(JobFlow):
             reconcile(self.accounts, [self.accounts.profile(self.instance.profile)])
 
     def launch(self) -> bool:
-        """Connect (waiting out the boot), upload, start.  False when stopped first."""
+        """Connect (waiting out the boot), upload, start.  False when stopped first.
+
+        A connection that drops on the way (the network, the machine's sshd) is opened again with backoff,
+        as ``follow`` does, for up to ``reconnect_deadline_s`` from the first drop; the upload then goes on
+        with the files not yet there, and a job that already started is not started twice (the probe)."""
         self._wait_for_address()
         conn = self._connect(self.opts.connect_deadline_s, "connecting")
-        if conn is None:
-            return False
-        try:
-            info = self._wait_ready(conn)
-            if self.stopped:
-                return False
-            self._upload_and_start(conn, info)
-            self._emit("running" if not info.get("exit_code") else "finished", "the job is running on the machine")
-            return not self.stopped
-        finally:
-            conn.close()
+        lost_at: float | None = None
+        while conn is not None:
+            try:
+                info = self._wait_ready(conn)
+                if self.stopped:
+                    return False
+                self._upload_and_start(conn, info)
+                self._emit("running" if not info.get("exit_code") else "finished", "the job is running on the machine")
+                return not self.stopped
+            except (ConnectionLost, NotReadyError) as exc:
+                lost_at = lost_at if lost_at is not None else time.monotonic()
+                left = self.opts.reconnect_deadline_s - (time.monotonic() - lost_at)
+                if left <= 0 or self.stopped:
+                    raise
+                self._emit("reconnecting", f"{exc.message}; connecting again (the upload goes on where it stopped)",
+                           kind="warning")
+                self._resume_upload = True
+            finally:
+                conn.close()
+            conn = self._connect(left, "reconnecting")
+        return False
 
     def follow(self) -> int | None:
         """Stream the log until the job's exit code appears; reconnects with backoff.  None when stopped."""

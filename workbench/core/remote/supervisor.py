@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
-from workbench.core.remote.connection import Connection
+from workbench.core.remote.connection import Connection, sftp_error
 
 DEFAULT_GRACE_S = 600
 BASE_EXPR = '"${WORKBENCH_REMOTE_DIR:-$HOME/.workbench}"'
@@ -219,18 +219,21 @@ def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
     secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
     closed down afterwards)."""
     sftp = conn.sftp()
-    sftp.chmod(job_dir, 0o700)
-    for name, text in scripts.files.items():
-        path = f"{job_dir}/{name}"
-        data = text.encode("utf-8")
-        if name == "env.sh":
-            with sftp.open(path, "w") as handle:  # truncated empty first, then closed down, then written
-                handle.chmod(0o600)
-                handle.write(data)
-            continue
-        sftp.putfo(io.BytesIO(data), path, confirm=False)
-        if name.endswith(".sh"):
-            sftp.chmod(path, 0o755)
+    try:
+        sftp.chmod(job_dir, 0o700)
+        for name, text in scripts.files.items():
+            path = f"{job_dir}/{name}"
+            data = text.encode("utf-8")
+            if name == "env.sh":
+                with sftp.open(path, "w") as handle:  # truncated empty first, then closed down, then written
+                    handle.chmod(0o600)
+                    handle.write(data)
+                continue
+            sftp.putfo(io.BytesIO(data), path, confirm=False)
+            if name.endswith(".sh"):
+                sftp.chmod(path, 0o755)
+    except Exception as exc:  # noqa: BLE001 - paramiko's errors as ours (a dropped connection: ConnectionLost)
+        raise sftp_error(exc, "writing the job's scripts", conn.target.where) from exc
 
 
 def start(conn: Connection, job_dir: str) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
-from workbench.core.remote.connection import Connection, ConnectionLost
+from workbench.core.remote.connection import Connection, sftp_error as _sftp_error
 from workbench.core.remote.ignore import IgnoreRules
 
 Progress = Callable[[int, int, str], None]
@@ -79,22 +79,14 @@ def plan_upload(workdir: str | Path) -> UploadPlan:
     return UploadPlan(root, tuple(dirs), tuple(files), skipped)
 
 
-def _sftp_error(exc: BaseException, what: str, where: str) -> WorkbenchError:
-    import paramiko
-
-    if isinstance(exc, (paramiko.SSHException, EOFError)) or (isinstance(exc, OSError) and exc.errno is None
-                                                             and not isinstance(exc, FileNotFoundError)):
-        return ConnectionLost(f"the connection to {where} was lost during {what} ({exc})")
-    if isinstance(exc, FileNotFoundError):
-        return NotFoundError(f"{what}: no such file or folder on {where}")
-    return WorkbenchError(f"{what} failed on {where}: {exc}")
-
-
 def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progress | None = None,
-           should_stop: Callable[[], bool] = lambda: False) -> int:
-    """Send the plan's files under ``remote_dir`` (created); returns the bytes sent."""
+           should_stop: Callable[[], bool] = lambda: False, resume: bool = False) -> int:
+    """Send the plan's files under ``remote_dir`` (created); returns the bytes sent.
+
+    ``resume``: after a dropped connection, files already on the machine at their full size are not sent
+    again (the folder is the launch's own: nothing else writes there); a file cut short is sent whole."""
     sftp = conn.sftp()
-    total, done = plan.total_bytes, 0
+    total, done, sent = plan.total_bytes, 0, 0
     report = progress or (lambda d, t, p: None)
     try:
         _mkdirs(sftp, remote_dir)
@@ -105,6 +97,10 @@ def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progre
             if should_stop():
                 break
             base = done
+            if resume and _remote_size(sftp, posixpath.join(remote_dir, rel)) == size:
+                done += size
+                report(done, total, rel)
+                continue
 
             def cb(sent: int, _size: int, rel: str = rel, base: int = base) -> None:
                 report(base + sent, total, rel)
@@ -119,12 +115,22 @@ def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progre
             if executable:
                 sftp.chmod(remote, 0o755)
             done += size
+            sent += size
             report(done, total, rel)
     except WorkbenchError:
         raise
     except Exception as exc:  # noqa: BLE001 - paramiko errors are mapped to ours
         raise _sftp_error(exc, "the upload", conn.target.where) from exc
-    return done
+    return sent
+
+
+def _remote_size(sftp: Any, path: str) -> int | None:
+    """The size of a regular file on the machine, None when there is none."""
+    try:
+        st = sftp.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode or 0) else None
 
 
 def _mkdir(sftp: Any, path: str) -> None:
