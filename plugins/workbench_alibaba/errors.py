@@ -66,7 +66,7 @@ TABLE = ErrorTable(
               "retry in a minute",
               codes=(*_RETRYABLE, "OperationConflict", "IncorrectInstanceStatus", "IncorrectVpcStatus",
                      "IncorrectVSwitchStatus", "TaskConflict", "IncorrectDiskStatus", "IncorrectEipStatus",
-                     "DependencyViolation"),
+                     "DependencyViolation", "OperationDenied.OtherSubnetProcessing"),
               prefixes=("Throttling.", "IncorrectStatus.", "DependencyViolation.")),
     ErrorRule("gone", NotFoundError, "{what}: the resource does not exist ({code})", "it may already be gone",
               pattern=r"\.NotFound$"),

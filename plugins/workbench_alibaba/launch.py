@@ -4,9 +4,14 @@ Steps in one region (every resource tagged with the launch's tags):
 
 1. Instances already tagged with the launch id → return them (a retried or resumed launch never
    makes a second machine; the ClientTokens make each create call idempotent as well).
-2. A VPC of its own (CreateVpc, waited until Available) and, per zone tried, a vSwitch
-   (10.88.<zone>.0/24).  Zones: the profile's, else the zones DescribeAvailableResource says
-   have stock now (spot: cheapest first).
+2. A VPC of its own (CreateVpc) and, per zone tried, a vSwitch (10.88.<zone>.0/24).  Both calls
+   are asynchronous in Alibaba's API (the answer comes while the VPC / vSwitch is still ``Pending``;
+   CreateVSwitch into a Pending VPC fails with IncorrectVpcStatus, RunInstances into a Pending
+   vSwitch with IncorrectVSwitchStatus), so each is polled (DescribeVpcs / DescribeVSwitches, 1 s
+   apart at first, backing off to ``poll_s``) until ``Available`` before it is used, found ones too;
+   past ``launch_timeout_s`` the launch fails (TransientError) and is rolled back.
+   Zones: the profile's, else the zones DescribeAvailableResource says have stock now (spot:
+   cheapest first).
 3. The app's RSA key (ImportKeyPair: ECS's key import takes RSA keys) and a security group in the
    VPC allowing SSH (22/tcp) only from ``ssh_cidr`` (default: this computer's public address /32).
 4. Image: the profile's, else the newest public image of ``image_family``.
@@ -33,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from workbench.core.domain.errors import CapacityError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
@@ -167,27 +172,52 @@ class Launcher:
                                    Description=f"cloud-gpu-workbench launch {req.launch_id}",
                                    ClientToken=token(req.launch_id, "vpc"), Tag=self._tags(req))["VpcId"]
             created["vpc"].append(vpc_id)
-        deadline = time.monotonic() + self._s.launch_timeout_s
-        while True:
+
+        def status() -> str | None:
             vpcs = self._api.vpc("DescribeVpcs", region, VpcId=vpc_id).get("Vpcs", {}).get("Vpc") or []
-            if vpcs and vpcs[0].get("Status") == "Available":
-                return vpc_id
-            if time.monotonic() >= deadline:
-                raise TransientError(f"the launch's VPC {vpc_id} in {region} did not become Available in time",
-                                     hint="retry the launch; the half-made network is removed")
-            time.sleep(self._s.poll_s)
+            return vpcs[0].get("Status") if vpcs else None
+
+        self._until_available(f"VPC {vpc_id}", region, status)
+        return vpc_id
 
     def _vswitch(self, req: LaunchRequest, vpc_id: str, zone: str, created: dict[str, list[str]]) -> str:
         region = req.region
         found = [w for w in pages(self._api, "vpc", "DescribeVSwitches", region, ("VSwitches", "VSwitch"),
                                   VpcId=vpc_id, ZoneId=zone)]
         if found:
-            return found[0]["VSwitchId"]
-        wid = self._api.vpc("CreateVSwitch", region, VpcId=vpc_id, ZoneId=zone, CidrBlock=zone_cidr(zone),
-                            VSwitchName=f"workbench-{req.launch_id}-{zone}", ClientToken=token(req.launch_id, zone),
-                            Tag=self._tags(req))["VSwitchId"]
-        created["vsw"].append(wid)
+            wid = found[0]["VSwitchId"]
+        else:
+            wid = self._api.vpc("CreateVSwitch", region, VpcId=vpc_id, ZoneId=zone, CidrBlock=zone_cidr(zone),
+                                VSwitchName=f"workbench-{req.launch_id}-{zone}",
+                                ClientToken=token(req.launch_id, zone), Tag=self._tags(req))["VSwitchId"]
+            created["vsw"].append(wid)
+
+        def status() -> str | None:
+            rows = self._api.vpc("DescribeVSwitches", region, VSwitchId=wid, VpcId=vpc_id) \
+                .get("VSwitches", {}).get("VSwitch") or []
+            return rows[0].get("Status") if rows else None
+
+        self._until_available(f"vSwitch {wid} ({zone})", region, status)
         return wid
+
+    def _until_available(self, what: str, region: str, status: Callable[[], str | None]) -> None:
+        """Poll ``status`` until it says Available: after 1 s (or ``poll_s`` if shorter), then twice as
+        long each time up to ``poll_s``; not listed yet counts as not Available (the listing can lag the
+        create call).  Past ``launch_timeout_s``: TransientError (the caller rolls the launch back)."""
+        deadline = time.monotonic() + self._s.launch_timeout_s
+        delay = min(self._s.poll_s, 1.0)
+        while True:
+            now_status = status()
+            if now_status == "Available":
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TransientError(
+                    f"the launch's {what} in {region} was still {now_status or 'not listed'} after "
+                    f"{self._s.launch_timeout_s:g} s; Alibaba Cloud makes new networks Available asynchronously",
+                    hint="retry the launch (the half-made network is removed), or raise the profile's launch_timeout_s")
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, self._s.poll_s)
 
     def _key(self, req: LaunchRequest, created: dict[str, list[str]]) -> str:
         name = f"workbench-{req.launch_id}"

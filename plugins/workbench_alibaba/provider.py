@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from workbench.core.domain.errors import ConfigError, TransientError
@@ -162,6 +163,14 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         failures = teardown.delete_all(self._api, found, retry_s=min(120.0, self.settings.terminate_timeout_s),
                                        poll_s=max(self.settings.poll_s, 0.05))
         remaining = self._leftovers_region(region, launch_ids)
+        # DeleteVSwitch and DeleteVpc are asynchronous: a deleted vSwitch / VPC stays listed (Pending /
+        # Deleting) for a while; wait for what was deleted to go, up to the teardown's deadline
+        deadline = time.monotonic() + min(120.0, self.settings.terminate_timeout_s)
+        deleted = {r.resource_id for r in found}
+        while remaining and not failures and {r.resource_id for r in remaining} <= deleted \
+                and time.monotonic() < deadline:
+            time.sleep(max(self.settings.poll_s, 0.05))
+            remaining = self._leftovers_region(region, launch_ids)
         if failures or remaining:
             names = ", ".join(f"{r.kind} {r.resource_id}" for r in remaining) or ", ".join(
                 f"{r.kind} {r.resource_id}" for r, _ in failures)

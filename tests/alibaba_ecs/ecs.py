@@ -1,5 +1,8 @@
 """ECS (2014-05-26) instance calls: RunInstances, DescribeInstances, DeleteInstances, StopInstances,
 ModifyInstanceAutoReleaseTime.  Catalogue, key, group, tag and disk calls live in :mod:`.ecs_more`.
+RunInstances into a vSwitch that is not Available yet (CreateVSwitch is asynchronous) fails with
+IncorrectVSwitchStatus 400 "The current status of virtual switch does not support this operation." (the
+error tables of RunInstances and CreateInstance).
 
 Shapes and error codes from the API reference pages (www.alibabacloud.com/help/en/ecs/developer-reference/
 api-ecs-2014-05-26-<action>): RunInstances answers ``InstanceIdSets.InstanceIdSet[]``; DescribeInstances
@@ -79,6 +82,9 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
     zone = p.get("ZoneId") or vsw["ZoneId"]
     if zone != vsw["ZoneId"]:
         raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
+    if vsw["Status"] != "Available":  # CreateVSwitch is asynchronous: a Pending vSwitch takes no instance yet
+        raise ApiError(400, "IncorrectVSwitchStatus", "The current status of virtual switch does not support this "
+                       "operation.")
     group_ids = [p.get("SecurityGroupId")] if p.get("SecurityGroupId") else p.indexed("SecurityGroupIds")
     if not group_ids:
         raise ApiError(400, "MissingParameter", "The input parameter \"SecurityGroupId\" that is mandatory for "

@@ -4,7 +4,9 @@ Everything is plain dicts shaped like the API's JSON (with private ``_``-prefixe
 what the API does not show), behind one re-entrant lock.  Instances move through their states
 by the test clock (:class:`Clock`): ``Pending`` → ``Starting`` → ``Running`` (``pending_s`` and
 ``starting_s`` each), ``Stopping`` → ``Stopped``, and a released one lingers as ``Stopping`` for
-``release_s`` before it disappears.  ``AutoReleaseTime`` and spot reclaims
+``release_s`` before it disappears.  VPCs and vSwitches are ``Pending`` for ``vpc_pending_s`` /
+``vswitch_pending_s`` after their create call, and linger (``Deleting`` / ``Pending``) for
+``vpc_delete_s`` / ``vswitch_delete_s`` after their delete call.  ``AutoReleaseTime`` and spot reclaims
 (``OperationLocks: [{LockReason: Recycling}]`` then release after ``recycle_s``) are applied
 whenever the state is looked at, so a test that advances the clock sees them on its next call.
 """
@@ -82,7 +84,16 @@ class Knobs:
     starting_s: float = 0.0
     stopping_s: float = 0.0
     release_s: float = 0.0
-    vpc_pending_s: float = 0.0  # a new VPC is Pending this long before Available
+    #: CreateVpc and CreateVSwitch are asynchronous (VPC API reference: "runs the task in the background";
+    #: Pending, then Available): a new VPC / vSwitch is Pending this long.  Small by default, so every
+    #: launch in the suite meets a Pending network, as a launch against the real cloud does (there it
+    #: takes seconds; RunInstances came 5-8 ms after CreateVSwitch before the plugin waited).
+    vpc_pending_s: float = 0.1
+    vswitch_pending_s: float = 0.1
+    #: DeleteVSwitch / DeleteVpc are asynchronous too: the vSwitch shows Pending, the VPC Deleting, this
+    #: long before they are gone (0: gone at once, so a test's "nothing left" check needs no wait)
+    vswitch_delete_s: float = 0.0
+    vpc_delete_s: float = 0.0
     recycle_s: float = 300.0  # spot: the Recycling lock precedes release by about five minutes
     costs: list[dict[str, Any]] = field(default_factory=list)  # BSS bill items a test puts in
     bss: bool = True  # False: the account may not use the billing API (international resellers, sub-accounts)
@@ -163,6 +174,26 @@ class CloudState:
                     self.release(account_id, iid, "SpotRecycle", now)
                     continue
                 self._advance(inst, now, knobs)
+            self._settle_network(space, now, knobs)
+
+    @staticmethod
+    def _settle_network(space: Space, now: float, knobs: Knobs) -> None:
+        """VPCs and vSwitches: Pending → Available after their creation delay; gone after their deletion delay."""
+        for wid, vsw in list(space.vswitches.items()):
+            gone = vsw.get("_gone_at")
+            if gone is not None and now >= gone:
+                del space.vswitches[wid]
+                vpc = space.vpcs.get(vsw["VpcId"])
+                if vpc is not None and wid in vpc["VSwitchIds"]["VSwitchId"]:
+                    vpc["VSwitchIds"]["VSwitchId"].remove(wid)
+            elif gone is None and vsw["Status"] == "Pending" and now >= vsw["_since"] + knobs.vswitch_pending_s:
+                vsw["Status"] = "Available"
+        for vid, vpc in list(space.vpcs.items()):
+            gone = vpc.get("_gone_at")
+            if gone is not None and now >= gone:
+                del space.vpcs[vid]
+            elif vpc["Status"] == "Pending" and now >= vpc["_since"] + knobs.vpc_pending_s:
+                vpc["Status"] = "Available"
 
     @staticmethod
     def _advance(inst: dict[str, Any], now: float, knobs: Knobs) -> None:

@@ -1,8 +1,16 @@
 """VPC (2016-04-28) calls: VPCs, vSwitches, Elastic IP addresses, tags.
 
 Shapes and error codes from the API reference (www.alibabacloud.com/help/en/vpc/developer-reference/
-api-vpc-2016-04-28-<action>): tags are ``Tags.Tag[]{Key,Value}`` (not ECS's TagKey/TagValue); a new VPC is
-``Pending`` before ``Available`` and only an Available one takes vSwitches (IncorrectVpcStatus);
+api-vpc-2016-04-28-<action>): tags are ``Tags.Tag[]{Key,Value}`` (not ECS's TagKey/TagValue).
+
+Asynchronous calls, as their reference pages say ("an asynchronous operation … runs the task in the
+background"): CreateVpc and CreateVSwitch answer at once with an id whose resource is ``Pending``, then
+``Available`` (``Knobs.vpc_pending_s`` / ``vswitch_pending_s``); only an Available VPC takes vSwitches
+(IncorrectVpcStatus) and only an Available vSwitch takes instances (RunInstances: IncorrectVSwitchStatus,
+see :mod:`.ecs`).  DeleteVSwitch deletes only an Available vSwitch (IncorrectVSwitchStatus 400), not while
+another vSwitch of its VPC is being created or deleted (OperationDenied.OtherSubnetProcessing 400), and the
+vSwitch shows ``Pending`` until it is gone (``vswitch_delete_s``); DeleteVpc deletes only an Available VPC
+(IncorrectVpcStatus), which shows ``Deleting`` until gone (``vpc_delete_s``).
 DeleteVpc refuses with DependencyViolation.VSwitch / .SecurityGroup / .Instance ("Specified object has
 dependent resources", help.aliyun.com/zh/ecs/developer-reference/api-ecs-2014-05-26-deletevpc error table);
 DeleteVSwitch with DependencyViolation.Instance while an instance (even one being released) uses it.
@@ -23,10 +31,9 @@ def _view(res: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in res.items() if not k.startswith("_")}
 
 
-def _refresh_vpcs(ctx: Any) -> None:
-    for vpc in ctx.space.vpcs.values():
-        if vpc["Status"] == "Pending" and ctx.now >= vpc["_since"] + ctx.knobs.vpc_pending_s:
-            vpc["Status"] = "Available"
+VSWITCH_STATUS = ApiError(400, "IncorrectVSwitchStatus", "The current status of virtual switch does not support this "
+                          "operation.")
+VPC_STATUS = ApiError(400, "IncorrectVpcStatus", "Current VPC status does not support this operation.")
 
 
 def create_vpc(ctx: Any) -> dict[str, Any]:
@@ -53,7 +60,6 @@ def create_vpc(ctx: Any) -> dict[str, Any]:
 
 def describe_vpcs(ctx: Any) -> dict[str, Any]:
     region = ctx.region()
-    _refresh_vpcs(ctx)
     ids = set((ctx.params.get("VpcId") or "").split(",")) - {""}
     want = ctx.params.tags()
     rows = [_view(v) for v in ctx.space.vpcs.values()
@@ -66,12 +72,11 @@ def create_vswitch(ctx: Any) -> dict[str, Any]:
     region = ctx.region()
 
     def make() -> dict[str, Any]:
-        _refresh_vpcs(ctx)
         vpc = ctx.space.vpcs.get(ctx.params.need("VpcId"))
         if vpc is None or vpc["_region"] != region:
             raise ApiError(404, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
         if vpc["Status"] != "Available":
-            raise ApiError(400, "IncorrectVpcStatus", "Current VPC status does not support this operation.")
+            raise VPC_STATUS
         zone = ctx.params.need("ZoneId")
         from .catalog import REGIONS
 
@@ -86,9 +91,9 @@ def create_vswitch(ctx: Any) -> dict[str, Any]:
         wid = ctx.state.new_id("vsw", region)
         tags = dict(ctx.params.tags())
         ctx.space.vswitches[wid] = {"VSwitchId": wid, "VpcId": vpc["VpcId"], "ZoneId": zone, "CidrBlock": str(net),
-                                    "Status": "Available", "VSwitchName": ctx.params.get("VSwitchName") or "",
+                                    "Status": "Pending", "VSwitchName": ctx.params.get("VSwitchName") or "",
                                     "AvailableIpAddressCount": net.num_addresses - 4, "CreationTime": iso(ctx.now),
-                                    "Tags": vpc_tags(tags), "_region": region, "_tags": tags}
+                                    "Tags": vpc_tags(tags), "_region": region, "_tags": tags, "_since": ctx.now}
         vpc["VSwitchIds"]["VSwitchId"].append(wid)
         return {"VSwitchId": wid}
 
@@ -113,8 +118,15 @@ def delete_vswitch(ctx: Any) -> dict[str, Any]:
     vsw = ctx.space.vswitches.get(wid)
     if vsw is None or vsw["_region"] != region:
         raise ApiError(404, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    if vsw["Status"] != "Available":  # being created or being deleted
+        raise VSWITCH_STATUS
+    if any(w["Status"] == "Pending" for w in ctx.space.vswitches.values() if w["VpcId"] == vsw["VpcId"]):
+        raise ApiError(400, "OperationDenied.OtherSubnetProcessing", "other subnet is processing.")
     if any(i["VpcAttributes"]["VSwitchId"] == wid for i in ctx.space.instances.values()):
         raise ApiError(400, "DependencyViolation.Instance", "Specified object has dependent resources.")
+    if ctx.knobs.vswitch_delete_s > 0:
+        vsw["Status"], vsw["_gone_at"] = "Pending", ctx.now + ctx.knobs.vswitch_delete_s
+        return {}
     del ctx.space.vswitches[wid]
     vpc = ctx.space.vpcs.get(vsw["VpcId"])
     if vpc is not None:
@@ -128,6 +140,8 @@ def delete_vpc(ctx: Any) -> dict[str, Any]:
     vpc = ctx.space.vpcs.get(vid)
     if vpc is None or vpc["_region"] != region:
         raise ApiError(404, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    if vpc["Status"] != "Available":  # being created or being deleted
+        raise VPC_STATUS
     if any(w["VpcId"] == vid for w in ctx.space.vswitches.values()):
         raise ApiError(400, "DependencyViolation.VSwitch", "Specified object has dependent resources.")
     if any(g["VpcId"] == vid for g in ctx.space.groups.values()):
@@ -135,6 +149,9 @@ def delete_vpc(ctx: Any) -> dict[str, Any]:
                        "SecurityGroup.")
     if any(i["VpcAttributes"]["VpcId"] == vid for i in ctx.space.instances.values()):
         raise ApiError(400, "DependencyViolation.Instance", "Specified object has dependent resources.")
+    if ctx.knobs.vpc_delete_s > 0:
+        vpc["Status"], vpc["_gone_at"] = "Deleting", ctx.now + ctx.knobs.vpc_delete_s
+        return {}
     del ctx.space.vpcs[vid]
     return {}
 
@@ -192,8 +209,6 @@ def list_tag_resources(ctx: Any) -> dict[str, Any]:
     kind = ctx.params.need("ResourceType").upper()
     if kind not in _TAGGED:
         raise ApiError(400, "InvalidResourceType.NotSupported", f"The resource type {kind} is not supported here.")
-    if kind == "VPC":
-        _refresh_vpcs(ctx)
     attr, id_field = _TAGGED[kind]
     ids = set(ctx.params.indexed("ResourceId"))
     want = ctx.params.tags()

@@ -31,13 +31,37 @@ def sdk(ali: AlibabaServer, account: Account):
     return _clients(ali, account)
 
 
+def _vpc_status(vpc, v: str) -> str | None:
+    from alibabacloud_vpc20160428 import models as vm
+
+    rows = vpc.describe_vpcs(vm.DescribeVpcsRequest(region_id=HZ, vpc_id=v)).body.vpcs.vpc
+    return rows[0].status if rows else None
+
+
+def _vswitch_status(vpc, w: str) -> str | None:
+    from alibabacloud_vpc20160428 import models as vm
+
+    rows = vpc.describe_vswitches(vm.DescribeVSwitchesRequest(region_id=HZ, v_switch_id=w)).body.v_switches.v_switch
+    return rows[0].status if rows else None
+
+
+def _until(look, want: str = "Available", timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while look() != want:
+        assert time.monotonic() < deadline, f"not {want} in {timeout} s"
+        time.sleep(0.02)
+
+
 def _network(ecs, vpc) -> tuple[str, str, str]:
+    """A VPC, a vSwitch and a group, each waited for as a client must (CreateVpc/CreateVSwitch are asynchronous)."""
     from alibabacloud_ecs20140526 import models as m
     from alibabacloud_vpc20160428 import models as vm
 
     v = vpc.create_vpc(vm.CreateVpcRequest(region_id=HZ, cidr_block="10.0.0.0/16")).body.vpc_id
+    _until(lambda: _vpc_status(vpc, v))
     w = vpc.create_vswitch(vm.CreateVSwitchRequest(region_id=HZ, vpc_id=v, zone_id="cn-hangzhou-i",
                                                    cidr_block="10.0.1.0/24")).body.v_switch_id
+    _until(lambda: _vswitch_status(vpc, w))
     g = ecs.create_security_group(m.CreateSecurityGroupRequest(region_id=HZ, vpc_id=v)).body.security_group_id
     return v, w, g
 
@@ -204,6 +228,61 @@ def test_vpc_dependencies_and_deletes(ali: AlibabaServer, account: Account, sdk)
     vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=w))
     vpc.delete_vpc(vm.DeleteVpcRequest(region_id=HZ, vpc_id=v))
     assert not any(ali.resources(account).values())
+
+
+def test_the_network_calls_are_asynchronous_as_the_reference_says(ali: AlibabaServer, account: Account, sdk):
+    """CreateVpc / CreateVSwitch answer while Pending; only Available ones take vSwitches, instances or a
+    delete; DeleteVSwitch / DeleteVpc leave them Pending / Deleting until gone."""
+    from alibabacloud_ecs20140526 import models as m
+    from alibabacloud_vpc20160428 import models as vm
+
+    ecs, vpc = sdk
+    knobs, clock = ali.knobs(account), ali.clock(account)
+    knobs.vpc_pending_s = knobs.vswitch_pending_s = 60
+    knobs.vswitch_delete_s = knobs.vpc_delete_s = 30
+
+    def refused(call, code: str) -> None:
+        with pytest.raises(Exception) as err:
+            call()
+        assert (err.value.code, err.value.status_code) == (code, 400)
+
+    def new_vswitch(cidr: str) -> str:
+        return vpc.create_vswitch(vm.CreateVSwitchRequest(region_id=HZ, vpc_id=v, zone_id="cn-hangzhou-i",
+                                                          cidr_block=cidr)).body.v_switch_id
+
+    v = vpc.create_vpc(vm.CreateVpcRequest(region_id=HZ, cidr_block="10.0.0.0/16")).body.vpc_id
+    assert _vpc_status(vpc, v) == "Pending"
+    refused(lambda: new_vswitch("10.0.1.0/24"), "IncorrectVpcStatus")
+    clock.advance(61)
+    assert _vpc_status(vpc, v) == "Available"
+    w = new_vswitch("10.0.1.0/24")
+    g = ecs.create_security_group(m.CreateSecurityGroupRequest(region_id=HZ, vpc_id=v)).body.security_group_id
+    assert _vswitch_status(vpc, w) == "Pending"
+    refused(lambda: _run(ecs, w, g), "IncorrectVSwitchStatus")
+    refused(lambda: vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=w)), "IncorrectVSwitchStatus")
+    clock.advance(61)
+    assert _vswitch_status(vpc, w) == "Available" and len(_run(ecs, w, g)) == 1
+    ecs.delete_instances(m.DeleteInstancesRequest(region_id=HZ, instance_id=[_describe(ecs)[0].instance_id],
+                                                  force=True))
+    other = new_vswitch("10.0.2.0/24")  # Pending: its VPC is busy, no other vSwitch of it can go now
+    refused(lambda: vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=w)),
+            "OperationDenied.OtherSubnetProcessing")
+    clock.advance(61)
+    ecs.delete_security_group(m.DeleteSecurityGroupRequest(region_id=HZ, security_group_id=g))
+    vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=w))
+    assert _vswitch_status(vpc, w) == "Pending"  # being deleted
+    refused(lambda: vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=other)),
+            "OperationDenied.OtherSubnetProcessing")
+    refused(lambda: vpc.delete_vpc(vm.DeleteVpcRequest(region_id=HZ, vpc_id=v)), "DependencyViolation.VSwitch")
+    clock.advance(31)
+    assert _vswitch_status(vpc, w) is None
+    vpc.delete_vswitch(vm.DeleteVSwitchRequest(region_id=HZ, v_switch_id=other))
+    clock.advance(31)
+    vpc.delete_vpc(vm.DeleteVpcRequest(region_id=HZ, vpc_id=v))
+    assert _vpc_status(vpc, v) == "Deleting"
+    refused(lambda: vpc.delete_vpc(vm.DeleteVpcRequest(region_id=HZ, vpc_id=v)), "IncorrectVpcStatus")
+    clock.advance(31)
+    assert _vpc_status(vpc, v) is None and not any(ali.resources(account).values())
 
 
 def test_sts_assume_role_signs_with_a_temporary_key(ali: AlibabaServer, account: Account):
