@@ -180,3 +180,112 @@ def test_down_takes_the_machine_out_of_the_ssh_config_and_known_hosts(sshd_serve
         from workbench_sshcloud.provider import kill_job_processes
 
         kill_job_processes(lid)
+
+
+LAUNCH_ONLY = """
+import sys
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.lifecycle.launcher import choose_offer, execute
+from workbench.core.providers.accounts import Accounts
+from workbench.core.providers.registry import discover
+from workbench.core.store.database import Store
+
+acc = Accounts(Store.open(), entries=discover())
+spec = parse_spec(open(sys.argv[1]).read(), source=sys.argv[1])
+(inst,) = execute(acc, choose_offer(acc, spec, provider="sshcloud"), secret_env={"S": sys.argv[2]})
+print(inst.launch_id)
+"""
+
+
+def test_start_after_the_launching_process_is_gone_asks_for_the_secrets_again(sshd_server, tmp_path):
+    """Issue 30: a launch whose upload never finished, started again by a new process.  The secret's value
+    lived only in the launching process: `start` without it refuses naming it (it ran the job with an
+    empty S and exited 0); with the value piped in, the job sees it."""
+    home = tmp_path / "home"
+    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
+    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
+            "--set", f"user={sshd_server.user}")
+    assert r.returncode == 0, r.stderr
+    spec = tmp_path / "secret.yaml"
+    spec.write_text('name: secret-job\nrun: echo "S has ${#S} characters"\nsecrets: [S]\non_finish: keep\n')
+    env = dict(os.environ, WORKBENCH_HOME=str(home), PYTHONPATH=str(REMOTE_PLUGINS))
+    made = subprocess.run([sys.executable, "-c", LAUNCH_ONLY, str(spec), "first-value"], env=env,
+                          capture_output=True, text=True, timeout=60)  # the machine is up; that process is gone
+    assert made.returncode == 0, made.stderr
+    lid = made.stdout.strip().splitlines()[-1]
+    try:
+        refused = _wb(home, "start", lid, "--json")
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        error = json.loads(refused.stdout)["error"]
+        assert error["kind"] == "config" and "no value for S" in error["message"]
+        assert f"workbench start {lid} --secrets-stdin" in error["hint"]
+        assert not (home / "data" / "jobs" / lid / "output.log").exists()  # nothing ran
+        value = "second-value-of-22-chr"
+        started = subprocess.run([sys.executable, "-m", "workbench", "start", lid, "--secrets-stdin"], env=env,
+                                 input=json.dumps({"S": value}), capture_output=True, text=True, timeout=120)
+        assert started.returncode == 0, started.stderr
+        again = _wb(home, "start", lid, "--json")  # started: idempotent, no secrets asked
+        assert again.returncode == 0 and json.loads(again.stdout)["started"] is True, again.stdout + again.stderr
+        follow = _wb(home, "logs", lid, "--follow")
+        assert follow.stdout == f"S has {len(value)} characters\n", follow.stdout + follow.stderr
+        assert _wb(home, "down", lid, "--yes").returncode == 0
+        ended = _wb(home, "start", lid, "--json", timeout=30)  # at once, not 30 minutes of SSH retries
+        assert ended.returncode == 1 and "has ended" in json.loads(ended.stdout)["error"]["message"], ended.stdout
+    finally:
+        from workbench_sshcloud.provider import kill_job_processes
+
+        kill_job_processes(lid)
+        _wb(home, "down", lid, "--yes")
+
+
+def test_a_failed_upload_says_the_machine_bills_and_gives_the_commands():
+    import dataclasses
+
+    import pytest
+
+    from workbench.cli.remote import _still_billing
+    from workbench.core.domain.models import JobSpec
+    from workbench.core.remote.connection import ConnectionLost
+
+    spec = dataclasses.replace(JobSpec(name="j", run="true"), secrets=("HF_TOKEN",))
+    with pytest.raises(ConnectionLost) as caught:
+        with _still_billing("j-1a2b", spec):
+            raise ConnectionLost("the connection to j (10.0.0.1:22) was lost during the upload")
+    hint = caught.value.hint
+    assert "bills" in hint and "`workbench start j-1a2b`" in hint and "`workbench down j-1a2b`" in hint
+    assert "HF_TOKEN" in hint and "--secrets-stdin" in hint
+
+
+def test_down_ends_a_detached_launchs_background_start(sshd_server, tmp_path):
+    """Issue 30: after `down`, the background `workbench start` of a `launch --detach` went on retrying
+    SSH to the released machine for its whole 30-minute deadline; now it ends with the launch."""
+    import socket
+    import time
+
+    import psutil
+
+    home = tmp_path / "home"
+    with socket.socket() as s:  # a port where nothing listens: the machine never answers on SSH
+        s.bind(("127.0.0.1", 0))
+        dead_port = s.getsockname()[1]
+    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={dead_port}",
+            "--set", f"user={sshd_server.user}")
+    assert r.returncode == 0, r.stderr
+    r = _wb(home, "launch", str(_spec(tmp_path, "unreachable")), "--provider", "sshcloud", "--yes", "--json",
+            "--detach")
+    assert r.returncode == 0, r.stderr
+    lid = json.loads(r.stdout)["launch"]["launch_id"]
+    job = home / "data" / "jobs" / lid
+    pid = int((job / "start.pid").read_text())
+    starter = psutil.Process(pid)
+    try:
+        deadline = time.monotonic() + 30  # positive evidence that it is retrying before the down
+        while "retrying in" not in (job / "start.log").read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "retrying in" in (job / "start.log").read_text()
+        assert _wb(home, "down", lid, "--yes").returncode == 0
+        starter.wait(45)  # it ends by itself (psutil.TimeoutExpired otherwise)
+        assert "was released while the job was being started" in (job / "start.log").read_text()
+    finally:
+        if starter.is_running():
+            starter.kill()

@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--secrets-stdin", action="store_true",
                     help="read the values of the spec's secrets as a JSON object from standard input "
                          "(what `launch --detach` passes)")
+    st.add_argument("--secret-env", action="append", metavar="NAME",
+                    help="take the secret NAME from this computer's environment (never stored; repeatable); "
+                         "a secret without a value is asked for on a terminal, else start refuses")
 
     cv = sub.add_parser("convert", parents=[common],
                         help="print the workbench spec for a SkyPilot or dstack job file, field by field")

@@ -73,15 +73,30 @@ def load_for_launch(ctx: CliContext, args: argparse.Namespace) -> tuple[JobSpec,
         if not eq or not _NAME.fullmatch(name):
             raise ConfigError(f"--env {item.split('=')[0]!r}: give NAME=VALUE (a variable name, then '=')")
         (secret_env if name in spec.secrets else overrides)[name] = value
-    for name in getattr(args, "secret_env", None) or []:
+    secret_env.update(secrets_from_environment(spec, getattr(args, "secret_env", None)))
+    if overrides:
+        spec = dataclasses.replace(spec, env={**spec.env, **overrides})
+    ask_for_missing_secrets(ctx, spec, secret_env, "at launch", "give each with --env NAME=VALUE or --secret-env "
+                                                                "NAME (taken from this computer's environment)")
+    return spec, secret_env, result
+
+
+def secrets_from_environment(spec: JobSpec, names: list[str] | None) -> dict[str, str]:
+    """``--secret-env NAME …``: each a secret the spec asks for, taken from this computer's environment."""
+    out = {}
+    for name in names or []:
         if name not in spec.secrets:
             raise ConfigError(f"--secret-env {name}: the job spec does not ask for {name}",
                               hint="its secrets: " + (", ".join(spec.secrets) or "none"))
         if name not in os.environ:
             raise ConfigError(f"--secret-env {name}: {name} is not set in this computer's environment")
-        secret_env[name] = os.environ[name]
-    if overrides:
-        spec = dataclasses.replace(spec, env={**spec.env, **overrides})
+        out[name] = os.environ[name]
+    return out
+
+
+def ask_for_missing_secrets(ctx: CliContext, spec: JobSpec, secret_env: dict[str, str], when: str, hint: str) -> None:
+    """The spec's secrets still without a value in ``secret_env``: asked for on a terminal (never echoed,
+    never stored), else a ConfigError naming them with ``hint`` (how to give them)."""
     missing = [n for n in spec.secrets if n not in secret_env]
     if missing and not ctx.json and sys.stdin.isatty():
         for name in missing:
@@ -89,7 +104,4 @@ def load_for_launch(ctx: CliContext, args: argparse.Namespace) -> tuple[JobSpec,
         missing = []
     if missing:
         raise ConfigError(f"no value for {', '.join(missing)}: the job spec asks for "
-                          f"{'it' if len(missing) == 1 else 'them'} at launch",
-                          hint="give each with --env NAME=VALUE or --secret-env NAME (taken from this "
-                               "computer's environment)")
-    return spec, secret_env, result
+                          f"{'it' if len(missing) == 1 else 'them'} {when}", hint=hint)

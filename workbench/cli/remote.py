@@ -14,14 +14,15 @@ import argparse
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from workbench.core import paths
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import NotFoundError, WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
-from workbench.core.domain.models import Instance
+from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
 from workbench.core.remote.jobs import is_remote
@@ -111,41 +112,85 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
     if len(insts) > 1:
         from workbench.core.remote.cluster import ClusterJob
 
-        if not ClusterJob(ctx.accounts, insts, spec_from_dict(rec.spec), on_event=_Printer()).launch():
-            return 130
+        with _still_billing(rec.launch_id, spec_from_dict(rec.spec)):
+            if not ClusterJob(ctx.accounts, insts, spec_from_dict(rec.spec), on_event=_Printer()).launch():
+                return 130
         err(f"the job runs on {len(insts)} machines; ssh: add `{include_line(ctx.store.path.parent)}` to "
             f"~/.ssh/config, then `ssh {rec.launch_id}` (the head) or `ssh {rec.launch_id}-node1` …")
         return rc
     job = _job(ctx, rec, insts[0])
-    if not job.launch():
-        return 130
+    with _still_billing(rec.launch_id, job.spec):
+        if not job.launch():
+            return 130
     err(f"the job runs on the machine; ssh: add `{include_line(ctx.store.path.parent)}` to ~/.ssh/config, "
         f"then `ssh {rec.launch_id}`")
     return rc
 
 
+#: phases of a job's local state from which it runs (or ran) on its machine: start needs no secrets then
+RUNNING_PHASES = frozenset({"setup", "running", "finished", "interrupted", "downloading", "stopping", "terminating",
+                            "done", "kept"})
+
+
+@contextmanager
+def _still_billing(launch_id: str, spec: JobSpec) -> Iterator[None]:
+    """A job that could not be uploaded or started: its error says the machine bills and how to go on."""
+    try:
+        yield
+    except WorkbenchError as exc:
+        exc.hint = "; ".join(x for x in (exc.hint, still_billing_hint(launch_id, spec)) if x)
+        raise
+
+
+def still_billing_hint(launch_id: str, spec: JobSpec) -> str:
+    """The exact commands that go on after a failed upload or start, and that the machine bills until then."""
+    again = f"`workbench start {launch_id}` uploads and starts the job again"
+    if spec.secrets:
+        names = ", ".join(spec.secrets)
+        again += (f" (it asks for {names} again: secret values are never stored; without a terminal pipe them "
+                  f"as JSON: `… | workbench start {launch_id} --secrets-stdin`, or --secret-env NAME)")
+    return f"the machine is up and bills until it is stopped: {again}; `workbench down {launch_id}` stops the bill"
+
+
 def cmd_start(ctx: CliContext, args: argparse.Namespace) -> int:
     """Wait for SSH, upload and start a launch's job on its machine (what ``launch`` does after the
-    machine exists; ``launch --detach`` runs this in the background).  Idempotent: a started job is left as it is."""
+    machine exists; ``launch --detach`` runs this in the background).  Idempotent: a started job is left as it is.
+
+    The values of the spec's secrets live only in the process that launched: a job not yet started needs
+    them again (``--secrets-stdin``, ``--secret-env NAME`` or asked on a terminal), else start refuses
+    naming them; it never starts a job without its secrets."""
+    from workbench.cli.convert import ask_for_missing_secrets, secrets_from_environment
+    from workbench.core.lifecycle import launch_secrets
+    from workbench.core.remote.job import read_state
+
     rec, inst = _launch_instance(ctx, args.launch_id)
     if not is_remote(inst):
         raise NotFoundError(f"launch {rec.launch_id} runs on this computer: it started with the launch")
     if not isinstance(rec.spec, dict):
         raise NotFoundError(f"launch {rec.launch_id} has no stored job spec")
-    secret_env = None
+    if not inst.state.active:  # (it waited 30 minutes for SSH to a machine that is no more)
+        raise NotFoundError(f"launch {rec.launch_id} has ended: its machine is {inst.state.value}",
+                            hint="launch the job file again for a new machine")
+    spec = spec_from_dict(rec.spec)
+    secret_env = launch_secrets.values(rec.launch_id)
     if args.secrets_stdin:
         from workbench.cli.detach import read_secrets
 
-        secret_env = read_secrets(sys.stdin)
+        secret_env.update(read_secrets(sys.stdin))
+    secret_env.update(secrets_from_environment(spec, getattr(args, "secret_env", None)))
+    if read_state(rec.launch_id).get("phase") not in RUNNING_PHASES:
+        ask_for_missing_secrets(
+            ctx, spec, secret_env, "and the job has not started yet (secret values are never stored)",
+            f"run `workbench start {rec.launch_id}` in a terminal (it asks for them), or pipe them as a JSON "
+            f"object to `workbench start {rec.launch_id} --secrets-stdin`, or give --secret-env NAME")
     nodes = _nodes(ctx, rec.launch_id)
-    if len(nodes) > 1:
-        from workbench.core.remote.cluster import ClusterJob
+    with _still_billing(rec.launch_id, spec):
+        if len(nodes) > 1:
+            from workbench.core.remote.cluster import ClusterJob
 
-        started = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer(),
-                             secret_env=secret_env).launch()
-    else:
-        started = RemoteJob(ctx.accounts, inst, spec_from_dict(rec.spec), on_event=_Printer(),
-                            secret_env=secret_env).launch()
+            started = ClusterJob(ctx.accounts, nodes, spec, on_event=_Printer(), secret_env=secret_env).launch()
+        else:
+            started = RemoteJob(ctx.accounts, inst, spec, on_event=_Printer(), secret_env=secret_env).launch()
     if ctx.json:
         emit_json({"launch_id": rec.launch_id, "started": started})
     return EXIT_OK if started else 130

@@ -230,6 +230,7 @@ class RemoteJob(JobFlow):
 
     def _connect(self, deadline_s: float, phase: str) -> Connection | None:
         def waiting(exc: WorkbenchError, delay: float) -> None:
+            self._end_with_the_launch()
             self._emit(phase, f"{exc.message}; retrying in {delay:.0f} s")
 
         self._emit(phase, f"connecting to {self._fresh_instance().host}")
@@ -303,12 +304,20 @@ class RemoteJob(JobFlow):
     def _before_start(self, conn: Connection, info: dict[str, str]) -> None:
         """Hook between installing the scripts and starting them (a multi-node launch's files: .cluster)."""
 
+    def _end_with_the_launch(self) -> None:
+        """Raise when the launch's machine was released meanwhile (``down``, Stop all, a guard — from this
+        process or another): waiting on for SSH to it would retry for the whole deadline (issue 30)."""
+        if not self._instance_alive():
+            raise NotFoundError(f"{self.instance.name or self.launch_id} was released while the job was being "
+                                f"started: nothing more to do", hint="launch the job file again for a new machine")
+
     def _wait_for_address(self) -> None:
         """A PENDING machine has no address yet: reconcile its profile until it has one."""
         from workbench.core.lifecycle.reconcile import reconcile
 
         backoff, start = Backoff(cap=15.0), time.monotonic()
         while not self._fresh_instance().host and not self.stopped:
+            self._end_with_the_launch()
             if time.monotonic() - start > self.opts.connect_deadline_s:
                 raise TransientError(f"{self.instance.name or self.launch_id} got no address within "
                                      f"{self.opts.connect_deadline_s:.0f} s", hint="check it in the cloud's console")
@@ -338,6 +347,7 @@ class RemoteJob(JobFlow):
                 left = self.opts.reconnect_deadline_s - (time.monotonic() - lost_at)
                 if left <= 0 or self.stopped:
                     raise
+                self._end_with_the_launch()
                 self._emit("reconnecting", f"{exc.message}; connecting again (the upload goes on where it stopped)",
                            kind="warning")
                 self._resume_upload = True
