@@ -65,6 +65,31 @@ class _MemoryCredentials:
         return None
 
 
+class _NoKeyring(_MemoryCredentials):
+    """What CredentialStore does on a computer where no keyring runs (every call refused)."""
+
+    def backend_name(self):
+        return "fail Keyring (keyring.backends.fail.Keyring)"
+
+    def check_backend(self):
+        from workbench.core.domain.errors import NoKeyringError
+        from workbench.core.providers.keyring_safety import NO_KEYRING_MESSAGE, fix_hint
+
+        raise NoKeyringError(f"{NO_KEYRING_MESSAGE} (selected backend: {self.backend_name()})", hint=fix_hint())
+
+    def set(self, provider, profile, values):
+        self.check_backend()
+
+    def get(self, provider, profile):
+        self.check_backend()
+
+    def has(self, provider, profile):
+        self.check_backend()
+
+    def delete(self, provider, profile):
+        self.check_backend()
+
+
 def one(lang: str, out: Path) -> int:
     sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "plugins"))
     os.environ["WORKBENCH_LANG"] = lang
@@ -260,6 +285,8 @@ def one(lang: str, out: Path) -> int:
     _advice_shots(app, win, store, shot)
     _storage_and_recovery(app, win, acc, shot)
     _outcome_shots(app, win, acc, shot)
+    _cpu_report_shot(app, win, store, shot)
+    _no_keyring_shot(app, store, shot)
     win.session.shutdown()
     from workbench.core.lifecycle.teardown import teardown
 
@@ -382,6 +409,52 @@ def _outcome_shots(app, win, acc, shot) -> None:
     shot("outputs-path", path)
     path.close()
     logs.close()
+
+
+def _cpu_report_shot(app, win, store, shot) -> None:
+    """The run report of a job without a GPU (synthetic samples, like the advice shots): 40 minutes of a
+    data-preparation job on this computer, CPU and memory plotted, exit code 0."""
+    import math
+
+    from workbench.core.domain.models import HostSample, Instance, InstanceState
+    from workbench.core.store.database import LaunchRecord
+    from workbench.ui.monitor.run_report import RunReportDialog
+
+    t0 = time.time() - 3 * 3600
+    store.add_launch(LaunchRecord("tokenize-corpus-c0de", "tokenize-corpus", "local", "local", "local", t0,
+                                  status="finished", spec={"name": "tokenize-corpus", "run": "python3 prep.py"}))
+    inst = Instance("local", "local", "local-tokenize-corpus-c0de", "tokenize-corpus-c0de", "local", "this-computer",
+                    InstanceState.RUNNING, name="tokenize-corpus", launched_at=t0)
+    store.upsert_instance(inst, ts=t0)
+    store.add_host_samples([HostSample(inst.instance_id, t0 + 30.0 * k, 70 + 22 * math.sin(k / 9.0), 8,
+                                       6000.0 + 60.0 * k, 16000.0, 0.0, 0.0, 0.0) for k in range(80)])
+    store.upsert_instance(dataclasses.replace(inst, state=InstanceState.TERMINATED, exit_code=0), ts=t0 + 2400.0)
+    dlg = RunReportDialog(win.session, inst.launch_id, win)
+    dlg.resize(900, 860)
+    dlg.show()
+    _wait(app, lambda: dlg.report is not None)
+    _pump(app, 0.8)
+    shot("run-report-cpu", dlg)
+    dlg.close()
+
+
+def _no_keyring_shot(app, store, shot) -> None:
+    """Accounts on a computer where no keyring runs: what to install, in plain words."""
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.providers.registry import discover
+    from workbench.ui.shell.main_window import MainWindow
+
+    acc = Accounts(store, entries=discover(), credentials=_NoKeyring())
+    win = MainWindow(acc, refresh_ms=60_000)
+    win._quitting = True
+    win.resize(*SIZE)
+    win.show()
+    win.show_view("accounts")
+    _wait(app, lambda: win.accounts_view.banner_text.isVisible() and win.accounts_view.banner_text.text() != "")
+    _pump(app, 0.8)
+    shot("accounts-no-keyring", win)
+    win.session.shutdown()
+    win.close()
 
 
 def main(argv: list[str]) -> int:

@@ -35,8 +35,8 @@ L = {
     "col_mem": "Peak memory", "col_power": "Mean power", "col_nvlink": "NVLink rx / tx",
     "plot_util": "GPU utilization (%)", "plot_mem": "GPU memory used (GB)", "hours": "hours since start",
     "not_evaluated": "Not evaluated: {rule} ({why})",
-    "cpu_job": "This launch ran without a GPU: the GPU advice does not apply. Its CPU use is below.",
-    "plot_cpu": "CPU busy (%)", "exit_code": "Exit code",
+    "cpu_job": "This launch ran without a GPU: the GPU advice does not apply. Its CPU and memory use are below.",
+    "plot_cpu": "CPU busy (%)", "exit_code": "Exit code", "plot_host_mem": "Memory used (GB)",
     "basis": "Cost is the app's estimate from the price and billed time of each machine, as in Spend; "
              "savings are for this run's duration.",
     "severity_high": "high", "severity_medium": "medium", "severity_low": "low",
@@ -124,9 +124,18 @@ def plots(report: RunReport, t: Callable[[str], str] = lambda s: s) -> dict[str,
     """The report's SVG plots by file name: utilization and memory of every GPU, evidence windows shaded."""
     tr = report.trace
     t0, t1 = tr.start, tr.start + tr.duration_s
-    if not tr.gpus:  # a CPU job: how busy its machine's CPUs were
-        hosts = [(h.node, h.t, h.cpu) for h in tr.hosts if h.t.size]
-        return {"cpu.svg": svg_plot(hosts, t0, t1, 100.0, [], t(L["hours"]))} if hosts else {}
+    if not tr.gpus:  # a CPU job: how busy its machine's CPUs were, and how much memory it used
+        hosts = [h for h in tr.hosts if h.t.size]
+        if not hosts:
+            return {}
+        out = {"cpu.svg": svg_plot([(h.node, h.t, h.cpu) for h in hosts], t0, t1, 100.0, [], t(L["hours"]))}
+        mem = [(h.node, h.t, h.mem_used / 1024.0) for h in hosts
+               if h.mem_used is not None and np.isfinite(h.mem_used).any()]
+        if mem:
+            top = max([h.mem_total / 1024.0 for h in hosts if h.mem_total == h.mem_total]
+                      + [float(np.nanmax(m)) for _n, _t, m in mem] + [1.0])
+            out["host-memory.svg"] = svg_plot(mem, t0, t1, top, [], t(L["hours"]))
+        return out
     windows = [a.window for a in report.advisory.advice]
     util = [(g.label, g.t, g.util) for g in tr.gpus]
     mem = [(g.label, g.t, g.mem_used / 1024.0) for g in tr.gpus]
@@ -168,7 +177,8 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
             f'<b style="font-size: 12pt;">{e(v)}</b></td>' for k, v in rows]
     out.append("</tr></table>")
     out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["advice"]))}</h2>')
-    cpu_plot = plots(report, t).get("cpu.svg") if not report.gpus else None
+    host_plots = plots(report, t) if not report.gpus else {}
+    cpu_plot = host_plots.get("cpu.svg")
     if not report.gpus:
         out.append(f"<p>{e(t(L['cpu_job'] if cpu_plot else L['no_gpu']))}</p>")
     elif not report.advisory.advice:
@@ -187,9 +197,10 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
     for rule, why in (report.advisory.not_evaluated.items() if report.gpus else ()):  # a CPU job: said above
         out.append(f'<p style="color: #777777; margin: 1px 0; font-size: 8pt;">'
                    f'{e(t(L["not_evaluated"]).format(rule=t(TITLES.get(rule, rule)), why=why))}</p>')
-    if cpu_plot:
-        out.append(f'<p style="margin: 6px 0 0 0;"><b>{e(t(L["plot_cpu"]))}</b><br/>'
-                   f'<img src="{e(src("cpu.svg", cpu_plot))}" width="{PLOT_W}" height="{PLOT_H}"/></p>')
+    for name, label in (("cpu.svg", L["plot_cpu"]), ("host-memory.svg", L["plot_host_mem"])):
+        if name in host_plots:
+            out.append(f'<p style="margin: 6px 0 0 0;"><b>{e(t(label))}</b><br/>'
+                       f'<img src="{e(src(name, host_plots[name]))}" width="{PLOT_W}" height="{PLOT_H}"/></p>')
     if report.gpus:
         out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["per_gpu"]))}</h2>')
         out.append('<table cellspacing="0" cellpadding="3" border="1" style="border-collapse: collapse; '

@@ -100,12 +100,16 @@ class HostTrace:
     net_tx: np.ndarray
     disk_read: np.ndarray
     cpus: int = 0
+    mem_used: np.ndarray | None = None  # MB; None when not recorded
+    mem_total: float = math.nan  # MB
 
     @classmethod
     def from_samples(cls, node: str, samples: Sequence[HostSample]) -> "HostTrace":
         return cls(node, _arr([s.ts for s in samples]), _arr([s.cpu_percent for s in samples]),
                    _arr([s.net_rx_bps for s in samples]), _arr([s.net_tx_bps for s in samples]),
-                   _arr([s.disk_read_bps for s in samples]), max((s.cpus for s in samples), default=0))
+                   _arr([s.disk_read_bps for s in samples]), max((s.cpus for s in samples), default=0),
+                   _arr([s.mem_used_mb for s in samples]),
+                   max((s.mem_total_mb for s in samples if s.mem_total_mb == s.mem_total_mb), default=math.nan))
 
 
 @dataclass(frozen=True)

@@ -93,9 +93,10 @@ REPORT_LABELS = (
     N_('stopped'),
     N_('interrupted'),
     N_('relaunched as attempt {n}'),
-    N_('This launch ran without a GPU: the GPU advice does not apply. Its CPU use is below.'),
+    N_('This launch ran without a GPU: the GPU advice does not apply. Its CPU and memory use are below.'),
     N_('CPU busy (%)'),
     N_('Exit code'),
+    N_('Memory used (GB)'),
 )
 SEVERITY = {"high": N_("high"), "medium": N_("medium"), "low": N_("low")}
 

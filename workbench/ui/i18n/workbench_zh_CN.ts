@@ -384,6 +384,11 @@
       <translation>1 个月</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>1 piece of advice</source>
+      <translation>1 条建议</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>1 week</source>
       <translation>1 周</translation>
@@ -1519,6 +1524,11 @@
       <translation>已用内存</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Memory used (GB)</source>
+      <translation>已用内存（GB）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Memory used by the job (RSS)</source>
       <translation>作业占用的内存（RSS）</translation>
@@ -1602,6 +1612,11 @@
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>No SSH for this machine (it runs on this computer or has no address yet)</source>
       <translation>此机器不支持 SSH（它在这台计算机上运行，或尚无地址）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>No advice</source>
+      <translation>没有建议</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2700,8 +2715,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
-      <source>This launch ran without a GPU: the GPU advice does not apply. Its CPU use is below.</source>
-      <translation>本次启动没有使用 GPU：GPU 相关建议不适用。其 CPU 使用情况见下方。</translation>
+      <source>This launch ran without a GPU: the GPU advice does not apply. Its CPU and memory use are below.</source>
+      <translation>此启动未使用 GPU：GPU 建议不适用。其 CPU 和内存使用情况如下。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -3684,6 +3699,11 @@
       <translation>您自己的硬件</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/run_report.py" />
+      <source>{advice} · prices from the bundled catalogue snapshots</source>
+      <translation>{advice} · 价格来自内置的价格目录快照</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
       <source>{age} ago</source>
       <translation>{age}前</translation>
@@ -3745,8 +3765,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
-      <source>{count} piece(s) of advice · prices from the bundled catalogue snapshots</source>
-      <translation>{count} 条建议 · 价格来自内置价目快照</translation>
+      <source>{count} pieces of advice</source>
+      <translation>{count} 条建议</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/badge.py" />

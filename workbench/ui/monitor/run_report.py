@@ -17,7 +17,8 @@ from shiboken6 import isValid
 from workbench.core.telemetry.report import RunReport, build_report
 from workbench.ui.common.dialogs import show_error
 from workbench.ui.common.icons import icon
-from workbench.ui.i18n import tr
+from workbench.ui.common.format import plural
+from workbench.ui.i18n import N_, tr
 from workbench.ui.runtime.session import Session
 
 log = logging.getLogger("workbench.ui.run_report")
@@ -83,8 +84,10 @@ class RunReportDialog(QDialog):
         doc = report_document(report, tr)
         doc.setParent(self.view)
         self.view.setDocument(doc)
-        self.status.setText(tr("{count} piece(s) of advice · prices from the bundled catalogue snapshots").format(
-            count=len(report.advisory.advice)))
+        n = len(report.advisory.advice)
+        advice = (tr("No advice") if n == 0 else
+                  plural(n, N_("1 piece of advice"), N_("{count} pieces of advice")).format(count=n))
+        self.status.setText(tr("{advice} · prices from the bundled catalogue snapshots").format(advice=advice))
         self.html_btn.setEnabled(True)
         self.pdf_btn.setEnabled(True)
 

@@ -124,4 +124,4 @@ def test_a_cpu_job_reports_its_cpu_and_exit_code_in_sentences(store):
     assert report.exit_code == 0 and "Exit code" in page
     assert "This launch ran without a GPU: the GPU advice does not apply" in page
     assert "Not evaluated" not in page and "idle_gpus" not in page
-    assert "CPU busy (%)" in page and page.count("<img") == 1
+    assert "CPU busy (%)" in page and "Memory used (GB)" in page and page.count("<img") == 2
