@@ -318,6 +318,15 @@ def test_unusable_keyring_banner_and_install_hint(qtbot, fake_accounts):
         for technical in ("keyring.backends", "fail Keyring", "dbus-run-session", "gnome-keyring-daemon", "$PW"):
             assert technical not in text, technical
         assert "fail Keyring" in view.backend_label.toolTip()  # kept for a bug report
+        # a profile that cannot be checked for want of a keyring says so in the same words (the status
+        # line read "… (selected backend: fail Keyring (keyring.backends.fail.Keyring))")
+        from workbench.core.domain.errors import NoKeyringError
+        from workbench.ui.common.format import unchecked_text
+
+        with pytest.raises(NoKeyringError) as caught:
+            BrokenKeyring().check_backend()
+        line = unchecked_text("lab", caught.value, True)
+        assert "no keyring is running on this computer" in line and "keyring.backends" not in line
         aws = top_item(view, "aws")
         assert "unavailable" in aws.text(3) and 'pip install "cloud-gpu-workbench[aws]"' in aws.text(3)
     finally:

@@ -410,7 +410,7 @@ class AccountsView(QWidget):
         snap = self.session.snapshot
         unchecked = next((e for n, e in snap.errors if n == prof.name), None)
         if unchecked is not None or (not snap.taken_at and not running):  # never claim what was not checked
-            why = (unchecked_text(prof.name, unchecked.message, prof.name in snap.may_bill) if unchecked is not None
+            why = (unchecked_text(prof.name, unchecked, prof.name in snap.may_bill) if unchecked is not None
                    else tr("{name} has not been checked yet").format(name=prof.name))
             known = (tr("Something this app launched with it may still be billing: removing the profile does not "
                         "stop it, and it can no longer be managed here.") if prof.name in snap.may_bill

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from workbench.core.domain.models import InstanceState
+from workbench.core.domain.errors import WorkbenchError  # noqa: F401 - named in annotations
 from workbench.core.domain.phrase import Phrase
 from workbench.ui.i18n import N_, tr
 
@@ -79,9 +80,20 @@ def state_label(state: InstanceState) -> str:
     return tr(STATE_LABELS[state])
 
 
-def unchecked_text(profile: str, reason: str, may_bill: bool) -> str:
+def error_words(error: "WorkbenchError | str") -> str:
+    """An error of the core in the words the app shows: a missing keyring in plain words (its message names
+    the keyring library's backend class, for the CLI and the log), anything else as its message."""
+    from workbench.core.domain.errors import NoKeyringError
+
+    if isinstance(error, NoKeyringError):
+        return tr("no keyring is running on this computer, so the account's credentials cannot be read "
+                  "(see Accounts)")
+    return getattr(error, "message", None) or str(error)
+
+
+def unchecked_text(profile: str, reason: "WorkbenchError | str", may_bill: bool) -> str:
     """A profile the app could not list: "cannot check P: why", and a warning only when it launched there."""
-    text = tr("cannot check {profile}: {reason}").format(profile=profile, reason=reason)
+    text = tr("cannot check {profile}: {reason}").format(profile=profile, reason=error_words(reason))
     if may_bill:
         text += " — " + tr("something this app launched there may still be billing")
     return text

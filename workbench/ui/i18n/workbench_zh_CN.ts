@@ -3234,6 +3234,11 @@
       <translation>无空闲关机</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>no keyring is running on this computer, so the account's credentials cannot be read (see Accounts)</source>
+      <translation>这台电脑上没有运行密钥环，因此无法读取该账户的凭据（见“账户”）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>no quota or capacity</source>
       <translation>无配额或容量</translation>

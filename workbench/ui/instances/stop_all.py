@@ -265,7 +265,7 @@ class StopAllDialog(QDialog):
         inv = self.inventory
         if inv is None:
             return ""
-        return "\n".join(unchecked_text(name, exc.message, bool(launched)) for name, exc, launched in inv.unchecked)
+        return "\n".join(unchecked_text(name, exc, bool(launched)) for name, exc, launched in inv.unchecked)
 
     def _launching_text(self) -> str:
         inv = self.inventory
@@ -333,7 +333,7 @@ class StopAllDialog(QDialog):
         self.state = "done"
         self._show_state()
         self._show_remaining(report, links)
-        unchecked = [unchecked_text(name, exc.message, report.may_bill(name)) for name, exc in report.errors]
+        unchecked = [unchecked_text(name, exc, report.may_bill(name)) for name, exc in report.errors]
         if report.settled:
             self.session.notify.emit(tr("Billing stopped"), "\n".join([tr("0 billable resources remain"), *unchecked]),
                                      "info")
@@ -373,7 +373,7 @@ class StopAllDialog(QDialog):
             self.result.setText(tr("0 billable resources remain"))
             self.result.setStyleSheet(f"color: {GREEN}; font-weight: bold;")
             for name, exc in report.errors:  # nothing of ours there: said, but not as a warning
-                self._remaining_row(unchecked_text(name, exc.message, False), None, color="")
+                self._remaining_row(unchecked_text(name, exc, False), None, color="")
             return
         if report.remaining:
             self.result.setText(tr("{count} billable resource(s) remain:").format(count=len(report.remaining)))
@@ -385,7 +385,7 @@ class StopAllDialog(QDialog):
                 thing=describe(x), where=f"{x.provider}/{x.profile} ({x.region})", price=price_text(x)),
                 links.get(item_key(x)))
         for name, exc in report.errors:
-            self._remaining_row(unchecked_text(name, exc.message, report.may_bill(name)), None,
+            self._remaining_row(unchecked_text(name, exc, report.may_bill(name)), None,
                                 color=RED if report.may_bill(name) else "")
 
     def _remaining_row(self, text: str, url: str | None, color: str = RED) -> None:

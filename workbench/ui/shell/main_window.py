@@ -370,12 +370,12 @@ class MainWindow(QMainWindow):
         self.badge.setText(text)
         self.badge.setStyleSheet(BADGE_STYLE.format(bg=bg, fg="#ffffff"))
         self.badge.setToolTip("\n".join([tr("What everything billing costs now, and what today cost so far"),
-                                         *(unchecked_text(n, e.message, n in snap.may_bill) for n, e in snap.errors)]))
+                                         *(unchecked_text(n, e, n in snap.may_bill) for n, e in snap.errors)]))
         if self.tray is not None:
             self.tray.update_snapshot(snap)
         if snap.taken_at:
             if snap.errors:
-                self.statusBar().showMessage("; ".join(unchecked_text(name, e.message, name in snap.may_bill)
+                self.statusBar().showMessage("; ".join(unchecked_text(name, e, name in snap.may_bill)
                                                        for name, e in snap.errors), 15_000)
             else:
                 self.statusBar().showMessage(tr("Up to date"), 5000)

@@ -29,7 +29,7 @@ def quit_dialog(win: Any) -> QMessageBox:
         text = tr("Something this app launched may still be billing.")
     box = QMessageBox(QMessageBox.Icon.Warning, tr("Machines are still billing"), text, parent=win)
     box.setObjectName("quit-dialog")
-    unchecked = [unchecked_text(n, e.message, True) for n, e in snap.errors if n in snap.may_bill]
+    unchecked = [unchecked_text(n, e, True) for n, e in snap.errors if n in snap.may_bill]
     box.setInformativeText("\n".join([*unchecked, tr(
         "If you keep them running, the guards installed on each machine still stop it "
         "at its max runtime or when its GPUs sit idle. Local jobs on this computer "
