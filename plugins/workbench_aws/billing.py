@@ -25,9 +25,6 @@ from workbench.core.providers.contract import TAG_LAUNCH
 
 COST_EXPLORER_REGION = "us-east-1"
 COST_EXPLORER_SOURCE = "AWS Cost Explorer"
-TAG_ACTIVATION_NOTE = ("AWS Cost Explorer attributes cost to a launch only after the 'workbench:launch' tag is "
-                       "activated as a cost allocation tag (Billing console → Cost allocation tags); "
-                       "earlier usage shows as unattributed")
 
 
 def _day(value: str) -> datetime.date:

@@ -35,8 +35,8 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
 from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
-                                               SupportsEndReason, SupportsPublicPrices, SupportsSpotHistory,
-                                               SupportsStop, SupportsTelemetry)
+                                               SupportsEndReason, SupportsMfa, SupportsPublicPrices,
+                                               SupportsSpotHistory, SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
 from workbench.core.storage.contract import SupportsObjectStorage
 
@@ -66,7 +66,7 @@ REGION_NAMES = {
 
 
 class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
-                  SupportsEndReason, SupportsPublicPrices):
+                  SupportsEndReason, SupportsPublicPrices, SupportsMfa):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
@@ -83,7 +83,6 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         CredentialField(NAMED_PROFILE, "Named profile (AWS config / SSO)", optional=True,
                         help="a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
     )
-    billing_note = billing.TAG_ACTIVATION_NOTE
     storage_kinds = ("s3",)
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
@@ -351,7 +350,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return fresh
 
     def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:
-        """Billed cost per launch tag and UTC day from Cost Explorer (see ``billing_note`` on the tag)."""
+        """Billed cost per launch tag and UTC day from Cost Explorer (the tag counts once activated: see billing.py)."""
         with self._aws("reading Cost Explorer", "GetCostAndUsage", billing.COST_EXPLORER_REGION, "ce"):
             rows = billing.cost_by_launch(self._clients.client("ce", billing.COST_EXPLORER_REGION),
                                           start_day, end_day)

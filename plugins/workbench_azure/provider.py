@@ -27,7 +27,8 @@ from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchR
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SettingField, SupportsBilling,
-                                               SupportsExtend, SupportsPublicPrices, SupportsStop, launch_tags)
+                                               SupportsCancelLaunch, SupportsExtend, SupportsPublicPrices, SupportsStop,
+                                               launch_tags)
 from workbench.core.storage.contract import SupportsObjectStorage
 
 from .settings import AzureSettings, parse
@@ -43,7 +44,8 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices, SupportsExtend):
+class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices, SupportsExtend,
+                    SupportsCancelLaunch):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"

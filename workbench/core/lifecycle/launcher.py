@@ -34,7 +34,7 @@ from workbench.core.domain.errors import CapacityError, ConfigError, NotFoundErr
 from workbench.core.domain.jobspec import spec_to_dict
 from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile, Resource
-from workbench.core.providers.contract import launch_tags
+from workbench.core.providers.contract import SupportsCancelLaunch, launch_tags
 from workbench.core.money.spend import projected_cost
 from workbench.core.store.database import LaunchRecord
 from workbench.core.storage.machine import machine_spec
@@ -261,7 +261,7 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     try:
         # in flight: ordered with the profile's teardowns (Stop all, down, guards) in any process
         with ProfileGate.of(accounts, lp.profile.provider, lp.profile.name).launching(
-                lp.launch_id, cancel=getattr(provider, "cancel_launch", None)):
+                lp.launch_id, cancel=provider.cancel_launch if isinstance(provider, SupportsCancelLaunch) else None):
             instances = provider.launch(req)
     except WorkbenchError as exc:
         store.update_launch(lp.launch_id, status="failed", error=exc.message)

@@ -321,7 +321,7 @@ class RecoveryEngine:
                                          f"{'; '.join(failures) or 'no offer'}; retrying in {self.retry_s:.0f} s", now))
 
     def _over_ssh(self, profile: Profile) -> bool:
-        return bool(getattr(self.accounts.provider(profile), "runs_jobs_over_ssh", True))
+        return self.accounts.provider(profile).runs_jobs_over_ssh
 
     def _next_spec(self, root: LaunchRecord, spec: JobSpec, attempt: int, now: float) -> JobSpec:
         env = {**spec.env, "WORKBENCH_ATTEMPT": str(attempt), "WORKBENCH_RESUME": "1"}

@@ -1,9 +1,20 @@
 """The Provider contract every cloud plugin implements.
 
-Threading: a provider instance is used from one worker thread at a time
-(the TaskRunner gives each profile a single mutation lane); read calls may
-come from a pool, so providers must not keep per-call state on ``self``
-without a lock.  Every method may block on the network; none may touch Qt.
+Threading: one provider object per profile (``Accounts.provider`` caches it) is
+called from many threads at once: the GUI's read pool (refresh, offers, telemetry),
+its launch lane, and the teardown, guard and recovery lanes, each of its own;
+remote-job threads; and a CLI process beside the app holds a provider of its own on
+the same account.  So every method may run concurrently with any other, on this
+object and in other processes: no per-call state on ``self`` without a lock.  The one
+ordering the app guarantees is :mod:`workbench.core.lifecycle.launch_gate`'s, per
+profile and across processes: a teardown waits for the launches in flight (asking a
+:class:`SupportsCancelLaunch` provider to stop them early), and a launch does not
+start while a teardown covering it waits or runs.  Every method may block on the
+network; none may touch Qt.
+
+Optional abilities are the ``Supports*`` classes below: callers test them with
+``isinstance`` (or ``issubclass`` on a registry entry's class), never by looking a
+method up by name.
 
 Failure rules: raise only :mod:`workbench.core.domain.errors` types.  ``terminate``
 and ``delete`` treat "already gone" as success.  ``launch`` is idempotent per
@@ -177,6 +188,13 @@ class Provider(ABC):
         return None
 
 
+def id_problem(cls: type[Provider], entry_name: str) -> str | None:
+    """Why ``cls`` cannot be the provider registered as ``entry_name`` (its ``id`` differs or is missing); None
+    when it can.  ``id`` has no default, so a plugin class may lack it: the one attribute read by name."""
+    declared = getattr(cls, "id", None)
+    return None if declared == entry_name else f"provider id {declared!r} does not match entry point name"
+
+
 class SupportsStop(ABC):
     """Capability: stop (or deallocate) without deleting disks."""
 
@@ -250,3 +268,30 @@ class SupportsPublicPrices(ABC):
     @abstractmethod
     def public_prices(cls, regions: Sequence[str], known: "PriceSnapshot", fetch: "Fetcher") -> list["PriceRow"]:
         """Rows (the price-snapshot layout) for ``regions``; ``known`` gives shapes the list may lack."""
+
+
+class SupportsCancelLaunch(ABC):
+    """Capability: stop a launch whose :meth:`Provider.launch` call is still running (Azure: a launch waits
+    minutes for its VM).
+
+    Called from any thread other than the launch's own (the launch gate when a teardown covering the launch
+    starts waiting, the GUI's Cancel); the launch then rolls back what it made and raises.  Must not block
+    for long.
+    """
+
+    @abstractmethod
+    def cancel_launch(self, launch_id: str) -> bool:
+        """Ask the launch ``launch_id`` to stop; False when none of that id is in flight here."""
+
+
+class SupportsMfa(ABC):
+    """Capability: the profile's credentials need a one-time code (AWS: an MFA device).
+
+    Calls fail with an AuthError of kind ``"mfa_required"`` until a code is given; the GUI then asks the user
+    and hands the code over here (from a worker thread), then refreshes: the next call that needs a session
+    trades the code for one.  The code is kept in memory only.
+    """
+
+    @abstractmethod
+    def provide_mfa_code(self, code: str) -> None:
+        """Keep ``code`` for the next session; raises AuthError when it cannot be a code (AWS: six digits)."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 
 from workbench.core.domain.errors import AuthError, NotFoundError, PluginError, WorkbenchError
 from workbench.core.domain.models import Profile
-from workbench.core.providers.contract import Provider, ProviderContext
+from workbench.core.providers.contract import Provider, ProviderContext, id_problem
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -68,7 +68,7 @@ def _importable(module: str) -> bool:
 
 def missing_sdk(cls: type[Provider]) -> list[str]:
     """The provider's ``sdk_modules`` that cannot be imported here (none imported to find out)."""
-    return [m for m in getattr(cls, "sdk_modules", ()) if not _importable(m)]
+    return [m for m in cls.sdk_modules if not _importable(m)]
 
 
 def missing_module_error(exc: ModuleNotFoundError) -> PluginError:
@@ -144,12 +144,12 @@ def _load(ep: "metadata.EntryPoint") -> ProviderEntry:
     if not (isinstance(obj, type) and issubclass(obj, Provider)):
         return ProviderEntry(ep.name, ep.value, dist_name, version, None,
                              "entry point is not a workbench Provider class")
-    if getattr(obj, "id", None) != ep.name:
-        return ProviderEntry(ep.name, ep.value, dist_name, version, None,
-                             f"provider id {getattr(obj, 'id', None)!r} does not match entry point name")
+    wrong_id = id_problem(obj, ep.name)
+    if wrong_id:
+        return ProviderEntry(ep.name, ep.value, dist_name, version, None, wrong_id)
     missing = missing_sdk(obj)
     if missing:
-        extra = getattr(obj, "install_extra", None) or _EXTRA_HINTS.get(ep.name)
+        extra = obj.install_extra or _EXTRA_HINTS.get(ep.name)
         names = ", ".join(repr(m) for m in missing)
         return ProviderEntry(ep.name, ep.value, dist_name, version, None,
                              f"its SDK is not installed (missing module {names})"

@@ -1,6 +1,6 @@
 """Ask for an MFA code when a profile's provider says it needs one (AuthError kind "mfa_required").
 
-The code goes to the provider object in memory (``provide_mfa_code``, run on a
+The code goes to the provider object in memory (``SupportsMfa.provide_mfa_code``, run on a
 worker thread) and is never stored; then the session refreshes.  One question per
 profile at a time; "Cancel" leaves the profile failing until the next refresh asks again.
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
 from workbench.core.domain.errors import WorkbenchError
+from workbench.core.providers.contract import SupportsMfa
 from workbench.ui.i18n import tr
 
 if TYPE_CHECKING:
@@ -69,10 +70,9 @@ class MfaPrompter:
 
         def hand_over() -> None:
             prov = accounts.provider(accounts.profile(profile))
-            give = getattr(prov, "provide_mfa_code", None)
-            if give is None:
+            if not isinstance(prov, SupportsMfa):
                 raise WorkbenchError(f"provider of {profile} does not take MFA codes")
-            give(code)
+            prov.provide_mfa_code(code)
 
         def accepted(_ok: object) -> None:
             self.skip[profile] = 0 if self.session.refresh() is not None else 1

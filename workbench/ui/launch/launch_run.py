@@ -30,6 +30,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.lifecycle.launcher import execute, new_launch_id, plan_offer, remains
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.teardown import teardown
+from workbench.core.providers.contract import SupportsCancelLaunch
 from workbench.ui.i18n import tr
 from workbench.ui.launch.launch_draft import LaunchDraft
 from workbench.ui.runtime.session import Session
@@ -105,7 +106,7 @@ class LaunchRun(QObject):
     def cancel(self) -> None:
         """Tear the launch down as soon as the provider has answered (a no-op when nothing is running).
 
-        A provider with ``cancel_launch(launch_id)`` (Azure: a launch waits minutes for its VM) is
+        A provider that SupportsCancelLaunch (Azure: a launch waits minutes for its VM) is
         also asked, off the UI thread, to stop early; it then rolls back and raises.
         """
         if self.in_flight and not self.cancel_requested:
@@ -115,9 +116,9 @@ class LaunchRun(QObject):
 
     def _interrupt_provider(self) -> None:  # worker thread
         accounts = self.session.accounts
-        stop = getattr(accounts.provider(accounts.profile(self.profile)), "cancel_launch", None)
-        if callable(stop):
-            stop(self.launch_id)
+        prov = accounts.provider(accounts.profile(self.profile))
+        if isinstance(prov, SupportsCancelLaunch):
+            prov.cancel_launch(self.launch_id)
 
     # -- outcomes -------------------------------------------------------------
     def _launched(self, instances: list[Instance]) -> None:
