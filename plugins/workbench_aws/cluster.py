@@ -28,6 +28,8 @@ from typing import Any, Callable, Mapping
 
 from workbench.core.domain.models import LaunchRequest
 
+from .consistency import NEW_INSTANCE, settled
+
 TAG_NODE_RANK = "workbench:node-rank"
 TAG_INTERCONNECT = "workbench:interconnect"  # "efa" on nodes launched with an EFA interface
 KIND_PLACEMENT_GROUP = "placement-group"
@@ -69,13 +71,17 @@ def network_params(req: LaunchRequest, subnet_id: str, group_id: str, public_ip:
     return {"NetworkInterfaces": [nic]}
 
 
-def tag_ranks(ec2: Any, made: list[Mapping[str, Any]]) -> dict[str, int]:
-    """Tag each new instance with its node rank (its launch index); instance id -> rank."""
+def tag_ranks(ec2: Any, made: list[Mapping[str, Any]], poll_s: float = 1.0) -> dict[str, int]:
+    """Tag each new instance with its node rank (its launch index); instance id -> rank.
+
+    The ids come straight from RunInstances: CreateTags is asked again while EC2 answers
+    InvalidInstanceID.NotFound (not propagated yet, :mod:`.consistency`)."""
     ordered = sorted(made, key=lambda i: (int(i.get("AmiLaunchIndex", 0)), i["InstanceId"]))
     ranks = {i["InstanceId"]: n for n, i in enumerate(ordered)}
 
     def one(item: tuple[str, int]) -> None:
-        ec2.create_tags(Resources=[item[0]], Tags=[{"Key": TAG_NODE_RANK, "Value": str(item[1])}])
+        settled(lambda: ec2.create_tags(Resources=[item[0]], Tags=[{"Key": TAG_NODE_RANK, "Value": str(item[1])}]),
+                NEW_INSTANCE, poll_s)
 
     with ThreadPoolExecutor(max_workers=min(16, len(ranks)), thread_name_prefix="aws-ranks") as pool:
         list(pool.map(one, ranks.items()))

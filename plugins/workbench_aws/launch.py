@@ -24,6 +24,12 @@ Steps in one region:
 Any failure after something was created deletes it again (found both by the ids
 this call got and by the launch tag), then raises the original error.
 
+EC2 is eventually consistent (:mod:`.consistency`): a call naming the security group or the
+instances this launch has just made (the SSH rule, the node-to-node rule, RunInstances with the
+new group, the node-rank tags, the rollback's TerminateInstances; the rollback confirms a new group
+with DescribeSecurityGroups before deleting it) is asked again with backoff while it answers
+InvalidGroup.NotFound / InvalidInstanceID.NotFound.
+
 Threading: runs on the caller's worker thread; the provider serialises launches
 of the same launch id with a lock.  Blocks for a few seconds (plus the rollback's
 wait for termination when run_instances succeeded and a later step failed).
@@ -46,6 +52,7 @@ from workbench.core.providers.sshkeys import ensure_keypair
 
 from . import cluster, inventory, teardown, userdata
 from .codes import error_code
+from .consistency import NEW_GROUP, NEW_INSTANCE, settled
 from .errors import translate
 from .clients import Clients
 from .settings import AwsSettings
@@ -169,7 +176,10 @@ class Launcher:
     def _cluster(self, ec2: Any, req: LaunchRequest, group_id: str, created: dict[str, list[str]]) -> str:
         """A multi-node launch's node-to-node rule and placement group (see :mod:`.cluster`)."""
         try:
-            cluster.self_reference(ec2, group_id)
+            if group_id in created["sg"]:  # made just now: it may not have propagated yet
+                settled(lambda: cluster.self_reference(ec2, group_id), NEW_GROUP, self._settings.poll_s)
+            else:
+                cluster.self_reference(ec2, group_id)
         except Exception as exc:  # noqa: BLE001
             if error_code(exc) != "InvalidPermission.Duplicate":  # a resumed launch set it already
                 raise self._err(exc, "letting the nodes reach each other", "AuthorizeSecurityGroupIngress",
@@ -222,10 +232,11 @@ class Launcher:
                               Description=f"cloud-gpu-workbench launch {req.launch_id}: SSH only",
                               TagSpecifications=[self._tag_spec("security-group", req, name)])["GroupId"]
         created["sg"].append(group_id)
+        ssh = [{"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22,
+                "IpRanges": [{"CidrIp": cidr, "Description": "SSH from the workbench user"}]}]
         self._call("allowing SSH in the security group", "AuthorizeSecurityGroupIngress", req.region,
-                   ec2.authorize_security_group_ingress, GroupId=group_id,
-                   IpPermissions=[{"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22,
-                                   "IpRanges": [{"CidrIp": cidr, "Description": "SSH from the workbench user"}]}])
+                   lambda: settled(lambda: ec2.authorize_security_group_ingress(GroupId=group_id, IpPermissions=ssh),
+                                   NEW_GROUP, self._settings.poll_s))
         return group_id
 
     def _image(self, region: str) -> Image:
@@ -340,7 +351,8 @@ class Launcher:
                 where = {**cluster.network_params(req, subnets[az], group_id, public),
                          "Placement": {"AvailabilityZone": az, "GroupName": placement}}
             try:
-                answer = ec2.run_instances(**params, **where, ClientToken=token)
+                answer = settled(lambda: ec2.run_instances(**params, **where, ClientToken=token),
+                                 NEW_GROUP if group_id in created["sg"] else (), self._settings.poll_s)
             except Exception as exc:  # noqa: BLE001
                 err = self._err(exc, f"launching {itype}", "RunInstances", req.region, itype)
                 if isinstance(err, TransientError):
@@ -372,7 +384,7 @@ class Launcher:
                 mine: list[Instance]) -> list[Instance]:
         """Tag the nodes with their ranks; the instances in rank order, each knowing its rank."""
         try:
-            ranks = cluster.tag_ranks(ec2, made)
+            ranks = cluster.tag_ranks(ec2, made, self._settings.poll_s)
         except Exception as exc:  # noqa: BLE001
             raise self._err(exc, "tagging the nodes with their ranks", "CreateTags", req.region) from None
         out = [i.with_state(i.state, extra={**i.extra, "node_rank": ranks[i.instance_id], "num_nodes": req.count})
@@ -398,6 +410,7 @@ class Launcher:
             raw = inventory.describe_instances(ec2, self._install_id, [req.launch_id])
             ids = sorted(set(created["instances"]) | {r["InstanceId"] for r in raw})
             if ids:
+                teardown.terminate_new(ec2, created["instances"], self._settings.poll_s)
                 teardown.terminate_ids(ec2, ids)
                 teardown.wait_terminated(ec2, ids, self._settings.terminate_wait_s, self._settings.poll_s)
             leftovers = inventory.list_leftovers(ec2, region, self._id, self._profile, self._install_id,
@@ -415,6 +428,8 @@ class Launcher:
                 if pg not in known:
                     leftovers.append(Resource(self._id, self._profile, pg, cluster.KIND_PLACEMENT_GROUP, region,
                                               req.launch_id, extra={"group_name": pg}))
+            for gid in created["sg"]:  # made moments ago: a NotFound answer to the delete would not mean gone
+                settled(lambda g=gid: ec2.describe_security_groups(GroupIds=[g]), NEW_GROUP, self._settings.poll_s)
             failures = teardown.delete_all(ec2, leftovers, retry_dependency_s=min(60.0, self._settings.terminate_wait_s),
                                            poll_s=max(self._settings.poll_s, 0.05))
             for res, exc in failures:

@@ -276,6 +276,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         ids = sorted({i.instance_id for i in insts if i.state != InstanceState.TERMINATED})
         launches = sorted({i.launch_id for i in insts if i.launch_id})
         with self._aws("terminating instances", "TerminateInstances", region):
+            fresh = sorted(i.instance_id for i in insts
+                           if i.instance_id in ids and teardown.launched_lately(i.launched_at))
+            teardown.terminate_new(ec2, fresh, self.settings.poll_s)  # "not found" there is not "gone" yet
             teardown.terminate_ids(ec2, ids)
             still = teardown.wait_terminated(ec2, ids, self.settings.terminate_wait_s, self.settings.poll_s)
         log.info("terminated %d instance(s) in %s", len(ids) - len(still), region)

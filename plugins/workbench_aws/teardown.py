@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 from workbench.core.domain.models import Resource
 
 from .codes import error_code, is_not_found
+from .consistency import NEW_INSTANCE, SETTLE_S, settled
 from .cluster import KIND_PLACEMENT_GROUP, delete_group
 from .inventory import KIND_EIP, KIND_KEY, KIND_SG, KIND_VOLUME
 
@@ -45,6 +46,18 @@ def terminate_ids(ec2: Any, ids: Sequence[str]) -> None:
         except Exception as exc:  # noqa: BLE001
             if not is_not_found(exc):
                 raise
+
+
+def terminate_new(ec2: Any, ids: Sequence[str], poll_s: float) -> None:
+    """TerminateInstances for ids RunInstances gave moments ago: InvalidInstanceID.NotFound then means
+    "not propagated yet", not "gone" (the EC2 eventual-consistency page says so), so it is asked again."""
+    if ids:
+        settled(lambda: ec2.terminate_instances(InstanceIds=list(ids)), NEW_INSTANCE, poll_s)
+
+
+def launched_lately(launched_at: float | None, now: float | None = None) -> bool:
+    """Launched so recently that its id may not have reached every EC2 endpoint yet."""
+    return launched_at is not None and (time.time() if now is None else now) - launched_at < SETTLE_S
 
 
 def states_of(ec2: Any, ids: Sequence[str]) -> dict[str, str]:

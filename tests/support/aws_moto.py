@@ -17,7 +17,15 @@ talks real HTTP to it.  The injector:
 - answers ``/__checkip`` with a fixed public address (the "what is my IP" service);
 - keeps EC2 placement groups itself (:class:`PlacementGroups`): moto 5.2 has no Create/Describe/
   DeletePlacementGroup (it answers HTTP 500) and ignores ``Placement.GroupName`` in RunInstances, so
-  tests assert on the RunInstances request the plugin sent (``find("RunInstances")``).
+  tests assert on the RunInstances request the plugin sent (``find("RunInstances")``);
+- shows EC2's eventual consistency when a test sets ``propagation_s`` (moto answers every call from
+  one consistent store): for that long after RunInstances / CreateSecurityGroup returned an id, a call
+  that names the id (``InstanceId.N``, ``GroupId``, ``ResourceId.N``, ``SecurityGroupId.N``) is answered
+  InvalidInstanceID.NotFound / InvalidGroup.NotFound, as "Eventual consistency in the Amazon EC2 API"
+  (docs.aws.amazon.com/ec2/latest/devguide/eventual-consistency.html) says a real endpoint may.
+
+What the other asynchronous behaviour of the plugin's calls looks like here, against the API
+references: tests/support/README.md.
 
 Not thread-hostile: rules and the call log are guarded by a lock (the server
 answers each request on its own thread).  Randomness is seeded per injector.
@@ -44,6 +52,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SYNTHETIC = ROOT / "tests" / "plugins" / "aws" / "synthetic"
 CHECKIP_ADDRESS = "198.51.100.23"
 
+#: calls whose new ids take a while to propagate: the id in the answer and the NotFound error for it
+_PROPAGATING = {
+    "RunInstances": (re.compile(rb"<instanceId>(i-[0-9a-f]+)</instanceId>"), "InvalidInstanceID.NotFound",
+                     "The instance ID '{}' does not exist"),
+    "CreateSecurityGroup": (re.compile(rb"<groupId>(sg-[0-9a-f]+)</groupId>"), "InvalidGroup.NotFound",
+                            "The security group '{}' does not exist"),
+}
+_ID_PARAM = re.compile(r"(InstanceId|GroupId|ResourceId|SecurityGroupId)(\.\d+)?")
 _CREDENTIAL = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
 _CBOR_PATH = re.compile(r"/service/[^/]+/operation/([^/?]+)")
 
@@ -267,6 +283,9 @@ class FaultInjector:
         self.calls: list[AwsCall] = []
         self.serve_pricing = True
         self.placement_groups = PlacementGroups()
+        #: seconds a new instance / security group id stays unknown to the other EC2 calls (0: off)
+        self.propagation_s = 0.0
+        self._fresh: dict[str, tuple[float, str, str]] = {}  # id -> (made at, error code, message)
         self._lock = threading.Lock()
         self._random = random.Random(seed)
 
@@ -297,6 +316,8 @@ class FaultInjector:
             self.calls.clear()
             self.serve_pricing = True
             self.placement_groups.clear()
+            self.propagation_s = 0.0
+            self._fresh.clear()
 
     def operations(self, service: str | None = None) -> list[str]:
         with self._lock:
@@ -359,6 +380,10 @@ class FaultInjector:
         if answer is None and call.service == "ec2" and call.operation in PlacementGroups.OPERATIONS:
             with self._lock:
                 answer = self.placement_groups.answer(call)
+        if answer is None and (unknown := self._not_yet_visible(call)) is not None:
+            answer = error_response(call, unknown[0], unknown[1], 400)
+        if answer is None and call.service == "ec2" and call.operation in _PROPAGATING and self.propagation_s > 0:
+            return self._remember_new_ids(call, environ, start_response)
         if answer is None:
             return self.app(environ, start_response)
         status, ctype, data = answer
@@ -367,6 +392,31 @@ class FaultInjector:
         if ctype.startswith("application/x-amz-json") and status >= 400:
             headers.append(("x-amzn-ErrorType", json.loads(data)["__type"]))
         start_response(f"{status} {'OK' if status < 400 else 'Error'}", headers)
+        return [data]
+
+
+    def _not_yet_visible(self, call: AwsCall) -> tuple[str, str] | None:
+        """(code, message) when the call names an id made less than ``propagation_s`` ago."""
+        if call.service != "ec2" or self.propagation_s <= 0:
+            return None
+        now = time.time()
+        with self._lock:
+            for key, value in call.params.items():
+                fresh = self._fresh.get(value) if _ID_PARAM.fullmatch(key) else None
+                if fresh is not None and now - fresh[0] < self.propagation_s:
+                    return fresh[1], fresh[2].format(value)
+        return None
+
+    def _remember_new_ids(self, call: AwsCall, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        """Let moto answer, note the ids its answer made (they propagate ``propagation_s`` later)."""
+        head: list[tuple[str, list[tuple[str, str]]]] = []
+        data = b"".join(self.app(environ, lambda status, headers, exc_info=None: head.append((status, headers))))
+        if head and head[0][0].startswith("200"):
+            pattern, code, message = _PROPAGATING[call.operation]
+            with self._lock:
+                for new_id in pattern.findall(data):
+                    self._fresh[new_id.decode()] = (time.time(), code, message)
+        start_response(*head[0])
         return [data]
 
 
