@@ -22,7 +22,11 @@ talks real HTTP to it.  The injector:
   one consistent store): for that long after RunInstances / CreateSecurityGroup returned an id, a call
   that names the id (``InstanceId.N``, ``GroupId``, ``ResourceId.N``, ``SecurityGroupId.N``) is answered
   InvalidInstanceID.NotFound / InvalidGroup.NotFound, as "Eventual consistency in the Amazon EC2 API"
-  (docs.aws.amazon.com/ec2/latest/devguide/eventual-consistency.html) says a real endpoint may.
+  (docs.aws.amazon.com/ec2/latest/devguide/eventual-consistency.html) says a real endpoint may;
+- refuses DeleteSecurityGroup with DependencyViolation while an instance that is not terminated uses
+  the group (DeleteSecurityGroup reference; moto deletes it anyway), and, when a test sets
+  ``shutting_down_s``, keeps a terminated instance ``shutting-down`` that long (DescribeInstances by
+  id shows it, its group stays in use): moto terminates at once, real instances take a while.
 
 What the other asynchronous behaviour of the plugin's calls looks like here, against the API
 references: tests/support/README.md.
@@ -60,6 +64,8 @@ _PROPAGATING = {
                             "The security group '{}' does not exist"),
 }
 _ID_PARAM = re.compile(r"(InstanceId|GroupId|ResourceId|SecurityGroupId)(\.\d+)?")
+_TERMINATED_STATE = re.compile(rb"(<instanceId>(i-[0-9a-f]+)</instanceId>.*?<instanceState>\s*<code>)48(</code>\s*"
+                               rb"<name>)terminated(</name>)", re.S)
 _CREDENTIAL = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
 _CBOR_PATH = re.compile(r"/service/[^/]+/operation/([^/?]+)")
 
@@ -286,6 +292,9 @@ class FaultInjector:
         #: seconds a new instance / security group id stays unknown to the other EC2 calls (0: off)
         self.propagation_s = 0.0
         self._fresh: dict[str, tuple[float, str, str]] = {}  # id -> (made at, error code, message)
+        #: seconds a terminated instance stays shutting-down (0: terminated at once, as moto does)
+        self.shutting_down_s = 0.0
+        self._terminated: dict[str, float] = {}  # instance id -> when TerminateInstances went through
         self._lock = threading.Lock()
         self._random = random.Random(seed)
 
@@ -318,6 +327,8 @@ class FaultInjector:
             self.placement_groups.clear()
             self.propagation_s = 0.0
             self._fresh.clear()
+            self.shutting_down_s = 0.0
+            self._terminated.clear()
 
     def operations(self, service: str | None = None) -> list[str]:
         with self._lock:
@@ -382,7 +393,14 @@ class FaultInjector:
                 answer = self.placement_groups.answer(call)
         if answer is None and (unknown := self._not_yet_visible(call)) is not None:
             answer = error_response(call, unknown[0], unknown[1], 400)
-        if answer is None and call.service == "ec2" and call.operation in _PROPAGATING and self.propagation_s > 0:
+        if answer is None and call.service == "ec2" and call.operation == "DeleteSecurityGroup" and \
+                self._group_in_use(call):
+            answer = error_response(call, "DependencyViolation",
+                                    f"resource {call.param('GroupId') or call.param('GroupName')} has a dependent "
+                                    "object", 400)
+        if answer is None and call.service == "ec2" and (
+                (call.operation in _PROPAGATING and self.propagation_s > 0)
+                or (call.operation in ("TerminateInstances", "DescribeInstances") and self.shutting_down_s > 0)):
             return self._remember_new_ids(call, environ, start_response)
         if answer is None:
             return self.app(environ, start_response)
@@ -408,16 +426,49 @@ class FaultInjector:
         return None
 
     def _remember_new_ids(self, call: AwsCall, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
-        """Let moto answer, note the ids its answer made (they propagate ``propagation_s`` later)."""
+        """Let moto answer; note the ids its answer made (they propagate ``propagation_s`` later) and the
+        instances it terminated (``shutting-down`` for ``shutting_down_s``, shown so by DescribeInstances)."""
         head: list[tuple[str, list[tuple[str, str]]]] = []
         data = b"".join(self.app(environ, lambda status, headers, exc_info=None: head.append((status, headers))))
-        if head and head[0][0].startswith("200"):
-            pattern, code, message = _PROPAGATING[call.operation]
-            with self._lock:
+        ok = bool(head) and head[0][0].startswith("200")
+        now = time.time()
+        with self._lock:
+            if ok and call.operation in _PROPAGATING:
+                pattern, code, message = _PROPAGATING[call.operation]
                 for new_id in pattern.findall(data):
-                    self._fresh[new_id.decode()] = (time.time(), code, message)
-        start_response(*head[0])
+                    self._fresh[new_id.decode()] = (now, code, message)
+            elif ok and call.operation == "TerminateInstances":
+                for iid in _indexed(call.params, "InstanceId"):
+                    self._terminated.setdefault(iid, now)
+            elif ok and call.operation == "DescribeInstances":
+                lingering = {i.encode() for i, at in self._terminated.items() if now - at < self.shutting_down_s}
+                data = _TERMINATED_STATE.sub(
+                    lambda m: m.group(1) + b"32" + m.group(3) + b"shutting-down" + m.group(4)
+                    if m.group(2) in lingering else m.group(0), data)
+        headers = [(k, str(len(data)) if k.lower() == "content-length" else v) for k, v in head[0][1]]
+        start_response(head[0][0], headers)
         return [data]
+
+    def _group_in_use(self, call: AwsCall) -> bool:
+        """An instance not terminated yet (moto's state, or still shutting down here) uses the group."""
+        from moto.ec2.models import ec2_backends
+
+        wanted = call.param("GroupId") or ""
+        now = time.time()
+        with self._lock:
+            lingering = {i for i, at in self._terminated.items() if now - at < self.shutting_down_s}
+        for account in list(ec2_backends.keys()):
+            backend = ec2_backends[account][call.region]
+            for reservation in list(backend.reservations.values()):
+                for inst in reservation.instances:
+                    if inst.state == "terminated" and inst.id not in lingering:
+                        continue
+                    groups = {g.id for g in inst.security_groups}
+                    groups |= {g.id for nic in inst.nics.values() for g in nic.group_set}
+                    if wanted in groups or (not wanted and call.param("GroupName") in
+                                            {g.name for g in inst.security_groups}):
+                        return True
+        return False
 
 
 class MotoStack:

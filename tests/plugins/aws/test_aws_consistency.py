@@ -89,3 +89,22 @@ def test_a_rollback_right_after_create_security_group_deletes_the_group_not_yet_
         provider.launch(_request(provider, "ec-eee555"))
     groups = ec2().describe_security_groups(Filters=[{"Name": "tag:workbench:launch", "Values": ["ec-eee555"]}])
     assert groups["SecurityGroups"] == [] and provider.leftovers() == []
+
+
+def test_down_waits_while_the_machine_shuts_down_before_its_group_goes(moto, make_provider, ec2):
+    """Terminated instances are shutting-down for a while and keep their group in use (DependencyViolation)."""
+    moto.faults.shutting_down_s = 0.5
+    provider = make_provider()
+    (one,) = provider.launch(_request(provider, "ec-fff666"))
+    group = ec2().describe_security_groups(
+        Filters=[{"Name": "tag:workbench:launch", "Values": ["ec-fff666"]}])["SecurityGroups"][0]["GroupId"]
+    with pytest.raises(Exception) as in_use:  # the wrapper itself: a running instance holds its group
+        ec2().delete_security_group(GroupId=group)
+    assert in_use.value.response["Error"]["Code"] == "DependencyViolation"
+    provider.terminate([one])
+    terminated = moto.faults.find("TerminateInstances")[-1].at
+    deletes = moto.faults.find("DeleteSecurityGroup")
+    assert deletes and deletes[-1].at - terminated >= 0.5  # the group went once the machine had shut down
+    assert ec2().describe_security_groups(
+        Filters=[{"Name": "tag:workbench:launch", "Values": ["ec-fff666"]}])["SecurityGroups"] == []
+    assert provider.leftovers() == []
