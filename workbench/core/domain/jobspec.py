@@ -32,7 +32,7 @@ from workbench.core.domain.models import (Guards, JobSpec, OnFinish, Recovery, R
 from workbench.core.domain.storage_uri import parse_storage_uri
 from workbench.core.domain.yaml_reader import OFF_WORDS, did_you_mean
 
-__all__ = ["load_spec", "parse_spec", "spec_to_dict", "spec_from_dict", "MAX_GPU_COUNT"]
+__all__ = ["load_spec", "read_spec_text", "parse_spec", "spec_to_dict", "spec_from_dict", "MAX_GPU_COUNT"]
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -64,6 +64,15 @@ def load_spec(path: str | os.PathLike[str]) -> JobSpec:
     against the spec file's folder.  Raises :class:`SpecError`.
     """
     source = os.fspath(path)
+    return parse_spec(read_spec_text(source), source=source, base_dir=Path(source).resolve().parent)
+
+
+def read_spec_text(path: str | os.PathLike[str]) -> str:
+    """The text of the job file at ``path`` (ours or another tool's): at most MAX_SPEC_BYTES of UTF-8.
+
+    Raises :class:`SpecError` naming the path as given when it cannot be read, is too big or is not text.
+    """
+    source = os.fspath(path)
     try:
         size = Path(source).stat().st_size
         if size > MAX_SPEC_BYTES:
@@ -75,7 +84,7 @@ def load_spec(path: str | os.PathLike[str]) -> JobSpec:
         raise SpecError(f"{source}: cannot read job spec: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
         raise SpecError(f"{source}: cannot read job spec: not UTF-8 text ({e.reason} at byte {e.start})") from e
-    return parse_spec(text, source=source, base_dir=Path(source).resolve().parent)
+    return text
 
 
 def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None) -> JobSpec:
