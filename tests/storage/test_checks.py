@@ -137,14 +137,15 @@ def test_an_oss_mount_is_checked_through_the_alibaba_plugin(cloud, alibaba, tmp_
 
 
 def test_the_launch_panel_s_bar_fills_as_a_local_folder_uploads(qtbot, cloud, tmp_path):
-    """The wizard's upload step (prepare_storage, as LaunchRun runs it) reports the share of bytes sent;
+    """The wizard's upload step (prepare_launch_storage, as LaunchRun runs it) reports the share of bytes sent;
     the launch panel's bar shows it, then is busy again once the launch's own steps begin."""
     from PySide6.QtCore import QObject, Signal
 
     from workbench.core.lifecycle.launcher import STEP_RECORD, LaunchPlan
-    from workbench.core.providers.catalog import RankedOffer
+    from workbench.core.offers.query import RankedOffer
     from workbench.ui.launch.launch_review import LaunchProgressPanel
-    from workbench.ui.launch.launch_run import prepare_storage
+    from workbench.core.lifecycle.launch_storage import prepare_launch_storage
+    from workbench.ui.launch.launch_run import upload_progress
 
     data = tmp_path / "dataset"
     data.mkdir()
@@ -172,7 +173,7 @@ def test_the_launch_panel_s_bar_fills_as_a_local_folder_uploads(qtbot, cloud, tm
         seen.append(f)
         run.upload_fraction.emit(f)
 
-    uploaded = prepare_storage(cloud.accounts, lp, lines.append, lambda: False, fraction)
+    uploaded = prepare_launch_storage(cloud.accounts, lp, upload_progress(lines.append, fraction))
     assert uploaded.spec.storage[0].source.startswith("s3://lab/wb/workbench-uploads/dataset-")
     assert seen and seen == sorted(seen) and seen[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in seen)
     qtbot.waitUntil(lambda: panel.busy.value() == 100, timeout=5_000)

@@ -7,9 +7,8 @@ import sys
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.providers import price_snapshot
-from workbench.cli.cloud import EXIT_OK, EXIT_PROVIDER, print_warning, stale_warning
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json, err, table
+from workbench.cli.output import EXIT_OK, EXIT_PROVIDER, emit_json, err, print_warning, stale_warning, table
 
 
 def _urls(items: list[str] | None) -> dict[str, str]:

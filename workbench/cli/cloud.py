@@ -9,33 +9,19 @@ from typing import Any
 
 from workbench.core import paths
 from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, interconnect, interconnect_note  # noqa: F401
-from workbench.core.domain.errors import ConfigError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
 from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
-from workbench.core.money.billing_status import costs_money, launched_on, paying, running_here
+from workbench.core.money.billing_status import costs_money, paying, running_here
 from workbench.core.money.spend import accrued, burn_rate
 from workbench.core.lifecycle.teardown import teardown
 from workbench.cli.context import CliContext
-from workbench.cli.output import duration, emit_json, err, money, table
+from workbench.cli.output import (EXIT_BILLING, EXIT_INPUT, EXIT_OK, EXIT_PROVIDER, duration, emit_json, err, errors_json,
+                                  money, print_errors, print_warning, stale_warning, table)
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
 DETACH_WAIT_S = 15 * 60  # launch --detach: how long to wait for the machines to leave "pending"
-
-
-def _errors_json(errors: list[tuple[str, WorkbenchError]], store: Any = None) -> list[dict[str, Any]]:
-    """With ``store``: ``may_bill`` says whether the app launched something there that may still bill."""
-    return [{"profile": name, **exc.to_json(), **({"may_bill": bool(launched_on(store, name))} if store else {})}
-            for name, exc in errors]
-
-
-def _print_errors(errors: list[tuple[str, WorkbenchError]], store: Any = None) -> None:
-    """"cannot check P: why"; "may still be billing" only where the store says the app launched something."""
-    for name, exc in errors:
-        may = store is not None and bool(launched_on(store, name))
-        err(f"cannot check {name}: {exc}" + (" — something this app launched there may still be billing"
-                                            if may else ""))
 
 
 def _can_confirm(assume_yes: bool) -> None:
@@ -79,26 +65,6 @@ def _price_age(as_of: str) -> tuple[int | None, bool]:
     return age_days(as_of), is_stale(as_of)
 
 
-def stale_warning(dates: list[str]) -> str | None:
-    """"prices from DATE …" for the oldest shown date older than 90 days; None when all are fresh.
-
-    The text carries no "warning:" of its own: ``--json`` puts it under the key ``warning``, and the
-    text output prints it with :func:`print_warning`."""
-    from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, age_days, is_stale
-
-    old = sorted(d for d in dates if d and is_stale(d))
-    if not old:
-        return None
-    return (f"prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
-            "run `workbench catalog update` for the current public prices")
-
-
-def print_warning(warning: str | None) -> None:
-    """A warning on stderr, as ``warning: …`` (nothing for None)."""
-    if warning:
-        err(f"warning: {warning}")
-
-
 def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
     from workbench.core.providers.browse import browse
 
@@ -126,7 +92,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
                          "stale": stale, "nodes": nodes,
                          "price_per_hour_all_nodes": None if r.price is None else r.price * nodes,
                          "interconnect": interconnect(r.offer), "interconnect_note": interconnect_note(r.offer)})
-        emit_json({"offers": rows, "errors": _errors_json(errors),
+        emit_json({"offers": rows, "errors": errors_json(errors),
                    "catalog_providers": result.catalog_providers,
                    "reason": result.reason.to_json() if result.reason else None,
                    "warning": stale_warning([r.offer.prices.as_of for r in ranked])})
@@ -167,7 +133,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
                 + (f"your rate of {rate:g} CNY per USD" if rate else
                    f"{REFERENCE_CNY_PER_USD:g} CNY per USD (set yours: `workbench currency USD --rate RATE`)"))
         print_warning(stale_warning([r.offer.prices.as_of for r in ranked]))
-        _print_errors(errors)
+        print_errors(errors)
     if errors and not ranked:
         return EXIT_PROVIDER
     # nothing can match what was asked (16 GPUs on one machine, a price below every offer): an input error
@@ -194,8 +160,9 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
 
     lp = choose_offer(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
     from workbench.cli import storage as storage_cli  # mounts checked before anything bills
+    from workbench.core.lifecycle.launch_storage import check_launch_storage
 
-    storage_plan = storage_cli.check_for_launch(ctx, lp)
+    storage_plan = check_launch_storage(ctx.accounts, lp)
     o = lp.choice.offer
     cur = o.prices.currency
     if not ctx.json or not args.yes:
@@ -320,7 +287,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
                    "billable": sum(1 for i in everything if i.state.billable),
                    # what costs money (the GUI badge's count: a free job on this computer is not in it)
                    "billing": len(paying(everything)), "running_here": len(running_here(everything)),
-                   "recovered": result.recovered, "errors": _errors_json(result.errors, store),
+                   "recovered": result.recovered, "errors": errors_json(result.errors, store),
                    "leftovers": [r.to_json() for r in leftovers],
                    "listed_at": listed_at, "from_cache": cached})
     else:
@@ -347,7 +314,7 @@ def cmd_status(ctx: CliContext, args: argparse.Namespace) -> int:
               f"total spend {money(sum(spend.values()))}" + (f", {len(leftovers)} leftover(s)" if leftovers else ""))
         for lid in result.recovered:
             err(f"note: launch {lid} was recovered from the provider's tags")
-        _print_errors(result.errors, store)
+        print_errors(result.errors, store)
     return EXIT_PROVIDER if result.errors else EXIT_OK
 
 
@@ -390,7 +357,7 @@ def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"terminated": [i.to_json() for i in report.terminated],
                    "deleted": [r.to_json() for r in report.deleted],
                    "remaining": [_thing_json(x) for x in report.remaining],
-                   "errors": _errors_json(report.errors, ctx.store), "clean": report.clean})
+                   "errors": errors_json(report.errors, ctx.store), "clean": report.clean})
     else:
         for i in report.terminated:
             print(f"terminated {i.provider}/{i.profile} {i.instance_id} ({i.name})")
@@ -399,7 +366,7 @@ def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
         for x in report.remaining:
             ident = x.instance_id if isinstance(x, Instance) else f"{x.kind} {x.resource_id}"
             err(f"STILL BILLING: {x.provider}/{x.profile} {x.region} {ident}")
-        _print_errors(report.errors, ctx.store)
+        print_errors(report.errors, ctx.store)
         if report.clean:
             print("verified: nothing of it is billing any more" if report.terminated or report.deleted
                   else "nothing was billing")
@@ -414,52 +381,21 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.store.find_launch(lid) is None:
         raise NotFoundError(f"unknown launch id {lid!r}", hint="`workbench status` lists the launches")
     from workbench.cli import node_logs
+    from workbench.core.remote.log_tail import FileTail, NodeLogTail, follow
 
+    # several nodes: prefixed by rank when more than one is printed; one: the job's log as it always was
     ranks = node_logs.chosen_ranks(args, node_logs.launch_nodes(ctx.store, lid))
-    if ranks is not None:
-        return _node_logs(ctx, args, lid, ranks)
-    log_file = paths.job_log(lid)
-    pos = 0
-    out = sys.stdout.buffer
-    while True:
-        if log_file.exists():
-            with open(log_file, "rb") as fh:
-                fh.seek(pos)
-                chunk = fh.read()
-            if chunk:
-                out.write(chunk)
-                out.flush()
-                pos += len(chunk)
-        if not args.follow:
-            if pos == 0:
-                err(f"no output yet ({log_file})")
-            return EXIT_OK
-        lp = ctx.store.get_launch(lid)
-        profile = ctx.accounts.profile(lp.profile)
-        reconcile(ctx.accounts, [profile])
-        if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
-            if log_file.exists() and log_file.stat().st_size > pos:
-                continue  # drain what the job wrote just before it ended
-            return EXIT_OK
-        time.sleep(args.interval)
-
-
-def _node_logs(ctx: CliContext, args: argparse.Namespace, lid: str, ranks: list[int]) -> int:
-    """Some or all nodes of a multi-node launch (prefixed by rank when several), following like cmd_logs."""
-    from workbench.cli.node_logs import NodeLogTail
-
-    tail = NodeLogTail(lid, ranks, prefix=len(ranks) > 1)
+    tail: FileTail | NodeLogTail = (FileTail(paths.job_log(lid)) if ranks is None
+                                    else NodeLogTail(lid, ranks, prefix=len(ranks) > 1))
     out = sys.stdout.buffer
     if not args.follow:
         if not tail.dump(out):
-            err(f"no output yet ({paths.node_log(lid, ranks[0]).parent})")
+            err(f"no output yet ({paths.job_log(lid) if ranks is None else paths.node_log(lid, ranks[0]).parent})")
         return EXIT_OK
-    while True:
-        if tail.pump(out):
-            continue
-        lp = ctx.store.get_launch(lid)
-        reconcile(ctx.accounts, [ctx.accounts.profile(lp.profile)])
-        if not any(i.state.active for i in ctx.store.list_instances(launch_id=lid)):
-            tail.pump(out, final=True)
-            return EXIT_OK
-        time.sleep(args.interval)
+
+    def running() -> bool:
+        reconcile(ctx.accounts, [ctx.accounts.profile(ctx.store.get_launch(lid).profile)])
+        return any(i.state.active for i in ctx.store.list_instances(launch_id=lid))
+
+    follow(tail, out, running, lambda: time.sleep(args.interval))
+    return EXIT_OK

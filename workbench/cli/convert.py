@@ -16,7 +16,7 @@ import re
 import sys
 
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json, err
+from workbench.cli.output import EXIT_INPUT, EXIT_OK, emit_json, err
 from workbench.core.domain.errors import ConfigError, SpecError
 from workbench.core.domain.importers import KIND_NAMES, KIND_WORKBENCH, ImportResult, load_job_file
 from workbench.core.domain.importers.report import note_text, render_converted
@@ -24,7 +24,6 @@ from workbench.core.domain.jobspec import spec_to_dict
 from workbench.core.domain.models import JobSpec
 from workbench.core.domain.spec_yaml import spec_to_yaml
 
-EXIT_OK, EXIT_INPUT = 0, 1
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.cloud import EXIT_OK
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json
+from workbench.cli.output import EXIT_OK, emit_json
 from workbench.core.remote.extend import extend_launch, parse_extension
 
 

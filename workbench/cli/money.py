@@ -25,9 +25,10 @@ from workbench.core.money.planner import Hardware, break_even_hours, compare_cos
 from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import SpendBook, start_of_month, start_of_today
-from workbench.cli.cloud import EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, _errors_json, _print_errors, parse_gpu_arg
+from workbench.cli.cloud import parse_gpu_arg
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json, err, money, table
+from workbench.cli.output import (EXIT_BILLING, EXIT_OK, EXIT_PROVIDER, emit_json, err, errors_json, money, print_errors,
+                                  print_warning, stale_warning, table)
 
 
 # -- cost -----------------------------------------------------------------------------------------
@@ -91,17 +92,17 @@ def cmd_cost(ctx: CliContext, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"since": since_day, "by": args.by, "currency": cur.display, "currency_note": note,
                    "rows": rows, "totals": totals, "budgets": [s.to_json() for s in statuses],
-                   "errors": _errors_json(errors)})
+                   "errors": errors_json(errors)})
     elif args.csv:
         fields = list(rows[0]) if rows else [args.by, "estimate", "actual", "difference", "actual_source"]
         w = csv.DictWriter(sys.stdout, fieldnames=[*fields, "currency"], lineterminator="\n")
         w.writeheader()
         for r in rows:
             w.writerow({**r, "currency": cur.display})
-        _print_errors(errors)
+        print_errors(errors)
     else:
         _print_cost(args.by, rows, totals, statuses, cur, note, since_day, bool(actual))
-        _print_errors(errors)
+        print_errors(errors)
     return EXIT_PROVIDER if errors else EXIT_OK
 
 
@@ -133,8 +134,6 @@ def _print_cost(by: str, rows: list[dict], totals: dict, statuses: list, cur: Cu
 
 # -- plan -----------------------------------------------------------------------------------------
 def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
-    from workbench.cli.cloud import print_warning, stale_warning
-
     model, count = parse_gpu_arg(args.gpu)
     if model is None:
         raise ConfigError("--gpu needs a model, e.g. V100:8")
@@ -159,7 +158,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
     warning = stale_warning([r.price_as_of for r in rows if r.option != "buy"])
     if args.json:
         emit_json({**result.to_json(all_rows=args.all), "break_even_hours_vs_on_demand": breakeven,
-                   "currency": args.currency, "warning": warning, "errors": _errors_json(errors)})
+                   "currency": args.currency, "warning": warning, "errors": errors_json(errors)})
     else:
         print(f"{count or 1}× {model} for {args.hours:,.0f} h ({args.hours / 24:,.1f} days), cheapest first:")
         table(["OPTION", "PROVIDER", "REGION", "TYPE", "MACHINES", "PER HOUR (ALL)", "TOTAL", "PRICES FROM", "NOTE"],
@@ -187,7 +186,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
                   "them with --currency CNY or --currency USD (your rate: `workbench currency CNY --rate RATE`, "
                   "or --rate)")
         print_warning(warning)
-        _print_errors(errors)
+        print_errors(errors)
     return EXIT_PROVIDER if errors and not rows else EXIT_OK
 
 

@@ -1,9 +1,9 @@
 """``workbench logs`` for a multi-node launch: every node's lines prefixed ``[node R] ``, or one node's.
 
-Each node's output is its own file (``paths.node_log``); :class:`NodeLogTail`
-(:mod:`workbench.core.remote.node_logs`, shared with the GUI's logs dialog) reads what each file
+Each node's output is its own file (``paths.node_log``); ``NodeLogTail``
+(:mod:`workbench.core.remote.log_tail`, shared with the GUI's logs dialog) reads what each file
 gained and prints whole lines with the node's prefix.  Without ``--follow`` the nodes are printed
-one after the other (head first).
+one after the other (head first).  This module says which nodes.
 """
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from typing import Any
 
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import ConfigError
-from workbench.core.remote.node_logs import NodeLogTail
-
-__all__ = ["NodeLogTail", "chosen_ranks", "launch_nodes"]
 
 
 def launch_nodes(store: Any, launch_id: str) -> int:

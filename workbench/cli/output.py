@@ -1,10 +1,21 @@
-"""Printing for the CLI: aligned tables for people, stable JSON for scripts."""
+"""Printing for the CLI: aligned tables for people, stable JSON for scripts, and the exit codes they read.
+
+Every command module prints through these helpers (errors per profile, warnings, money, durations), so a
+message reads the same from every command and ``--json`` keeps one shape.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
+
+if TYPE_CHECKING:
+    from workbench.core.domain.errors import WorkbenchError
+
+#: the process's exit codes (docs/cli.md): done; bad input or refused; bad usage; a provider failed;
+#: something is still billing
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_PROVIDER, EXIT_BILLING = 0, 1, 2, 3, 4
 
 
 def emit_json(obj: Any, out: TextIO | None = None) -> None:
@@ -47,3 +58,42 @@ def duration(seconds: float | None) -> str:
 
 def err(message: str) -> None:
     sys.stderr.write(message.rstrip() + "\n")
+
+
+def print_warning(warning: str | None) -> None:
+    """A warning on stderr, as ``warning: …`` (nothing for None)."""
+    if warning:
+        err(f"warning: {warning}")
+
+
+def errors_json(errors: list[tuple[str, "WorkbenchError"]], store: Any = None) -> list[dict[str, Any]]:
+    """Profiles that could not be asked, for ``--json``.  With ``store``: ``may_bill`` says whether the app
+    launched something there that may still bill."""
+    from workbench.core.money.billing_status import launched_on
+
+    return [{"profile": name, **exc.to_json(), **({"may_bill": bool(launched_on(store, name))} if store else {})}
+            for name, exc in errors]
+
+
+def print_errors(errors: list[tuple[str, "WorkbenchError"]], store: Any = None) -> None:
+    """"cannot check P: why"; "may still be billing" only where the store says the app launched something."""
+    from workbench.core.money.billing_status import launched_on
+
+    for name, exc in errors:
+        may = store is not None and bool(launched_on(store, name))
+        err(f"cannot check {name}: {exc}" + (" — something this app launched there may still be billing"
+                                            if may else ""))
+
+
+def stale_warning(dates: list[str]) -> str | None:
+    """"prices from DATE …" for the oldest shown date older than 90 days; None when all are fresh.
+
+    The text carries no "warning:" of its own: ``--json`` puts it under the key ``warning``, and the
+    text output prints it with :func:`print_warning`."""
+    from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, age_days, is_stale
+
+    old = sorted(d for d in dates if d and is_stale(d))
+    if not old:
+        return None
+    return (f"prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
+            "run `workbench catalog update` for the current public prices")

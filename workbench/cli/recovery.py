@@ -20,10 +20,7 @@ from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.lifecycle.recovery import RecoveryEngine, RecoveryEvent, history
 from workbench.core.storage.machine import NOTICE_NAME
 from workbench.cli.context import CliContext
-from workbench.cli.output import duration, emit_json, money, table
-
-EXIT_OK = 0
-
+from workbench.cli.output import EXIT_OK, duration, emit_json, money, table
 
 def print_event(as_json: bool) -> Callable[[RecoveryEvent], None]:
     def show(ev: RecoveryEvent) -> None:

@@ -25,14 +25,12 @@ from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
+from workbench.core.remote.log_tail import FileTail, NodeLogTail, follow
 from workbench.core.remote.jobs import is_remote
 from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.core.remote.sshconfig import config_path, include_line
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json, err
-
-EXIT_OK = 0
-
+from workbench.cli.output import EXIT_OK, emit_json, err
 
 def _progress_line(label: str, done: int, total: int) -> None:
     pct = f"{100 * done / total:5.1f}%" if total else "  -  "
@@ -238,8 +236,22 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
         wait_for_starter(lid, err)
     nodes = _nodes(ctx, lid)
     if len(nodes) > 1 or getattr(args, "node", None) is not None:
-        return _follow_nodes(ctx, args, rec, nodes)
-    job = _job(ctx, rec, inst)
+        from workbench.cli.node_logs import chosen_ranks
+        from workbench.core.remote.cluster import ClusterJob
+
+        # every node is followed (and its on_finish applied); the chosen ones are printed
+        ranks = chosen_ranks(args, len(nodes)) or [0]
+        cluster = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer())
+        return _follow(cluster, NodeLogTail(lid, ranks, prefix=len(ranks) > 1), lid, 0.2, "machines")
+    return _follow(_job(ctx, rec, inst), FileTail(paths.job_log(lid)), lid,
+                   args.interval if args.interval < 1 else 0.2, "machine")
+
+
+def _follow(job: Any, tail: FileTail | NodeLogTail, launch_id: str, wait_s: float, machines: str) -> int:
+    """Print the launch's log as ``job`` (a RemoteJob or ClusterJob) streams it down, then its exit code.
+
+    The job follows the machine(s) and applies on_finish on a thread of its own; Ctrl+C stops only
+    the following (exit 130)."""
     result: dict[str, Any] = {}
 
     def body() -> None:
@@ -250,63 +262,15 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
 
     t = threading.Thread(target=body, name="follow", daemon=True)
     t.start()
-    log_file, pos, out = paths.job_log(lid), 0, sys.stdout.buffer
     try:
-        while True:
-            alive = t.is_alive()
-            if log_file.exists():
-                with open(log_file, "rb") as fh:
-                    fh.seek(pos)
-                    chunk = fh.read()
-                if chunk:
-                    out.write(chunk)
-                    out.flush()
-                    pos += len(chunk)
-            if not alive:
-                break
-            t.join(args.interval if args.interval < 1 else 0.2)
+        follow(tail, sys.stdout.buffer, t.is_alive, lambda: t.join(wait_s))
     except KeyboardInterrupt:
         job.stop()
-        err("stopped following; the job goes on on its machine")
+        err(f"stopped following; the job goes on on its {machines}")
         return 130
     if "error" in result:
         raise result["error"]
-    code = result.get("code", recorded_exit_code(lid))
-    if code is not None:
-        err(f"exit code: {code}")
-    return EXIT_OK
-
-
-def _follow_nodes(ctx: CliContext, args: argparse.Namespace, rec: Any, nodes: list[Instance]) -> int:
-    """Follow every node of a multi-node launch (printing the chosen ones), then its on_finish."""
-    from workbench.cli.node_logs import NodeLogTail, chosen_ranks
-    from workbench.core.remote.cluster import ClusterJob
-
-    ranks = chosen_ranks(args, len(nodes)) or [0]
-    job = ClusterJob(ctx.accounts, nodes, spec_from_dict(rec.spec), on_event=_Printer())
-    result: dict[str, Any] = {}
-
-    def body() -> None:
-        try:
-            result["code"] = job.follow_and_finish()
-        except WorkbenchError as exc:
-            result["error"] = exc
-
-    t = threading.Thread(target=body, name="follow-nodes", daemon=True)
-    t.start()
-    tail, out = NodeLogTail(rec.launch_id, ranks, prefix=len(ranks) > 1), sys.stdout.buffer
-    try:
-        while t.is_alive():
-            tail.pump(out)
-            t.join(0.2)
-        tail.pump(out, final=True)
-    except KeyboardInterrupt:
-        job.stop()
-        err("stopped following; the job goes on on its machines")
-        return 130
-    if "error" in result:
-        raise result["error"]
-    code = result.get("code", recorded_exit_code(rec.launch_id))
+    code = result.get("code", recorded_exit_code(launch_id))
     if code is not None:
         err(f"exit code: {code}")
     return EXIT_OK

@@ -8,7 +8,6 @@ uploads local-folder sources (progress on stderr, resumable) before anything is 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -18,15 +17,13 @@ from workbench.core import paths
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.jobspec import load_spec
 from workbench.core.domain.storage_uri import parse_storage_uri
-from workbench.core.storage.checks import StoragePlan, check_storage, upload_sources
+from workbench.core.lifecycle.launch_storage import check_launch_storage, upload_launch_storage
+from workbench.core.storage.checks import StoragePlan
 from workbench.core.storage.contract import SupportsObjectStorage
 from workbench.core.storage.resolve import storage_provider
 from workbench.core.storage.upload import UploadProgress, upload_folder
 from workbench.cli.context import CliContext
-from workbench.cli.output import emit_json, err, table
-
-EXIT_OK = 0
-
+from workbench.cli.output import EXIT_OK, EXIT_PROVIDER, emit_json, err, table
 
 class _ProgressLine:
     """One self-overwriting stderr line per upload, at most five times a second."""
@@ -60,19 +57,10 @@ def describe_plan(plan: StoragePlan) -> list[str]:
     return lines
 
 
-def check_for_launch(ctx: CliContext, lp: Any) -> StoragePlan:
-    """The storage checks of ``lp`` (raises the first problem: nothing is launched)."""
-    return check_storage(ctx.accounts, lp.spec, lp.profile, lp.choice.offer)
-
-
 def upload_for_launch(ctx: CliContext, lp: Any, plan: StoragePlan) -> tuple[Any, list]:
-    """Upload local-folder sources; the plan with the spec that names their buckets."""
-    if not plan.uploads:
-        return lp, []
-    lines: dict[int, _ProgressLine] = {m.index: _ProgressLine(f"uploading {m.upload_from} -> {m.uri}")
-                                       for m in plan.uploads}
-    spec, reports = upload_sources(ctx.accounts, lp.spec, plan, progress=lambda i, p: lines[i](p))
-    return dataclasses.replace(lp, spec=spec), reports
+    """Upload local-folder sources (a progress line each on stderr); the plan with the spec that names their buckets."""
+    lines = {m.index: _ProgressLine(f"uploading {m.upload_from} -> {m.uri}") for m in plan.uploads}
+    return upload_launch_storage(ctx.accounts, lp, plan, progress=lambda m, p: lines[m.index](p))
 
 
 def cmd_storage(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -138,7 +126,7 @@ def _check(ctx: CliContext, args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     lp = plan(ctx.accounts, spec, provider=args.provider, profile=args.profile, region=args.region)
-    result = check_for_launch(ctx, lp)
+    result = check_launch_storage(ctx.accounts, lp)
     if ctx.json:
         emit_json({"launch": lp.to_json(), "storage": result.to_json()})
     else:

@@ -14,7 +14,7 @@ every node's at once, each line prefixed ``[node R]`` (``workbench logs ID [--no
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from workbench.core import paths
 from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.models import Instance
+from workbench.core.remote.log_tail import FileTail, NodeLogTail
 from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.ui.common.open_folder import open_folder
 from workbench.ui.i18n import tr
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from workbench.core.lifecycle.outcome import Outcome
 
 MAX_BLOCKS = 20_000  # lines kept in the view; the file keeps everything
+READ_LIMIT = 1_000_000  # bytes of one node's log shown per poll (the rest comes with the next ones)
 
 
 def _remote_status(launch_id: str) -> str:
@@ -63,11 +65,19 @@ def _outcome(store, inst: Instance) -> "Outcome | None":
     return job_outcome(fresh, launch.status if launch else None, guard, relaunch_of(store, inst.launch_id))
 
 
-def _poll(path: Path, pos: int, launch_id: str, remote: bool, store=None,
-          inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
-    data, pos = _read_from(path, pos)
+def _poll(tail: FileTail | NodeLogTail, launch_id: str, remote: bool, store=None,
+          inst: Instance | None = None) -> tuple[bytes, str, "Outcome | None"]:
+    """What the log gained (one node's bytes, or every node's complete lines prefixed by rank), the remote job's
+    state and the outcome (worker thread; ``tail`` keeps the offsets, so it reads last: what it read is shown)."""
     outcome = _outcome(store, inst) if store is not None and inst is not None else None
-    return data, pos, _remote_status(launch_id) if remote else "", outcome
+    status = _remote_status(launch_id) if remote else ""
+    if isinstance(tail, FileTail):
+        data = tail.read(READ_LIMIT)
+    else:
+        out = io.BytesIO()
+        tail.pump(out)
+        data = out.getvalue()
+    return data, status, outcome
 
 
 def download_outputs(accounts, inst: Instance) -> str:
@@ -91,27 +101,6 @@ def download_outputs(accounts, inst: Instance) -> str:
                                                            folder=paths.job_dir(inst.launch_id) / "outputs")
 
 
-def _poll_nodes(tail, launch_id: str, remote: bool, store=None,
-                inst: Instance | None = None) -> tuple[bytes, int, str, "Outcome | None"]:
-    """Every node's new complete lines, prefixed by rank (worker thread; ``tail`` keeps the offsets)."""
-    import io
-
-    out = io.BytesIO()
-    tail.pump(out)
-    outcome = _outcome(store, inst) if store is not None and inst is not None else None
-    return out.getvalue(), -1, _remote_status(launch_id) if remote else "", outcome
-
-
-def _read_from(path: Path, pos: int) -> tuple[bytes, int]:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(pos)
-            data = fh.read(1_000_000)
-    except FileNotFoundError:
-        return b"", pos
-    return data, pos + len(data)
-
-
 def _launch_nodes(session: Session, inst: Instance) -> list[Instance]:
     """The nodes of ``inst``'s launch in rank order ([inst] for a single machine)."""
     snap = getattr(session, "snapshot", None)
@@ -131,11 +120,10 @@ class LogsDialog(QDialog):
         self.launch_id = inst.launch_id
         self.nodes = _launch_nodes(session, inst)
         self.node: int | None = node_rank_of(inst.extra) if len(self.nodes) > 1 else 0  # None: every node
-        self._tail = None
         self.path = paths.node_log(inst.launch_id, self.node or 0)
+        self._tail = self._new_tail()
         self.setWindowTitle(tr("Logs — {name}").format(name=inst.name or inst.instance_id))
         self.resize(820, 520)
-        self._pos = 0
         self._reading = False
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setObjectName("log-text")
@@ -218,8 +206,7 @@ class LogsDialog(QDialog):
         self.node = self.node_box.itemData(row)
         self.path = paths.node_log(self.launch_id, self.node or 0)
         self.where.setText(str(self.path if self.node is not None else self.path.parent))
-        self._pos = 0
-        self._tail = None
+        self._tail = self._new_tail()
         self._generation = getattr(self, "_generation", 0) + 1
         self.text.clear()
         QTimer.singleShot(0, self.poll)
@@ -230,16 +217,15 @@ class LogsDialog(QDialog):
         self._reading = True
         gen = getattr(self, "_generation", 0)
         store = getattr(self.session.accounts, "store", None)
-        if self.node is None:
-            from workbench.core.remote.node_logs import NodeLogTail
-
-            if self._tail is None:
-                self._tail = NodeLogTail(self.launch_id, list(range(len(self.nodes))), prefix=True)
-            task = self.session.run(_poll_nodes, self._tail, self.launch_id, self.remote, store, self.instance)
-        else:
-            task = self.session.run(_poll, self.path, self._pos, self.launch_id, self.remote, store, self.instance)
+        task = self.session.run(_poll, self._tail, self.launch_id, self.remote, store, self.instance)
         task.then(lambda result: self._append(result) if gen == getattr(self, "_generation", 0) else None) \
             .finally_(self._done)
+
+    def _new_tail(self) -> FileTail | NodeLogTail:
+        """One node's log from its start, or every node's (``self.node`` None)."""
+        if self.node is None:
+            return NodeLogTail(self.launch_id, list(range(len(self.nodes))), prefix=True)
+        return FileTail(self.path)
 
     def _done(self) -> None:
         self._reading = False
@@ -280,15 +266,13 @@ class LogsDialog(QDialog):
         self.outcome.setText(outcome_text(out))
         self.outcome.setStyleSheet(f"color: {OUTCOME_LOOK[out.kind][0]};")
 
-    def _append(self, result: tuple[bytes, int, str, "Outcome | None"]) -> None:
-        data, pos, status, out = result
-        if pos >= 0:  # -1: every node's output (the tail keeps the offsets)
-            self._pos = pos
+    def _append(self, result: tuple[bytes, str, "Outcome | None"]) -> None:
+        data, status, out = result
         self._show_outcome(out)
         if status and self.download_btn.isEnabled() and status != self.status.text():  # not over a download
             self.status.setText(status)
         if not data:
-            if self._pos == 0 and not self.text.toPlainText():
+            if not self.text.toPlainText():
                 self.text.setPlaceholderText(tr("No output yet."))
             return
         bar = self.text.verticalScrollBar()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
@@ -34,6 +35,11 @@ from workbench.core.providers.contract import SupportsCancelLaunch
 from workbench.ui.i18n import tr
 from workbench.ui.launch.launch_draft import LaunchDraft
 from workbench.ui.runtime.session import Session
+
+if TYPE_CHECKING:
+    from workbench.core.lifecycle.launch_storage import MountProgress
+    from workbench.core.storage.checks import MountCheck
+    from workbench.core.storage.upload import UploadProgress
 
 log = logging.getLogger("workbench.ui.launch")
 
@@ -94,9 +100,11 @@ class LaunchRun(QObject):
         accounts = self.session.accounts
 
         def work() -> list[Instance]:
+            from workbench.core.lifecycle.launch_storage import prepare_launch_storage  # a worker's import
+
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
-            lp = prepare_storage(accounts, lp, self.uploading.emit, lambda: self.cancel_requested,
-                                 self.upload_fraction.emit)
+            lp = prepare_launch_storage(accounts, lp, upload_progress(self.uploading.emit, self.upload_fraction.emit),
+                                        lambda: self.cancel_requested)
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
                            should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
@@ -183,29 +191,20 @@ class LaunchRun(QObject):
         self.cleanup_done.emit(result)
 
 
-def prepare_storage(accounts, lp, say, should_stop, fraction=None):  # type: ignore[no-untyped-def]
-    """Storage mounts checked (errors raise: nothing is launched) and local folders uploaded (worker thread).
+def upload_progress(say: Callable[[str], None],
+                    fraction: Callable[[float], None] | None = None) -> "MountProgress":
+    """How the wizard shows a storage upload: a line per report to ``say``, the share of bytes sent (0..1) to
+    ``fraction``.  Called from the upload's transfer threads (hand it signals' ``emit``)."""
 
-    ``say`` gets a line per progress report, ``fraction`` (when given) the share of the bytes sent, 0..1.
-    """
-    if not lp.spec.storage:
-        return lp
-    import dataclasses
-
-    from workbench.core.storage.checks import check_storage, upload_sources
-
-    plan = check_storage(accounts, lp.spec, lp.profile, lp.choice.offer)
-
-    def progress(_index: int, p) -> None:  # type: ignore[no-untyped-def]
-        pct = 100.0 * p.bytes_done / p.bytes_total if p.bytes_total else 100.0
+    def show(mount: "MountCheck", p: "UploadProgress") -> None:
+        pct = min(100.0 * p.bytes_done / p.bytes_total if p.bytes_total else 100.0, 100.0)
         if fraction is not None:
-            fraction(min(pct, 100.0) / 100.0)
+            fraction(pct / 100.0)
         say(tr("Uploading {folder}: {pct} % ({done} of {total} files; {skipped} unchanged)").format(
-            folder=plan.mounts[_index].upload_from, pct=f"{min(pct, 100.0):.0f}", done=p.files_done,
-            total=p.files_total, skipped=p.skipped_files))
+            folder=mount.upload_from, pct=f"{pct:.0f}", done=p.files_done, total=p.files_total,
+            skipped=p.skipped_files))
 
-    spec, _reports = upload_sources(accounts, lp.spec, plan, progress, should_stop)
-    return dataclasses.replace(lp, spec=spec)
+    return show
 
 
 def _as_workbench_error(exc: BaseException) -> WorkbenchError:
