@@ -12,7 +12,7 @@
 * monitor: benchmarks/monitor.py ``scale`` at 8 / 64 / 256 machines × 8 GPUs at 1 Hz: app CPU per
   wall second with the stream on vs the same window idle, and the plot redraw time; one fresh
   process per size (sizes in alternating order), shorter windows than the target row.
-* catalog: :func:`workbench.core.providers.browse.browse` (what ``workbench offers`` runs) with no
+* catalog: :func:`workbench.core.offers.find.find_offers` (what ``workbench offers`` runs) with no
   account at all, so every cloud is priced from its bundled price snapshot: one cloud (AWS) vs all
   three (AWS, Azure, Alibaba Cloud); per warm call in one process, interleaved, and
   ``workbench offers --json`` in a fresh process.  Its size is the number of offers.
@@ -180,8 +180,8 @@ def monitor_rows() -> list:
 
 # -- catalog ---------------------------------------------------------------------------------------
 def catalog_rows(n: int = 7) -> list:
-    from workbench.core.providers.browse import browse
-    from workbench.core.providers.catalog import OfferQuery
+    from workbench.core.offers.find import find_offers
+    from workbench.core.offers.query import OfferQuery
     from workbench.core.providers.accounts import Accounts
     from workbench.core.store.database import Store
 
@@ -195,7 +195,7 @@ def catalog_rows(n: int = 7) -> list:
         def call(provider: str | None) -> Callable[[], float]:
             def sample() -> float:
                 t = time.perf_counter()
-                got = browse(acc, OfferQuery(provider=provider), None, include_catalog=True)
+                got = find_offers(acc, OfferQuery(provider=provider))
                 took = time.perf_counter() - t
                 offered = {r.offer.provider for r in got.ranked}
                 want = {provider} if provider else {"aws", "azure", "alibaba"}

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from workbench.core import paths
-from workbench.core.providers.catalog import OfferQuery, RankedOffer, collect, interconnect, interconnect_note  # noqa: F401
+from workbench.core.offers.query import OfferQuery, RankedOffer, interconnect, interconnect_note
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
@@ -66,7 +66,7 @@ def _price_age(as_of: str) -> tuple[int | None, bool]:
 
 
 def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
-    from workbench.core.providers.browse import browse
+    from workbench.core.offers.find import ALWAYS, NEVER, find_offers
 
     model, count = parse_gpu_arg(args.gpu) if args.gpu else (None, None)
     if args.max_price is not None and args.max_price <= 0:
@@ -81,7 +81,8 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
         ctx.accounts.resolve(args.provider, None) if args.accounts_only else _known_provider(ctx, args.provider)
     q = OfferQuery(gpu_model=model, gpu_count=count, provider=args.provider, region=args.region,
                    spot=args.spot, max_price=args.max_price)
-    result = browse(ctx.accounts, q, profiles, include_catalog=not (args.accounts_only or args.profile))
+    result = find_offers(ctx.accounts, q, profiles=profiles,
+                         catalog=NEVER if args.accounts_only or args.profile else ALWAYS)
     ranked, errors = result.ranked, result.errors
     if ctx.json:
         rows = []
@@ -126,7 +127,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
                 "compare freely; add an account to launch (`workbench profiles add PROVIDER NAME`)")
         currencies = sorted({r.offer.prices.currency for r in ranked if r.price is not None})
         if len(currencies) > 1:
-            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, user_rate
+            from workbench.core.offers.order import REFERENCE_CNY_PER_USD, user_rate
 
             rate = user_rate(ctx.accounts)
             err(f"note: prices keep their own currency ({', '.join(currencies)}); ordered at "

@@ -178,7 +178,7 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
             print(f"buying beats the cheapest on-demand offer after {breakeven:,.0f} h of use")
         currencies = {r.currency for r in rows}
         if len(currencies) > 1:
-            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, user_rate
+            from workbench.core.offers.order import REFERENCE_CNY_PER_USD, user_rate
 
             rate = user_rate(ctx.accounts)
             print("rows are in their own currency (" + ", ".join(sorted(currencies)) + "), ordered at "

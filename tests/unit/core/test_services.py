@@ -10,7 +10,8 @@ import pytest
 
 from workbench.core import applog, paths
 from workbench.core.providers.accounts import Accounts
-from workbench.core.providers.catalog import OfferQuery, collect, matches
+from workbench.core.offers.query import OfferQuery, matches
+from workbench.core.offers.find import NEVER, find_offers
 from workbench.core.domain.errors import AuthError, NotFoundError
 from workbench.core.domain.jobspec import parse_spec
 from workbench.core.lifecycle.launcher import execute, new_launch_id, choose_offer
@@ -62,7 +63,8 @@ def test_offer_matching_rules():
 
 def test_collect_ranks_across_profiles_and_reports_failures(accounts):
     accounts.store.save_profile(Profile("fc-nocreds", "fakecloud", "fake-east"))
-    ranked, errors = collect(accounts, OfferQuery(gpu_model="A100", gpu_count=8, spot=True))
+    found = find_offers(accounts, OfferQuery(gpu_model="A100", gpu_count=8, spot=True), catalog=NEVER)
+    ranked, errors = found.ranked, found.errors
     assert [r.price for r in ranked] == sorted(r.price for r in ranked)
     assert {r.profile for r in ranked} == {"fc", "fc-leaky"}
     assert [(n, type(e)) for n, e in errors] == [("fc-nocreds", AuthError)]

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from workbench.core.providers.accounts import Accounts
-from workbench.core.providers.catalog import RankedOffer
-from workbench.core.providers.offer_choice import describe_match, effective_spot, spec_offers
+from workbench.core.offers.query import RankedOffer
+from workbench.core.offers.choice import describe_match, effective_spot
+from workbench.core.offers.find import NEVER, find_offers
+from workbench.core.offers.order import comparable_price, user_rate
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.crashpoints import crash_point
 from workbench.core.lifecycle.launch_gate import ProfileGate
@@ -124,8 +126,6 @@ def choose_offer(accounts: Accounts, spec: JobSpec, provider: str | None = None,
 
 def _cheapest_across(accounts: Accounts, spec: JobSpec, region: str | None) -> LaunchPlan:
     """The cheapest plan among the spec's providers that have a profile (the first error when none can)."""
-    from workbench.core.providers.catalog import comparable_price, user_rate
-
     have = {p.provider for p in accounts.profiles()}
     plans: list[LaunchPlan] = []
     first_error: WorkbenchError | None = None
@@ -157,7 +157,8 @@ def _choose_on(accounts: Accounts, spec: JobSpec, provider: str | None, profile:
     if region is None and spec.regions and prof.provider != "local":
         region = spec.regions[0]  # the spec's regions name cloud regions, never this computer
     region = region or prof.region
-    found = spec_offers(accounts, spec, prof, region, provider_from_user, region_from_user)
+    found = find_offers(accounts, spec, profiles=[prof], region=region, provider_from_user=provider_from_user,
+                        region_from_user=region_from_user, catalog=NEVER)
     if found.errors:
         raise found.errors[0][1]
     ranked = found.ranked

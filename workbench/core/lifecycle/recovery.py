@@ -48,9 +48,9 @@ from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown 
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
-from workbench.core.providers.catalog import RankedOffer, user_rate
+from workbench.core.offers.find import NEVER, find_offers
+from workbench.core.offers.query import RankedOffer
 from workbench.core.providers.contract import SupportsEndReason
-from workbench.core.providers.offer_choice import order_offers, spec_offers
 from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
@@ -350,19 +350,14 @@ class RecoveryEngine:
             profiles = [p for p in accounts.profiles() if p.provider in spec.providers]
         else:
             profiles = [accounts.profile(rec.profile)]
-        ranked: list[RankedOffer] = []
-        errors: list[tuple[str, WorkbenchError]] = []
-        for prof in profiles:  # each profile's offers for the spec's resources, or for each of its alternatives
-            found = spec_offers(accounts, spec, prof, None)
-            ranked += found.ranked
-            errors += found.errors
-        order_offers(ranked, spec, user_rate(accounts))
+        # each profile's offers for the spec's resources, or for each of its alternatives, in the spec's order
+        found = find_offers(accounts, spec, profiles=profiles, catalog=NEVER)
         regions = set(spec.regions)
-        usable = [r for r in ranked if r.offer.available and (not regions or r.offer.region in regions
-                                                              or r.offer.provider == "local")]
+        usable = [r for r in found.ranked if r.offer.available and (not regions or r.offer.region in regions
+                                                                    or r.offer.provider == "local")]
         if not usable:
-            if errors:
-                raise errors[0][1]
+            if found.errors:
+                raise found.errors[0][1]
             raise CapacityError(f"no offer the spec allows is available for {spec.name} now",
                                 hint="recovery tries again; widen providers/regions in the spec to give it more room")
         return usable

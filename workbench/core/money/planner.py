@@ -167,7 +167,7 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
     got = machines * offer.gpu_count
     if got > gpus:
         notes.append(phrase("{got} GPUs ({more} more than asked)", got=got, more=got - gpus))
-    if not offer.available:
+    if not offer.available and not (offer.extra or {}).get("needs_account"):  # a catalog price: compared, fine
         # a provider's own words ("no quota: request an increase for …") stay as they are
         notes.append(Phrase("{note}", {"note": offer.availability_note}) if offer.availability_note
                      else phrase("not available to this account now"))
@@ -305,7 +305,7 @@ def compare_costs(offers: Iterable[tuple[str | None, Offer]] | Iterable[Offer], 
     def in_usd(r: CostRow) -> float:
         converted = fx.convert(r.total, r.currency, "USD") if fx is not None else None
         if converted is None and r.currency == "CNY":  # no rate of the user's: the stated reference rate
-            from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD
+            from workbench.core.offers.order import REFERENCE_CNY_PER_USD
 
             converted = r.total / REFERENCE_CNY_PER_USD
         return round(r.total if converted is None else converted, 6)
@@ -368,8 +368,8 @@ def snapshot_offers(folder: Path | None = None) -> list[Offer]:
 
 
 def compare_costs_from_accounts(
-        accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None,
-        snapshot_folder: Path | None = None, *, use_reference: bool = True, display: str | None = None,
+        accounts: "Accounts", gpu_model: str, gpus: int, hours: float, hardware: Hardware | None = None, *,
+        use_reference: bool = True, display: str | None = None,
         fx: CurrencySettings | None = None) -> tuple[CostComparison, list[tuple[str, WorkbenchError]]]:
     """Collect offers of ``gpu_model`` from every profile (blocks) and compare; provider errors returned beside.
 
@@ -378,12 +378,12 @@ def compare_costs_from_accounts(
     ``hardware`` the documented reference price of the GPU model (if any) gives the buy row.
     ``fx`` overrides the stored exchange rate; ``display`` converts every row (see :func:`compare_costs`).
     """
-    from workbench.core.providers.catalog import OfferQuery, collect
+    from workbench.core.offers.find import ALWAYS, find_offers
+    from workbench.core.offers.query import OfferQuery
 
-    ranked, errors = collect(accounts, OfferQuery(gpu_model=gpu_model, gpu_count=1))
-    live = {r.offer.provider for r in ranked}
-    items: list[tuple[str | None, Offer]] = [(r.profile, r.offer) for r in ranked]
-    items += [(None, o) for o in snapshot_offers(snapshot_folder) if o.provider not in live]
+    found = find_offers(accounts, OfferQuery(gpu_model=gpu_model, gpu_count=1), catalog=ALWAYS)
+    errors = found.errors
+    items: list[tuple[str | None, Offer]] = [(r.profile or None, r.offer) for r in found.ranked]
     from workbench.core.money import currency
 
     if hardware is None and use_reference:

@@ -1,8 +1,10 @@
-"""Per-region calls side by side, for a cloud plugin whose API is regional (AWS, Alibaba Cloud).
+"""Calls side by side: a cloud plugin's per-region calls, and the profiles asked for offers at once.
 
 A provider asks its regions in parallel when it lists machines, leftovers or tears down a launch
 spread over regions.  :class:`RegionPool` is the one pool per provider (threads started on first
 use, shut down when the provider is collected); :func:`by_region` groups a provider's own items.
+:func:`each` is the same for one call's worth of work (:mod:`workbench.core.offers` asks every
+profile for offers with it).
 
 Threading: ``map`` may be called from any thread; it blocks until every region answered.
 Failure rules: every region finishes before the first error is raised, so no call is left
@@ -20,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 from workbench.core.domain.errors import WorkbenchError
 
 T = TypeVar("T")
+R = TypeVar("R")
 MAX_WORKERS = 8
 
 
@@ -51,6 +54,25 @@ class RegionPool:
         if first is not None:
             raise first if isinstance(first, WorkbenchError) else wrap(first)
         return results
+
+
+def each(items: Sequence[T], fn: Callable[[T], R], name: str, max_workers: int = MAX_WORKERS
+         ) -> list[R | BaseException]:
+    """``fn(item)`` for every item side by side (one item runs on the calling thread), in order: each
+    result, or the exception it raised.  Every item finishes before this returns (none left running
+    behind the caller's back); ``name`` prefixes the threads' names.  For one call's worth of fan-out
+    (the profiles asked for offers); a provider's regions use its :class:`RegionPool`."""
+
+    def settle(item: T) -> R | BaseException:
+        try:
+            return fn(item)
+        except Exception as exc:  # noqa: BLE001 - handed back to the caller, who decides
+            return exc
+
+    if len(items) <= 1:
+        return [settle(i) for i in items]
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(items)), thread_name_prefix=name) as pool:
+        return list(pool.map(settle, items))
 
 
 def by_region(items: Iterable[Any], provider_id: str) -> dict[str, list[Any]]:

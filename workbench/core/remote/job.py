@@ -33,7 +33,6 @@ import posixpath
 import shlex
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -47,51 +46,10 @@ from workbench.core.remote import storage as remote_storage
 from workbench.core.remote.connection import (Backoff, Connection, ConnectionLost, NotReadyError, Target,
                                              connect_with_backoff)
 from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
+from workbench.core.remote.job_state import (EXIT_FILE, STATE_FILE, JobEvent, JobOptions,  # noqa: F401 - also
+                                             read_state, recorded_exit_code)  # imported from here
 
 log = logging.getLogger("workbench.remote.job")
-
-STATE_FILE = "remote.json"
-EXIT_FILE = "exit_code"
-
-
-@dataclass(frozen=True)
-class JobEvent:
-    launch_id: str
-    phase: str
-    message: str = ""
-    kind: str = "phase"  # phase | upload | log | exit | warning | error
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class JobOptions:
-    connect_deadline_s: float = 30 * 60  # SSH must answer within this (boot)
-    key_grace_s: float = 10 * 60  # a refused key counts as "booting" this long
-    reconnect_deadline_s: float = 30 * 60  # a lost machine is given up after this
-    driver_deadline_s: float = 15 * 60  # then the job starts anyway, with a warning
-    poll_s: float = 1.0  # log pull period
-    grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
-    teardown_timeout_s: float = 600.0
-    apply_on_finish: bool = True
-    #: The GUI's finish guard (core.lifecycle.guards) ends the machine after its grace period, with "keep
-    #: running" in between; then on_finish here only downloads the outputs.
-    teardown_by_guards: bool = False
-
-
-def read_state(launch_id: str) -> dict[str, Any]:
-    """The last saved state of a remote job ({} when none)."""
-    try:
-        return json.loads((paths.job_dir(launch_id) / STATE_FILE).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return {}
-
-
-def recorded_exit_code(launch_id: str) -> int | None:
-    try:
-        return int((paths.job_dir(launch_id) / EXIT_FILE).read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
-
 
 class JobFlow:
     """The end of a job's life that one machine and a cluster share: follow it, then its on_finish.

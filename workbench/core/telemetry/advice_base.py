@@ -13,7 +13,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from workbench.core.domain.models import Offer
-from workbench.core.providers.catalog import OfferQuery, rank
+from workbench.core.offers.order import rank
+from workbench.core.offers.query import OfferQuery
 from workbench.core.telemetry.trace import GpuTrace, Trace
 
 WINDOW_S = 60.0  # rules look at minutes, so stored minute averages and 1 Hz logs read alike

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from workbench.core.providers.catalog import OfferQuery
+from workbench.core.offers.query import OfferQuery
 from workbench.core.telemetry.advice_base import GPU_TFLOPS, Advice, Context, GpuStats, flagged_window, whole_run
 
 # thresholds (percent unless named otherwise)

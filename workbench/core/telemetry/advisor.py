@@ -10,7 +10,7 @@ quiet when a bottleneck rule (``idle_gpus``, ``data_loading``, ``network``) alre
 
 Offers and prices come from the caller (the bundled snapshots through
 :func:`workbench.core.money.planner.snapshot_offers`, or live ones), filtered with
-:mod:`workbench.core.providers.catalog`.  Savings are in the run's currency.
+:mod:`workbench.core.offers`.  Savings are in the run's currency.
 
 Pure computation on arrays: safe on any thread, no I/O.
 """

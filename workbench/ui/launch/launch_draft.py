@@ -62,7 +62,7 @@ from PySide6.QtCore import QObject, Signal
 
 from workbench.core.domain.models import Guards, JobSpec, Recovery, StorageMount
 from workbench.core.money.billing_status import THIS_COMPUTER
-from workbench.core.providers.catalog import RankedOffer
+from workbench.core.offers.query import RankedOffer
 
 
 #: the ``recovery`` field before the job page set it: the spec's own policy applies

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QGr
                                QLabel, QProgressBar, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget,
                                QWizardPage)
 
-from workbench.core.providers.browse import Browse, browse_spec
-from workbench.core.providers.catalog import OfferQuery, RankedOffer
+from workbench.core.offers.find import WHEN_NOTHING_LAUNCHABLE, Found, find_offers
+from workbench.core.offers.query import OfferQuery, RankedOffer
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Guards, Resources
 from workbench.ui.common.format import duration, plural
@@ -125,11 +125,11 @@ class OfferPage(QWizardPage):
         self.errors.show_text(None)
         self.status.setText(tr("Asking your accounts for offers…"))
         self.completeChanged.emit()
-        (self.session.run(browse_spec, self.session.accounts, spec)
+        (self.session.run(find_offers, self.session.accounts, spec, catalog=WHEN_NOTHING_LAUNCHABLE)
          .then(lambda result: self._loaded(gen, q, result))
          .fail(lambda exc: self._load_failed(gen, exc)))
 
-    def _loaded(self, gen: int, q: OfferQuery, result: Browse) -> None:
+    def _loaded(self, gen: int, q: OfferQuery, result: Found) -> None:
         if not shiboken6.isValid(self) or gen != self._generation:
             return  # a newer request is on its way
         ranked, errors = result.ranked, result.errors

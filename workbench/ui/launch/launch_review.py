@@ -16,8 +16,8 @@ from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage)
 
-from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
-from workbench.core.providers.offer_choice import describe_match, effective_spot
+from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
+from workbench.core.offers.choice import describe_match, effective_spot
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.billing_status import on_this_computer

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget, QWizard
 
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, Resource
 from workbench.core.lifecycle.launcher import STEP_RUNNING
-from workbench.core.providers.catalog import RankedOffer
+from workbench.core.offers.query import RankedOffer
 from workbench.ui.common.dialogs import error_parts, show_error
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr

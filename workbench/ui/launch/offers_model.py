@@ -1,6 +1,6 @@
 """Qt table model over ranked offers (a thin adapter over core ``RankedOffer`` values, no item widgets).
 
-Rows keep the order :func:`workbench.core.providers.catalog.rank` gave them: cheapest
+Rows keep the order :func:`workbench.core.offers.order.rank` gave them: cheapest
 first, unavailable ones last.  An offer the account may not launch (no quota,
 no capacity: ``Offer.available`` False) is shown with its note and is neither
 enabled nor selectable, so the view cannot choose it.  Main thread only.
@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
-from workbench.core.providers.catalog import RankedOffer, interconnect, interconnect_note
+from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
 from workbench.ui.common.format import money, say
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr

@@ -314,7 +314,7 @@ class PlannerView(QWidget):
 
     def _chart_currency(self, rows: list["CostRow"]) -> tuple[str, float, bool]:
         """(the chart's currency, CNY per USD to convert with, whether that is the user's own rate)."""
-        from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD
+        from workbench.core.offers.order import REFERENCE_CNY_PER_USD
 
         currencies = {r.currency for r in rows}
         cur = self.currency.currentData() or (next(iter(currencies)) if len(currencies) == 1 else "USD")

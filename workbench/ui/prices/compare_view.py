@@ -1,7 +1,7 @@
 """Compare GPUs and prices across every cloud, before any account exists.
 
 A GPU model, a count and on-demand / spot: the view asks every account for offers and prices the
-clouds without one from the price catalog (``core.providers.browse``, on the session's read pool),
+clouds without one from the price catalog (``core.offers.find``, on the session's read pool),
 cheapest first, each with its price source and date.  Catalog rows say "add an account to launch";
 selecting one enables "Add an account to launch here", which asks the window to open the Accounts
 view on that cloud.  Prices older than 90 days carry a "Prices from <date>" warning with an
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QProgressBar, QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.domain.gpus import GPU_MODELS
-from workbench.core.providers.catalog import OfferQuery
+from workbench.core.offers.query import OfferQuery
 from workbench.ui.common.format import money
 from workbench.ui.common.icons import icon
 from workbench.ui.common.inline_messages import InlineMessage
@@ -29,7 +29,7 @@ from workbench.ui.i18n import tr
 from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
 
 if TYPE_CHECKING:
-    from workbench.core.providers.browse import Browse
+    from workbench.core.offers.find import Found
     from workbench.ui.runtime.session import Session
 
 ANY = ""
@@ -46,9 +46,9 @@ class CompareModel(OffersModel):
 
 
 def _browse(accounts, q: OfferQuery):  # worker thread
-    from workbench.core.providers.browse import browse
+    from workbench.core.offers.find import find_offers
 
-    return browse(accounts, q)
+    return find_offers(accounts, q)
 
 
 def _update_prices(accounts, urls, regions):  # worker thread: network, minutes for AWS
@@ -129,7 +129,7 @@ class CompareView(QWidget):
         lay.addWidget(self.empty)
         lay.addWidget(self.errors)
         lay.addLayout(bottom)
-        self.result: "Browse | None" = None
+        self.result: "Found | None" = None
         self.busy = False
         #: provider → base URL of its public price list (a mirror; tests point it at a local server)
         self.price_list_urls: dict[str, str] = {}
@@ -171,7 +171,7 @@ class CompareView(QWidget):
         if text:
             self.status.setText(text)
 
-    def _shown(self, gen: int, q: OfferQuery, result: "Browse") -> None:
+    def _shown(self, gen: int, q: OfferQuery, result: "Found") -> None:
         if not shiboken6.isValid(self) or gen != self._generation:
             return
         from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, is_stale

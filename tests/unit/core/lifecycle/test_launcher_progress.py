@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.providers.catalog import OfferQuery, collect
+from workbench.core.offers.query import OfferQuery
+from workbench.core.offers.find import NEVER, find_offers
 from workbench.core.domain.errors import CapacityError, QuotaError
 from workbench.core.domain.jobspec import parse_spec
 from workbench_testing import fake_cloud_accounts
@@ -35,7 +36,7 @@ def accounts(tmp_path, monkeypatch):
 
 
 def _offer(acc, profile, itype, region="fake-west"):
-    ranked, _ = collect(acc, OfferQuery.from_spec(SPEC), profiles=[acc.profile(profile)])
+    ranked = find_offers(acc, OfferQuery.from_spec(SPEC), profiles=[acc.profile(profile)], catalog=NEVER).ranked
     return next(r for r in ranked if r.offer.instance_type == itype and r.offer.region == region)
 
 

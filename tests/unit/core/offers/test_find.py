@@ -7,9 +7,9 @@ import pytest
 from workbench.core.domain.errors import AuthError, TransientError
 from workbench.core.domain.models import Offer, Prices, Profile
 from workbench.core.providers.accounts import Accounts
-from workbench.core.providers.browse import (ACCOUNTS_FAILED, NO_ACCOUNT, NO_MATCH, PRICES_FAILED, browse,
-                                             explain_empty)
-from workbench.core.providers.catalog import OfferQuery
+from workbench.core.offers.find import ACCOUNTS_FAILED, NO_ACCOUNT, NO_MATCH, PRICES_FAILED, explain_empty
+from workbench.core.offers.find import NEVER, find_offers
+from workbench.core.offers.query import OfferQuery
 from workbench.core.providers.registry import discover
 from workbench.core.store.database import Store
 
@@ -23,7 +23,7 @@ def accounts(tmp_path, monkeypatch):
 
 
 def test_without_an_account_every_cloud_is_priced_from_the_catalog(accounts):
-    got = browse(accounts, OfferQuery(gpu_model="V100"))
+    got = find_offers(accounts, OfferQuery(gpu_model="V100"))
     assert {"aws", "azure"} <= set(got.catalog_providers) and got.reason is None and not got.errors
     assert set(got.catalog_providers) == {r.offer.provider for r in got.ranked}
     assert all(r.needs_account and r.profile == "" and not r.offer.available for r in got.ranked)
@@ -34,11 +34,11 @@ def test_without_an_account_every_cloud_is_priced_from_the_catalog(accounts):
 
 def test_a_cloud_whose_account_cannot_be_asked_is_priced_from_the_catalog_with_the_reason(accounts):
     accounts.save_profile(Profile("broken", "aws", "us-east-1", settings={"regions": "mars-1"}))  # cannot start
-    got = browse(accounts, OfferQuery(gpu_model="V100"))
+    got = find_offers(accounts, OfferQuery(gpu_model="V100"))
     assert [name for name, _ in got.errors] == ["broken"]
     aws = [r for r in got.ranked if r.offer.provider == "aws"]
     assert aws and all(r.needs_account and "did not answer" in r.offer.availability_note for r in aws)
-    only = browse(accounts, OfferQuery(gpu_model="V100"), include_catalog=False)
+    only = find_offers(accounts, OfferQuery(gpu_model="V100"), catalog=NEVER)
     assert only.ranked == [] and only.reason.kind in (ACCOUNTS_FAILED, PRICES_FAILED)
 
 
@@ -51,7 +51,7 @@ def test_a_cloud_whose_account_cannot_be_asked_is_priced_from_the_catalog_with_t
     (OfferQuery(gpu_model="T4", provider="azure", rdma=True), NO_MATCH, "RDMA"),
 ])
 def test_an_empty_answer_names_the_constraint_that_no_cloud_meets(accounts, q, kind, words):
-    got = browse(accounts, q)
+    got = find_offers(accounts, q)
     if words is None:  # AWS has A100 spot prices in the catalog: not empty
         assert got.ranked and got.reason is None
         return

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from workbench.core.domain.models import Offer, Prices
-from workbench.core.providers.catalog import REFERENCE_CNY_PER_USD, OfferQuery, rank
+from workbench.core.offers.order import REFERENCE_CNY_PER_USD, rank
+from workbench.core.offers.query import OfferQuery
 
 
 def _offer(provider: str, price: float, currency: str) -> Offer:
