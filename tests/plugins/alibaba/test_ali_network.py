@@ -89,7 +89,7 @@ def test_a_found_vswitch_still_pending_is_waited_for(ali, account, make_provider
 @pytest.mark.parametrize("knob, what", [("vswitch_pending_s", "vSwitch"), ("vpc_pending_s", "VPC")])
 def test_a_network_that_stays_pending_fails_clearly_and_leaves_nothing(ali, account, make_provider, install_id,
                                                                        knob, what):
-    setattr(ali.knobs(account), knob, 2.0)  # longer than the launch waits (launch_timeout_s 1)
+    setattr(ali.knobs(account), knob, 1.5)  # longer than the launch waits (launch_timeout_s 1)
     p = make_provider(launch_timeout_s="1")
     with pytest.raises(TransientError) as err:
         p.launch(request_for(offer_of(p), install_id))
