@@ -30,7 +30,7 @@ from workbench.core.domain.models import Offer, Prices
 
 from .inventory import pages
 from .settings import AlibabaSettings
-from .snapshot import Snapshot
+from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 log = logging.getLogger("workbench.alibaba.offers")
 LIVE_SOURCE = "live: ECS DescribePrice / DescribeSpotPriceHistory"

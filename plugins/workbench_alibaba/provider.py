@@ -5,7 +5,7 @@ Profile settings: :mod:`.settings`.  Credentials (keyring): ``access_key_id`` an
 them; or ``auth=cli`` / ``cli_profile`` to use a profile of the Alibaba Cloud CLI.
 
 Parts: :mod:`.clients` (credentials, SDK clients, the one call wrapper with retries),
-:mod:`.offers` (types, stock, prices; :mod:`.snapshot` fallback), :mod:`.launch` (VPC + vSwitch +
+:mod:`.offers` (types, stock, prices; :mod:`workbench.core.providers.price_snapshot` fallback), :mod:`.launch` (VPC + vSwitch +
 security group + key per launch, RunInstances with AutoReleaseTime, rollback), :mod:`.inventory`
 (tag-based instances and leftovers), :mod:`.teardown` (release, wait, delete in order, verify),
 :mod:`.errors` (the SDK error table), :mod:`.billing` (BSS actual cost), :mod:`.userdata` (boot
@@ -18,6 +18,7 @@ whole call; terminate/delete treat "already gone" as success; a secret never app
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -31,7 +32,9 @@ from workbench.core.providers.contract import (CredentialField, Provider, Provid
 from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
 
-from . import billing, inventory, snapshot, teardown
+from workbench.core.providers import price_snapshot
+
+from . import billing, inventory, teardown
 from .clients import ACCESS_KEY_ID, ACCESS_KEY_SECRET, CLI_PROFILE, Api
 from .launch import Launcher, release_time
 from .offers import OfferBook
@@ -71,7 +74,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         super().__init__(profile, secrets, context)
         self.settings = parse(profile, secrets)
         self._api = Api(self.settings, secrets)
-        self._offers = OfferBook(self.id, self.settings, self._api, snapshot.bundled)
+        self._offers = OfferBook(self.id, self.settings, self._api, functools.partial(price_snapshot.load, self.id))
         self._in_flight: set[str] = set()
         self._in_flight_lock = threading.Lock()
         self._launcher = Launcher(self.id, profile.name, self.settings, self._api, self._offers, context.install_id,
@@ -119,7 +122,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         return [self._where(i) for i in self._launcher.launch(req)]
 
     def _list_region(self, region: str) -> list[Instance]:
-        snap = snapshot.bundled()
+        snap = price_snapshot.load(self.id)
         out = []
         for raw in inventory.describe_instances(self._api, region, self.context.install_id):
             row = snap.find(region, raw.get("InstanceType", ""))

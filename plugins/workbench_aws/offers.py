@@ -37,7 +37,7 @@ from . import pricing, quotas
 from .errors import translate
 from .clients import Clients
 from .settings import AwsSettings
-from .snapshot import Snapshot
+from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 log = logging.getLogger("workbench.aws.offers")
 

@@ -23,6 +23,7 @@ the UI asks for the code and calls :meth:`AwsProvider.provide_mfa_code`, then re
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -40,7 +41,9 @@ from workbench.core.providers.contract import (CredentialField, Listing, Provide
 from workbench.core.providers.sdk_errors import mapped
 from workbench.core.storage.contract import SupportsObjectStorage
 
-from . import billing, inventory, pricing, quotas, snapshot, teardown
+from workbench.core.providers import price_snapshot
+
+from . import billing, inventory, pricing, quotas, teardown
 from .codes import error_code
 from .errors import translate
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
@@ -126,7 +129,8 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             if self._offer_book is None:
                 from .offers import OfferBook
 
-                self._offer_book = OfferBook(self.id, self.settings, self._clients, snapshot.load, self._quotas)
+                self._offer_book = OfferBook(self.id, self.settings, self._clients,
+                                             functools.partial(price_snapshot.load, self.id), self._quotas)
             return self._offer_book
 
     @property
@@ -196,7 +200,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         except WorkbenchError:
             if self.settings.pricing == "live":
                 raise
-            enabled = snapshot.load().regions()  # "all" regions but AWS cannot say which: the snapshot's
+            enabled = price_snapshot.load(self.id).regions()  # "all" regions but AWS cannot say which: the snapshot's
         wanted = [r for r in ([region] if region else enabled) if r in enabled]
         return [o for batch in self._fan_out(wanted, self._offers.region) for o in batch]
 
@@ -215,7 +219,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
     def _instances_of(self, region: str, raw: list[dict[str, Any]]) -> list[Instance]:
-        snap = snapshot.load()
+        snap = price_snapshot.load(self.id)
         out = []
         for r in raw:
             row = snap.find(region, r.get("InstanceType", ""))

@@ -28,7 +28,7 @@ from workbench.core.domain.errors import NotFoundError, PluginError, WorkbenchEr
 from workbench.core.domain.models import Instance, InstanceState, Resource
 from workbench.core.providers.contract import TAG_LAUNCH, TAG_MANAGED, TAG_OWNER
 
-from . import snapshot
+from workbench.core.providers import price_snapshot
 from .clients import AzureClients
 from .skus import gpu_of, text
 
@@ -91,7 +91,7 @@ def _price(tags: dict[str, str], region: str, size: str, spot: bool) -> tuple[fl
         value, currency = raw.split()
         return float(value), currency
     except ValueError:
-        row = snapshot.bundled().find(region, size)
+        row = price_snapshot.load(PROVIDER).find(region, size)
         hourly = (row.spot if spot else row.on_demand) if row else None
         return (hourly or 0.0), (row.currency if row else "USD")
 
@@ -104,7 +104,7 @@ def build_instance(vm: Any, group_name: str, group_tags: dict[str, str], profile
     size = text(vm.hardware_profile.vm_size)
     price, currency = _price(tags, vm.location, size, spot)
     created = getattr(vm, "time_created", None)
-    shape = snapshot.bundled().shape(size)
+    shape = price_snapshot.load(PROVIDER).shape(size)
     model = shape.gpu_model if shape else gpu_of("", size)[0]
     extra: dict[str, Any] = {"ssh_user": vm.os_profile.admin_username if vm.os_profile else None,
                              "zone": (vm.zones or [None])[0], "spot": spot, "resource_group": group_name,

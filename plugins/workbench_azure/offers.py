@@ -31,7 +31,9 @@ from typing import Any, Callable
 from workbench.core.domain.errors import AuthError, TransientError, WorkbenchError
 from workbench.core.domain.models import Offer, Prices
 
-from . import retail, snapshot
+from workbench.core.providers import price_snapshot
+
+from . import retail
 from .clients import AzureClients
 from .skus import Quota, SizeInfo, parse_skus, parse_usages, quota_note
 
@@ -167,7 +169,7 @@ class OfferCatalog:
         except AuthError as exc:  # shown with the reason, and not launchable until sign-in works
             return self._snapshot_offers(region, f"sign-in needed: {exc.message}", False)
         live, why, fetched_at = self.prices(region, [s.name for s in sizes]) if sizes else ({}, None, 0.0)
-        snap = snapshot.bundled()
+        snap = price_snapshot.load(PROVIDER)
         as_of = datetime.datetime.fromtimestamp(fetched_at or self.clock(), datetime.timezone.utc).date().isoformat()
         out = []
         for size in sizes:
@@ -189,7 +191,7 @@ class OfferCatalog:
             ))
         return out
 
-    def _prices_for(self, name: str, region: str, live: retail.MeterPrices | None, snap: snapshot.Snapshot,
+    def _prices_for(self, name: str, region: str, live: retail.MeterPrices | None, snap: price_snapshot.PriceSnapshot,
                     as_of: str, why: str | None) -> Prices:
         if live is not None and (live.on_demand is not None or live.spot is not None):
             return Prices(on_demand=live.on_demand, spot=live.spot, reserved_1y=live.reserved_1y,
@@ -203,7 +205,7 @@ class OfferCatalog:
     def _snapshot_offers(self, region: str, note: str, available: bool) -> list[Offer]:
         log.warning("Azure offers in %s from the snapshot: %s", region, note)
         out = []
-        for row in snapshot.bundled().region(region):
+        for row in price_snapshot.load(PROVIDER).region(region):
             out.append(Offer(
                 provider=PROVIDER, region=region, instance_type=row.instance_type, gpu_model=row.gpu_model,
                 gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,

@@ -12,7 +12,8 @@ import pytest
 from workbench.core.domain.errors import AuthError, CapacityError, ConfigError, PluginError, QuotaError, SpecError, \
     TransientError
 from workbench.core.domain.models import Guards, JobSpec, Profile
-from workbench_aws import errors, inventory, pricing, quotas, settings, snapshot, userdata
+from workbench.core.providers import price_snapshot
+from workbench_aws import errors, inventory, pricing, quotas, settings, userdata
 from workbench_aws.offers import nominal_gpu_memory, shape_from_type
 
 SYNTHETIC = Path(__file__).parent / "synthetic" / "pricing"  # hand-written (see the README there)
@@ -103,7 +104,7 @@ def test_spot_history_keeps_the_latest_fresh_price_per_zone():
 
 
 def test_bundled_snapshot_has_the_seed_types_in_three_regions_with_dates():
-    snap = snapshot.load()
+    snap = price_snapshot.load("aws")
     assert {"us-east-1", "us-west-2", "eu-west-1"} <= set(snap.regions())
     for region in ("us-east-1", "us-west-2", "eu-west-1"):
         for itype in ("p3.2xlarge", "p3.8xlarge", "g4dn.xlarge", "g5.xlarge"):
@@ -121,12 +122,12 @@ def test_bundled_snapshot_has_the_seed_types_in_three_regions_with_dates():
 
 def test_a_broken_snapshot_names_file_and_line(tmp_path):
     bad = tmp_path / "aws.csv"
-    bad.write_text("# comment\n" + ",".join(snapshot.COLUMNS) + "\np3.2xlarge,V100,one,16,8,61,10,false,3.06,,us-east-1,"
+    bad.write_text("# comment\n" + ",".join(price_snapshot.COLUMNS) + "\np3.2xlarge,V100,one,16,8,61,10,false,3.06,,us-east-1,"
                    "2024-11-01\n")
     with pytest.raises(PluginError, match=r"aws.csv:3"):
-        snapshot.parse(bad.read_text(), bad)
+        price_snapshot.parse(bad.read_text(), bad, "aws")
     with pytest.raises(PluginError, match="lacks the column"):
-        snapshot.parse("instance_type,region\n", bad)
+        price_snapshot.parse("instance_type,region\n", bad, "aws")
 
 
 def test_gpu_shapes_from_describe_instance_types():

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from workbench.core.domain.errors import PluginError, TransientError
-from workbench_azure import retail, snapshot
+from workbench.core.providers import price_snapshot
+from workbench_azure import retail
 
 SYNTHETIC = Path(__file__).parent / "synthetic"  # hand-written pages (see the README there)
 RECORDED = Path(__file__).parent / "recorded"  # items Microsoft published from the real API (README there)
@@ -116,7 +117,7 @@ def test_live_api_failure_is_transient(arm):
 
 
 def test_bundled_snapshot_has_the_seed_sizes_with_prices_and_a_date():
-    snap = snapshot.bundled()
+    snap = price_snapshot.load("azure")
     nd = snap.find("eastus", "Standard_ND96asr_v4")
     assert nd and (nd.gpu_model, nd.gpu_count, nd.gpu_memory_gb, nd.rdma) == ("A100", 8, 40.0, True)
     assert nd.on_demand == 27.197 and nd.currency == "USD" and nd.as_of == "2025-06-01"
@@ -129,8 +130,8 @@ def test_bundled_snapshot_has_the_seed_sizes_with_prices_and_a_date():
 
 def test_malformed_snapshot_names_file_and_line(tmp_path):
     bad = tmp_path / "azure.csv"
-    bad.write_text("# c\n" + ",".join(snapshot.COLUMNS) + "\nStandard_X,A100,eight,40,96,900,true,eastus,USD,1,,,,2025\n")
+    bad.write_text("# c\n" + ",".join(price_snapshot.COLUMNS) + "\nStandard_X,A100,eight,40,96,900,true,eastus,USD,1,,,,2025\n")
     with pytest.raises(PluginError, match=r"azure.csv:3"):
-        snapshot.load(bad)
+        price_snapshot.read(bad, "azure")
     with pytest.raises(PluginError, match="cannot be read"):
-        snapshot.load(tmp_path / "missing.csv")
+        price_snapshot.read(tmp_path / "missing.csv", "azure")
