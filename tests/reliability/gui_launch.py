@@ -21,6 +21,7 @@ def main() -> int:
     from workbench.core.domain.jobspec import load_spec
     from workbench.core.lifecycle.launcher import execute, choose_offer
     from workbench.core.store.database import Store
+    from workbench.ui.runtime.lanes import profile_lane
     from workbench.ui.shell.main_window import MainWindow
 
     spec_path, provider, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -42,7 +43,7 @@ def main() -> int:
     def failed(exc: BaseException) -> None:
         print(f"launch failed: {exc}", flush=True)
 
-    QTimer.singleShot(200, lambda: win.session.run(launch, lane="launch").then(done).fail(failed))
+    QTimer.singleShot(200, lambda: win.session.mutate(launch, lane=profile_lane(provider)).then(done).fail(failed))
     QTimer.singleShot(int(seconds * 1000), app.quit)
     app.exec()
     win.session.shutdown()

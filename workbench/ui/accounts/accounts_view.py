@@ -9,8 +9,8 @@ profile's credentials and shows who they are, or exactly why not, in a label bel
 
 Threading: the provider list, the profiles, the keyring probe, Test and Remove all run
 through ``session.run`` (keyring calls can block on D-Bus; providers on the network); the
-UI thread only draws their results.  After a change the view reloads itself and calls
-``session.refresh()`` so the other views see the profile.
+UI thread only draws their results.  Save and Remove are changes (``session.mutate`` on the
+profile's lane): the view reloads itself and the session refreshes, so the other views see it.
 
 Failure rules: a keyring that cannot be used is a banner with its hint, not a dialog at
 start-up; a failed Test is an inline red label; a failed Remove is both inline and
@@ -40,6 +40,7 @@ from workbench.ui.common.dialogs import show_error
 from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
+from workbench.ui.runtime.lanes import profile_lane
 from workbench.ui.runtime.session import Session
 
 log = logging.getLogger("workbench.ui.accounts")
@@ -397,8 +398,7 @@ class AccountsView(QWidget):
 
     def _profile_saved(self, profile: Profile) -> None:
         set_status(self.result, tr("Saved profile {name}.").format(name=profile.name), True)
-        self.reload(select=profile.name)
-        self.session.refresh()
+        self.reload(select=profile.name)  # the save's own refresh follows (Session.mutate)
 
     # -- remove ---------------------------------------------------------------
     def remove_profile(self) -> None:
@@ -440,12 +440,11 @@ class AccountsView(QWidget):
     def _remove_confirmed(self, prof: Profile) -> None:
         set_status(self.result, tr("Removing profile {name}…").format(name=prof.name), None)
         run_for(self, self.session, remove_profile, self.accounts, prof, ok=lambda _: self._removed(prof),
-                err=self._remove_failed, lane=f"{prof.provider}/{prof.name}")
+                err=self._remove_failed, change=profile_lane(prof.name))
 
     def _removed(self, prof: Profile) -> None:
         set_status(self.result, tr("Removed profile {name}.").format(name=prof.name), True)
         self.reload()
-        self.session.refresh()
 
     def _remove_failed(self, exc: BaseException) -> None:
         set_status(self.result, describe_failure(exc), False)

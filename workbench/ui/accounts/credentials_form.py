@@ -7,7 +7,7 @@ editor; the work behind Save and Test is in :mod:`workbench.ui.accounts.profile_
 
 Threading: the dialog never touches the keyring or a provider on the UI thread.  Reading
 the stored values, Save and Test run the module-level worker functions through
-``session.run`` (Save on the profile's mutation lane).  Secret values travel one way
+``session.run`` (Save is a change: ``session.mutate`` on the profile's lane).  Secret values travel one way
 only, from the form into the worker: the worker reads what is stored, merges, and gives
 the UI back non-secret values and the *names* of stored secrets, never their values.
 
@@ -31,6 +31,7 @@ from workbench.core.providers.contract import CredentialField, Provider
 from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.common.dialogs import error_parts
 from workbench.ui.i18n import N_, tr
+from workbench.ui.runtime.lanes import Lane
 from workbench.ui.runtime.session import Session
 from workbench.ui.runtime.tasks import Task
 
@@ -85,20 +86,25 @@ def set_status(label: QLabel, text: str, ok: bool | None) -> None:
 
 def run_for(widget: QWidget, session: Session, fn: Callable[..., Any], *args: Any,
             ok: Callable[[Any], None] | None = None, err: Callable[[BaseException], None] | None = None,
-            done: Callable[[], None] | None = None, lane: str | None = None) -> Task:
+            done: Callable[[], None] | None = None, change: Lane | None = None) -> Task:
     """``session.run(fn, *args)`` whose callbacks are skipped once ``widget`` has been deleted.
 
-    A keyring or provider call may outlive the dialog or view that started it.
+    A keyring or provider call may outlive the dialog or view that started it.  With ``change`` (a lane)
+    it is a change: ``session.mutate`` in that lane (a refresh follows; an error nobody handles, also
+    one that arrives after ``widget`` went, is shown).  Otherwise an error nobody handles is logged.
     """
-    def alive(cb: Callable[..., None]) -> Callable[..., None]:
-        return lambda *a: cb(*a) if isValid(widget) else None
-
-    task = session.run(fn, *args, lane=lane)
+    if change is not None:
+        task = session.mutate(fn, *args, lane=change, parent=widget)
+    else:
+        task = session.run(fn, *args)
+        task.alive = lambda: isValid(widget)
+        task.unhandled = lambda exc: log.warning("background call failed: %s", exc)
     if ok is not None:
-        task.then(alive(ok))
-    task.fail(alive(err) if err is not None else (lambda exc: log.warning("background call failed: %s", exc)))
+        task.then(ok)
+    if err is not None:
+        task.fail(err)
     if done is not None:
-        task.finally_(alive(done))
+        task.finally_(done)
     return task
 
 

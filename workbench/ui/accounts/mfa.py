@@ -1,7 +1,7 @@
 """Ask for an MFA code when a profile's provider says it needs one (AuthError kind "mfa_required").
 
-The code goes to the provider object in memory (``SupportsMfa.provide_mfa_code``, run on a
-worker thread) and is never stored; then the session refreshes.  One question per
+The code goes to the provider object in memory (``SupportsMfa.provide_mfa_code``, a change on the
+profile's lane) and is never stored; then the session refreshes.  One question per
 profile at a time; "Cancel" leaves the profile failing until the next refresh asks again.
 
 Threading: main thread only; provider calls go through the session's TaskRunner.
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.providers.contract import SupportsMfa
 from workbench.ui.i18n import tr
+from workbench.ui.runtime.lanes import profile_lane
 
 if TYPE_CHECKING:
     from workbench.ui.runtime.session import Session, Snapshot
@@ -75,8 +76,10 @@ class MfaPrompter:
             prov.provide_mfa_code(code)
 
         def accepted(_ok: object) -> None:
-            self.skip[profile] = 0 if self.session.refresh() is not None else 1
+            # a refresh still running began before the code: its snapshot still says "MFA needed" (the change's
+            # own refresh follows it)
+            self.skip[profile] = 1 if self.session.refreshing else 0
 
-        (self.session.run(hand_over)
+        (self.session.mutate(hand_over, lane=profile_lane(profile), parent=self.parent)
          .then(accepted)
          .fail(lambda exc, p=profile: self.ask(p, error=getattr(exc, "message", str(exc)))))

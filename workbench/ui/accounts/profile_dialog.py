@@ -6,7 +6,7 @@ name, provider, region and the advanced endpoint URL and free-form settings,
 validates it all inline, and has Test and Save.
 Threading: the dialog never touches the keyring or a provider on the UI thread.  Reading
 the stored values, Save and Test run the worker functions of ``profile_tasks`` through
-``session.run`` (Save on the profile's mutation lane).  Secret values travel one way
+``session.run`` (Save is a change: ``session.mutate`` on the profile's lane).  Secret values travel one way
 only, from the form into the worker: the worker reads what is stored, merges, and gives
 the UI back non-secret values and the *names* of stored secrets, never their values.
 
@@ -38,6 +38,7 @@ from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.accounts.profile_tasks import check_form, load_stored, save_profile, setting_choices
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
+from workbench.ui.runtime.lanes import profile_lane
 from workbench.ui.runtime.session import Session
 
 #: letters, digits, ".", "_" and "-", starting with a letter or digit: safe as a keyring
@@ -428,7 +429,7 @@ class ProfileDialog(QDialog):
         profile = self.profile_from_form()
         run_for(self, self.session, save_profile, self.accounts, profile, self._entered(), self.editing,
                 ok=self._saved, err=lambda exc: self.set_result(describe_failure(exc), False),
-                done=self._save_done, lane=f"{profile.provider}/{profile.name}")
+                done=self._save_done, change=profile_lane(profile.name))
 
     def _saved(self, profile: Profile) -> None:
         if self.form is not None:

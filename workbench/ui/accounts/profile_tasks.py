@@ -1,7 +1,7 @@
 """The profile editor's work off the UI thread: read what is stored, save, test credentials.
 
 Plain Python (no Qt): the profile dialog and the accounts view run these through
-``session.run`` (Save on the profile's mutation lane), never on the UI thread.
+``session.run`` (Save as a change: ``session.mutate`` on the profile's lane), never on the UI thread.
 Secret values travel one way only, from the form into these functions: they read
 what is stored, merge, and give the UI back non-secret values and the *names* of
 stored secrets, never their values.  Errors leave scrubbed of the secrets involved.

@@ -16,7 +16,7 @@ from workbench.core.domain.models import Instance
 from workbench.ui.common.dialogs import error_parts
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
-from workbench.ui.runtime.guard_loop import LANE as GUARD_LANE
+from workbench.ui.runtime.lanes import GUARDS
 from workbench.ui.runtime.session import Session
 
 #: the spin box's range: a minute to a week (longer runs are a new launch's max runtime)
@@ -77,7 +77,7 @@ class ExtendDialog(QDialog):
         self.minutes.setEnabled(False)
         self._say(tr("Extending by {minutes} min…").format(minutes=minutes))
         # the guards' lane: an extension never races a guard poll deciding on the old deadline
-        return (self.session.run(extend_launch, accounts, self.inst.launch_id, minutes, lane=GUARD_LANE)
+        return (self.session.mutate(extend_launch, accounts, self.inst.launch_id, minutes, lane=GUARDS, parent=self)
                 .then(self._done).fail(self._failed))
 
     def _done(self, result) -> None:
@@ -89,7 +89,6 @@ class ExtendDialog(QDialog):
                                                     "projected cost {cost}.").format(
             name=self.inst.name or self.inst.launch_id, end=end, minutes=result.max_runtime_minutes, cost=cost),
             "info")
-        self.session.refresh()
         self.accept()
 
     def _failed(self, exc: BaseException) -> None:

@@ -25,6 +25,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.instances.instances_model import COL_STATE, INSTANCE_ROLE, InstancesFilter, InstancesModel
 from workbench.ui.instances.remote_access import open_terminal, ssh_command
 from workbench.ui.runtime.session import Session, Snapshot
+from workbench.ui.runtime.lanes import TEARDOWN
 
 if TYPE_CHECKING:  # loaded when first used (after the first paint: the window paints sooner)
     from PySide6.QtWidgets import QMessageBox
@@ -278,11 +279,10 @@ class InstancesView(QWidget):
                 prov = accounts.provider(accounts.profile(profile))
                 prov.stop(insts)  # type: ignore[attr-defined]  # _stoppable checked SupportsStop
 
-        (self.session.run(work, lane="teardown")
+        (self.session.mutate(work, lane=TEARDOWN, parent=self)
          .then(lambda _ok: self.session.notify.emit(
              tr("Stopped"), tr("{count} machine(s) stopped; their disks are kept.").format(count=len(targets)), "info"))
-         .fail(lambda e: show_error(self, e))
-         .finally_(lambda: (self._update_actions(), self.session.refresh())))
+         .finally_(self._update_actions))
 
     def keep_state_column_fitting(self) -> None:
         """The state ("failed · exit 2", "stopped by a guard: …") always fits its column: never clipped."""
@@ -317,9 +317,8 @@ class InstancesView(QWidget):
         self.session.notify.emit(tr("Terminating"), ", ".join(launch_ids), "info")
         from workbench.core.lifecycle.teardown import teardown
 
-        (self.session.run(teardown, self.session.accounts, launch_ids, lane="teardown")
-         .then(self._terminated).fail(lambda e: show_error(self, e))
-         .finally_(lambda: (self._update_actions(), self.session.refresh())))
+        (self.session.mutate(teardown, self.session.accounts, launch_ids, lane=TEARDOWN, parent=self)
+         .then(self._terminated).finally_(self._update_actions))
 
     def _terminated(self, report: TeardownReport) -> None:
         if report.remaining or report.errors:

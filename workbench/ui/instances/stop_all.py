@@ -14,13 +14,13 @@ One dialog, four steps:
    ones are ended); launches in flight (the teardown waits for them, then ends what they made);
    profiles that could not be listed: "cannot check P: why", with "may still be billing" only when
    the app launched something there.  When nothing bills: "Nothing is billing right now" and Close.
-3. *Stopping*: :func:`workbench.core.lifecycle.teardown.teardown` of everything on the ``"teardown"`` lane;
+3. *Stopping*: :func:`workbench.core.lifecycle.teardown.teardown` of everything, a change on the teardown lane;
    its :class:`TeardownEvent` s arrive on worker threads and are re-emitted through a queued
    signal, so the table model is only touched on the main thread.
 4. *Result*: "0 billable resources remain" (green; profiles that could not be checked but where
    nothing was launched are named beside it) or a red list of what remains with a console link per
-   item, and Retry.  In quit mode (``quitting``) the close button quits the app once the result shows.  Then ``session.notify`` ("info" when clean, else "error") and
-   ``session.refresh()``.
+   item, and Retry.  In quit mode (``quitting``) the close button quits the app once the result shows.  Then ``session.notify`` ("info" when clean, else "error"); the
+   session refreshes (``Session.mutate``).
 
 Closing while the teardown runs does not cancel it (a half-run teardown would leave the bill
 unknown): the window hides, the teardown finishes in the background, and the notification
@@ -53,6 +53,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.instances.stop_all_local import LocalJobsBox
 from workbench.ui.instances.stop_all_model import COL_STATUS, GREEN, RED, StopAllModel, describe, price_text
 from workbench.ui.runtime.session import Session
+from workbench.ui.runtime.lanes import TEARDOWN
 
 __all__ = ["GREEN", "RED", "StopAllDialog", "StopAllModel", "teardown_with_links"]
 
@@ -303,8 +304,8 @@ class StopAllDialog(QDialog):
         self.local_box.lock(True)
         self.model.restart()
         self._show_state()
-        (self.session.run(teardown_with_links, self.session.accounts, self.timeout, self.poll,
-                          self._pipe.arrived.emit, self.local_box.kept(), lane="teardown")
+        (self.session.mutate(teardown_with_links, self.session.accounts, self.timeout, self.poll,
+                             self._pipe.arrived.emit, self.local_box.kept(), lane=TEARDOWN, parent=self)
          .then(lambda out: self._finished(gen, *out))
          .fail(lambda exc: self._teardown_failed(gen, exc)))
 
@@ -342,7 +343,6 @@ class StopAllDialog(QDialog):
             title = tr("Still billing") if report.remaining else tr("May still be billing")
             self.session.notify.emit(title, "\n".join(lines + unchecked), "error" if report.remaining else "warning")
         self.teardown_finished.emit(report)
-        self._refresh_session()
 
     def _teardown_failed(self, gen: int, exc: BaseException) -> None:
         if not shiboken6.isValid(self) or gen != self._generation:
@@ -354,13 +354,6 @@ class StopAllDialog(QDialog):
         self.retry_button.setVisible(True)
         self.session.notify.emit(tr("Still billing"), tr("The teardown could not run."), "error")
         show_error(self, exc)
-        self._refresh_session()
-
-    def _refresh_session(self) -> None:
-        try:
-            self.session.refresh()
-        except RuntimeError:  # the window closed (runner shut down) while the teardown ran on
-            log.info("session already shut down; no refresh after the teardown")
 
     def _show_remaining(self, report: TeardownReport, links: dict[tuple, str]) -> None:
         while self.remaining_lay.count():

@@ -5,14 +5,15 @@
     run.cleanup_started.connect(...); run.cleanup_done.connect(...)
     run.start()
 
-* The launch (``plan_offer`` + ``execute``) runs in the profile's mutation lane
-  (``"<provider>/<profile>"``), so it never races a teardown of that profile.
+* The launch (``plan_offer`` + ``execute``) is a change (``session.mutate``) in the
+  profile's lane (``lanes.profile_lane``), after that profile's earlier launches and
+  account changes; core's launch gate orders it with the profile's teardowns.
 * ``execute`` reports its steps from the worker; ``step`` is a Qt signal, so
   the connection to this main-thread object is queued and slots run on the UI
   thread.
 * A provider call cannot be interrupted.  ``cancel()`` asks the wait loop to
   stop and, once the provider has answered, tears the launch down (core
-  ``teardown`` with this launch id, lane ``"teardown"``).
+  ``teardown`` with this launch id, a change on the teardown lane).
 * After a failure the provider has rolled back; ``remains`` (read pool)
   confirms nothing of this launch id is left, and ``cleanup_done`` says what
   is (with any error that kept us from checking).
@@ -34,6 +35,7 @@ from workbench.core.lifecycle.teardown import teardown
 from workbench.core.providers.contract import SupportsCancelLaunch
 from workbench.ui.i18n import tr
 from workbench.ui.launch.launch_draft import LaunchDraft
+from workbench.ui.runtime.lanes import TEARDOWN, Lane, profile_lane
 from workbench.ui.runtime.session import Session
 
 if TYPE_CHECKING:
@@ -92,8 +94,8 @@ class LaunchRun(QObject):
         self.instances: list[Instance] = []
 
     @property
-    def lane(self) -> str:
-        return f"{self.provider}/{self.profile}"
+    def lane(self) -> Lane:
+        return profile_lane(self.profile)
 
     def start(self) -> None:
         self.in_flight = True
@@ -108,8 +110,8 @@ class LaunchRun(QObject):
             return execute(accounts, lp, progress=self.step.emit, wait_s=self.wait_s, poll_s=POLL_S,
                            should_stop=lambda: self.cancel_requested, secret_env=self.draft.secret_env)
 
-        log.info("launch %s on %s (%s)", self.launch_id, self.lane, self.choice.offer.instance_type)
-        self.session.run(work, lane=self.lane).then(self._launched).fail(self._failed)
+        log.info("launch %s on %s/%s (%s)", self.launch_id, self.provider, self.profile, self.choice.offer.instance_type)
+        self.session.mutate(work, lane=self.lane).then(self._launched).fail(self._failed)
 
     def cancel(self) -> None:
         """Tear the launch down as soon as the provider has answered (a no-op when nothing is running).
@@ -179,7 +181,7 @@ class LaunchRun(QObject):
             errors = [(name, exc) for name, exc in report.errors if name == self.profile]
             return Cleanup(reason, remaining=list(report.remaining), errors=errors)
 
-        self.session.run(work, lane="teardown").then(self._cleaned).fail(
+        self.session.mutate(work, lane=TEARDOWN).then(self._cleaned).fail(
             lambda exc: self._cleaned(Cleanup(reason, errors=[(self.profile, _as_workbench_error(exc))])))
 
     def _cleaned(self, result: Cleanup) -> None:

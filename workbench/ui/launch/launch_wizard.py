@@ -13,8 +13,8 @@ who writes which field and how to add one.  The launch itself is a
 action, the review page's ``launch_action``; the wizard's Launch button (the
 Finish button's place) triggers that action instead of finishing the wizard.
 The wizard reacts to the run: progress on the review page, the provider's
-error (``show_error``), the rollback check, and on success
-``session.refresh()``, a ``session.notify`` and ``accept()``.  Cancel (button,
+error (``show_error``), the rollback check, and on success a
+``session.notify`` and ``accept()`` (the launch's own refresh follows: ``Session.mutate``).  Cancel (button,
 Escape or closing the window) while a launch is in flight does not close the
 wizard: it cancels the launch, which is torn down once the provider answers,
 and reports what (if anything) is left.  Main thread only.
@@ -184,7 +184,6 @@ class LaunchWizard(QWizard):
         self.panel.status.setText(message)
         self.launched_ok = True
         self.review_page.set_run_state(False, launched=True)
-        self.session.refresh()
         self.session.notify.emit(tr("Launch ready"), message, "info")
         self.launched.emit(run.launch_id)
         self.accept()

@@ -27,6 +27,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.i18n import tr
 from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
+from workbench.ui.runtime.lanes import PRICES
 
 if TYPE_CHECKING:
     from workbench.core.offers.find import Found
@@ -239,7 +240,7 @@ class CompareView(QWidget):
         self.update_button.setEnabled(False)
         self._busy(True, tr("Reading the public price lists (this can take minutes)…"))
         (self.session.run(_update_prices, self.session.accounts, dict(self.price_list_urls), self.price_regions,
-                          lane="prices")
+                          lane=PRICES)
          .then(self._updated).fail(self._update_failed))
 
     def _updated(self, results) -> None:

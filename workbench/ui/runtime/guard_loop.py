@@ -4,7 +4,7 @@
 (the session makes it; this module knows the session only as the small
 :class:`GuardHost` protocol, so the two modules do not import each other).  After
 every snapshot it runs one :meth:`GuardEngine.poll` (``refresh=False``: the
-session has just reconciled) on the runner's "guards" lane, so a teardown a
+session has just reconciled) on the runner's guards lane, so a teardown a
 guard starts never blocks the UI and never overlaps the next poll.  Each
 event is passed to ``session.notify`` (tray / status bar) and to the ``event``
 signal; a job-finished event with a grace period also opens a non-modal
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from workbench.ui.i18n import tr
+from workbench.ui.runtime.lanes import GUARDS, Lane
 from workbench.ui.runtime.tasks import Task
 
 if TYPE_CHECKING:  # the engine and the prompt's QMessageBox load with the first snapshot, after the first paint
@@ -30,9 +31,6 @@ if TYPE_CHECKING:  # the engine and the prompt's QMessageBox load with the first
     from workbench.core.providers.accounts import Accounts
     from workbench.core.remote.jobs import RemoteJobs
 
-LANE = "guards"
-
-
 class GuardHost(Protocol):
     """What the hook needs of its owner (the Session): accounts, a runner, the notify and snapshot signals."""
 
@@ -41,7 +39,9 @@ class GuardHost(Protocol):
     notify: SignalInstance  # (title, message, level)
     snapshot_changed: SignalInstance
 
-    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task: ...
+    def run(self, fn: Callable[..., Any], *args: Any, lane: Lane | None = None, **kwargs: Any) -> Task: ...
+
+    def mutate(self, fn: Callable[..., Any], *args: Any, lane: Lane, **kwargs: Any) -> Task: ...
 
 
 def event_title(ev: GuardEvent) -> str:
@@ -94,7 +94,7 @@ class GuardHook(QObject):
         if not self.enabled or self._busy or self.session.accounts is None:
             return None
         self._busy = True
-        return (self.session.run(self._engine().poll, False, lane=LANE).then(self._show)
+        return (self.session.run(self._engine().poll, False, lane=GUARDS).then(self._show)
                 .fail(lambda exc: self.session.notify.emit(tr("Guard problem"), str(exc), "error"))
                 .finally_(self._done))
 
@@ -137,8 +137,8 @@ class GuardHook(QObject):
             self.keep_running(launch_id)
 
     def keep_running(self, launch_id: str) -> Task:
-        """Answer the job-finished guard with "keep running" (off the UI thread)."""
-        return (self.session.run(self._keep, launch_id, lane=LANE)
+        """Answer the job-finished guard with "keep running" (off the UI thread; a failure is shown)."""
+        return (self.session.mutate(self._keep, launch_id, lane=GUARDS)
                 .then(lambda _ok: self.session.notify.emit(
                     tr("Keeps running"), tr("{launch} keeps running; end it with Terminate when you are done.")
                     .format(launch=launch_id), "info")))

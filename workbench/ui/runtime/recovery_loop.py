@@ -2,7 +2,7 @@
 
 :class:`RecoveryHook` belongs to the Session (which makes it; this module knows it only as the
 small :class:`RecoveryHost` protocol).  After every snapshot that holds a launch with a recovery
-policy it runs one :meth:`RecoveryEngine.poll` on its own lane ("recovery"), never overlapping the
+policy it runs one :meth:`RecoveryEngine.poll` on its own lane (``lanes.RECOVERY``), never overlapping the
 previous one.  Each event becomes a notification (``session.notify``) and an ``event`` signal; a
 relaunch asks the session for a fresh snapshot, whose remote-jobs sync then uploads and starts
 the new attempt on a cloud machine.  While the app is closed nothing is relaunched (``workbench
@@ -19,23 +19,21 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from workbench.ui.i18n import tr
+from workbench.ui.runtime.lanes import RECOVERY, Lane
 from workbench.ui.runtime.tasks import Task
 
 if TYPE_CHECKING:  # the engine (job specs, storage, catalog) loads with the first snapshot, after the first paint
     from workbench.core.lifecycle.recovery import RecoveryEngine, RecoveryEvent
     from workbench.core.providers.accounts import Accounts
 
-LANE = "recovery"
-
-
 class RecoveryHost(Protocol):
     accounts: "Accounts | None"
     notify: SignalInstance  # (title, message, level)
     snapshot_changed: SignalInstance
 
-    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task: ...
+    def run(self, fn: Callable[..., Any], *args: Any, lane: Lane | None = None, **kwargs: Any) -> Task: ...
 
-    def refresh(self) -> Any: ...
+    def refresh(self, after_change: bool = False) -> Any: ...
 
 
 def event_title(ev: RecoveryEvent) -> str:
@@ -68,7 +66,7 @@ class RecoveryHook(QObject):
 
             self.engine = RecoveryEngine(self.session.accounts, clock=lambda: self.clock())
         self._busy = True
-        return (self.session.run(self.engine.poll, lane=LANE).then(self._show)
+        return (self.session.run(self.engine.poll, lane=RECOVERY).then(self._show)
                 .fail(lambda exc: self.session.notify.emit(tr("Recovery problem"), str(exc), "error"))
                 .finally_(self._done))
 
@@ -79,5 +77,5 @@ class RecoveryHook(QObject):
         for ev in events:
             self.session.notify.emit(event_title(ev), ev.message, ev.level)
             self.event.emit(ev)
-        if any(ev.action == "relaunched" for ev in events):
-            self.session.refresh()
+        if any(ev.action == "relaunched" for ev in events):  # only then: a refresh after every poll would loop
+            self.session.refresh(after_change=True)

@@ -5,6 +5,10 @@ Views never call providers themselves for the instance list: they listen to
 on the TaskRunner's read pool; the timer skips a tick while one is running and
 backs off (doubling up to 5 minutes) while providers answer with
 TransientError, returning to the normal interval after a success.
+
+A change (launch, teardown, stop, save or remove a profile, extend…) goes through
+:meth:`Session.mutate`, not ``run``: in its lane, off the UI thread, then a refresh
+so every view sees it, and its error in a dialog unless the caller handles it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import TransientError, WorkbenchError
@@ -30,10 +35,13 @@ from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import state_label
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.guard_loop import GuardHook
+from workbench.ui.runtime.lanes import Lane
 from workbench.ui.runtime.settings import UiSettings
 from workbench.ui.runtime.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
     from workbench.core.remote.job import JobEvent
     from workbench.core.remote.jobs import RemoteJobs
 
@@ -161,6 +169,8 @@ class Session(QObject):
         self.runner = runner or TaskRunner(self)
         self.snapshot = Snapshot()
         self.refreshing = False
+        self._refresh_again = False  # a change ended while a refresh ran: that refresh may predate it
+        self._error_boxes: list[Any] = []  # errors of changes whose window was gone, shown on their own
         self.interval_ms = self.settings.refresh_seconds * 1000
         self.backoff_ms = 0
         self.timer = QTimer(self)
@@ -195,9 +205,13 @@ class Session(QObject):
     def stop(self) -> None:
         self.timer.stop()
 
-    def refresh(self) -> Task | None:
-        """Start a refresh unless one is running (then this tick is skipped)."""
-        if self.accounts is None or self.refreshing:
+    def refresh(self, after_change: bool = False) -> Task | None:
+        """Start a refresh unless one is running: then this tick is skipped or, ``after_change``, another
+        refresh starts when it ends (what it reads may predate the change)."""
+        if self.accounts is None:
+            return None
+        if self.refreshing:
+            self._refresh_again = self._refresh_again or after_change
             return None
         self.refreshing = True
         self.refresh_started.emit()
@@ -215,6 +229,9 @@ class Session(QObject):
 
     def _refresh_done(self) -> None:
         self.refreshing = False
+        if self._refresh_again:
+            self._refresh_again = False
+            self.refresh()
 
     def _refreshed(self, snap: Snapshot) -> None:
         transient = [e for _, e in snap.errors if isinstance(e, TransientError)]
@@ -292,10 +309,43 @@ class Session(QObject):
             self.timer.setInterval(interval)
 
     # -- helpers for views --------------------------------------------------
-    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
-        """Run ``fn`` off the UI thread (see TaskRunner.run)."""
+    def run(self, fn: Callable[..., Any], *args: Any, lane: Lane | None = None, **kwargs: Any) -> Task:
+        """Run ``fn`` off the UI thread (see TaskRunner.run); for a change use :meth:`mutate`."""
         self._install_ssh_cleanup()
         return self.runner.run(fn, *args, lane=lane, **kwargs)
+
+    def mutate(self, fn: Callable[..., Any], *args: Any, lane: Lane, parent: "QWidget | None" = None,
+               **kwargs: Any) -> Task:
+        """Change something (``fn(*args, **kwargs)``) in ``lane``, off the UI thread; then refresh.
+
+        The refresh follows success and failure alike (a failed teardown may have ended part of what it
+        was given), after the task's ``then``/``fail`` callbacks; a refresh already running is followed by
+        another.  An error no ``fail`` callback handles is shown in an error dialog over ``parent``.  With
+        a ``parent``, the callbacks are skipped once it has been deleted (the refresh still comes, and an
+        error is then shown on its own).  Attach callbacks to the returned Task as with :meth:`run`.
+        """
+        task = self.run(fn, *args, lane=lane, **kwargs)
+        if parent is not None:
+            task.alive = lambda: isValid(parent)
+        task.unhandled = lambda exc: self._show_unhandled(exc, parent)
+        task.after = lambda _exc: self._refresh_after_change()
+        return task
+
+    def _show_unhandled(self, exc: BaseException, parent: "QWidget | None") -> None:
+        from workbench.ui.common.dialogs import show_error  # QMessageBox: loaded on the first error, not at start
+
+        log.warning("change failed, nobody handled it: %s", exc)
+        owner = parent if parent is not None and isValid(parent) else None
+        box = show_error(owner, exc)
+        if owner is None:  # nobody owns a box without a parent: keep it alive until it is closed
+            self._error_boxes.append(box)
+            box.finished.connect(lambda _result, b=box: self._error_boxes.remove(b))
+
+    def _refresh_after_change(self) -> None:
+        if not isValid(self):  # the window closed (and took the session) while the change ran on
+            log.info("session already gone; no refresh after the change")
+            return
+        self.refresh(after_change=True)
 
     def _install_ssh_cleanup(self) -> None:
         if not self._ssh_cleanup:

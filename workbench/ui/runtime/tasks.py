@@ -2,9 +2,14 @@
 
     runner.run(fn, *args).then(on_ok).fail(on_err).finally_(always)
 
-Reads go to a shared pool; mutations of one profile go to that profile's
-single-worker lane (``lane="aws/default"``) so a teardown never races its
-own launch.  Callbacks always run on the Qt main thread.
+Reads go to a shared pool; ``lane=`` names a single-worker pool instead, so
+the tasks of one lane run one after another in the order given (a profile's
+launches and account changes, teardowns, guards, recovery: each its own lane,
+:mod:`workbench.ui.runtime.lanes`).  A lane orders nothing beyond its own tasks:
+a teardown and a launch of one profile run side by side, as they do when a CLI
+process runs beside the app; what orders them is core's
+:mod:`~workbench.core.lifecycle.launch_gate`.  Callbacks always run on the Qt
+main thread.
 
 Lifetime rules (each learned from a crash):
 
@@ -30,6 +35,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from workbench.ui.runtime import main_thread_gc
+from workbench.ui.runtime.lanes import Lane
 
 log = logging.getLogger("workbench.ui.runtime.tasks")
 
@@ -44,7 +50,13 @@ def _bury(obj: object) -> None:
 
 
 class Task:
-    """One background call; attach callbacks with then()/fail()/finally_() (main thread only)."""
+    """One background call; attach callbacks with then()/fail()/finally_() (main thread only).
+
+    Who starts it may also set, before it is delivered: ``alive`` (the callbacks are skipped once it
+    says False: the widget that asked is gone), ``unhandled`` (called with an error no ``fail``
+    callback took, instead of only logging it) and ``after`` (called once the callbacks ran, also
+    when they were skipped, with the error or None).
+    """
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -52,6 +64,9 @@ class Task:
         self._err: list[Callable[[BaseException], None]] = []
         self._always: list[Callable[[], None]] = []
         self.finished = False
+        self.alive: Callable[[], bool] | None = None
+        self.unhandled: Callable[[BaseException], None] | None = None
+        self.after: Callable[[BaseException | None], None] | None = None
 
     def then(self, cb: Callable[[Any], None]) -> "Task":
         self._ok.append(cb)
@@ -67,22 +82,30 @@ class Task:
 
     def _deliver(self, result: Any, exc: BaseException | None) -> None:
         self.finished = True
+        alive = self.alive is None or self.alive()
         try:
             if exc is None:
-                for cb in self._ok:
+                for cb in self._ok if alive else ():
                     cb(result)
-            else:
-                if not self._err:
-                    log.error("unhandled error in task %s: %s", self.name, exc)
+            elif alive and self._err:
                 for cb in self._err:
                     cb(exc)
+            elif self.unhandled is not None:
+                self.unhandled(exc)
+            else:
+                log.error("unhandled error in task %s: %s", self.name, exc)
         finally:
             try:
-                for cb in self._always:
-                    cb()
+                if self.after is not None:
+                    self.after(exc)
             finally:
-                _bury((self._ok, self._err, self._always))
-                self._ok, self._err, self._always = [], [], []
+                try:
+                    for cb in self._always if alive else ():
+                        cb()
+                finally:
+                    _bury((self._ok, self._err, self._always, self.alive, self.unhandled, self.after))
+                    self._ok, self._err, self._always = [], [], []
+                    self.alive = self.unhandled = self.after = None
 
 
 class _Relay(QObject):
@@ -95,7 +118,7 @@ class TaskRunner(QObject):
     def __init__(self, parent: QObject | None = None, read_workers: int = 4) -> None:
         super().__init__(parent)
         self._reads = ThreadPoolExecutor(max_workers=read_workers, thread_name_prefix="wb-read")
-        self._lanes: dict[str, ThreadPoolExecutor] = {}
+        self._lanes: dict[Lane, ThreadPoolExecutor] = {}
         self._closed = False
         self._pending: dict[int, Task] = {}
         self._ids = itertools.count(1)
@@ -106,7 +129,10 @@ class TaskRunner(QObject):
         # workers must never be the thread that collects (and so destroys) a Qt object: see main_thread_gc
         self._gc_held = main_thread_gc.acquire()
 
-    def run(self, fn: Callable[..., Any], *args: Any, lane: str | None = None, **kwargs: Any) -> Task:
+    def run(self, fn: Callable[..., Any], *args: Any, lane: Lane | None = None, **kwargs: Any) -> Task:
+        """``fn(*args, **kwargs)`` on the read pool, or on ``lane``'s one worker; a Task to attach callbacks to."""
+        if lane is not None and not isinstance(lane, Lane):
+            raise TypeError(f"lane must be a workbench.ui.runtime.lanes.Lane, not {lane!r}")
         task = Task(getattr(fn, "__name__", str(fn)))
         if self._closed:
             # the window is closing: a late timer tick gets a task that never fires
@@ -115,7 +141,7 @@ class TaskRunner(QObject):
         task_id = next(self._ids)
         self._pending[task_id] = task
         pool = self._reads if lane is None else self._lanes.setdefault(
-            lane, ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"wb-lane-{lane}"))
+            lane, ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"wb-lane-{lane.name}"))
         relay = self._relay
 
         def done(fut: Future) -> None:
