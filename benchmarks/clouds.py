@@ -3,7 +3,7 @@
     python -m benchmarks.clouds LATENCY_S
 
 Starts moto in server mode behind our fault wrapper (tests/support/aws_moto.py) with one rule that
-delays every AWS call by LATENCY_S, and our ARM-protocol server (tests/azure_arm/) with the same
+delays every AWS call by LATENCY_S, and our ARM-protocol server (tests/support/azure_arm/) with the same
 delay before every request it answers (Entra ID token, ARM, Retail Prices), plus a fresh Azure
 account on it.  Prints one JSON line (endpoints, the Azure account; the account's secret is a
 throwaway of this test server) and serves until its stdin closes.
@@ -58,7 +58,7 @@ class CloudServers:
 
 
 def _serve(latency_s: float) -> None:
-    sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT / "tests")]
+    sys.path[:0] = [str(ROOT / "tests" / "support")]
     import tempfile
 
     import aws_moto

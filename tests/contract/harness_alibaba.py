@@ -18,13 +18,10 @@ from workbench.core.providers.contract import Provider, ProviderContext, launch_
 
 from .harness import HarnessEntry
 
-_TESTS = Path(__file__).resolve().parents[1]
-if str(_TESTS) not in sys.path:  # tests/alibaba_ecs, the test server
-    sys.path.insert(0, str(_TESTS))
 
 from alibaba_ecs import profile_for, shared_server  # noqa: E402
 
-POLICY = _TESTS.parent / "resources" / "policies" / "alibaba-ram-policy.json"
+POLICY = Path(__file__).resolve().parents[2] / "resources" / "policies" / "alibaba-ram-policy.json"
 _RSA: Path | None = None
 
 

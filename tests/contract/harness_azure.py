@@ -16,9 +16,6 @@ from workbench.core.providers.contract import Provider, ProviderContext, launch_
 
 from .harness import HarnessEntry
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import profile_for, shared_server  # noqa: E402
 

@@ -20,9 +20,6 @@ from workbench_testing import MemoryCredentials
 
 from test_accounts_view import make_view, open_add, profile_item, visible_texts
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/alibaba_ecs, the ECS test server
-    sys.path.insert(0, _TESTS)
 
 from alibaba_ecs import profile_for, shared_server  # noqa: E402
 

@@ -17,9 +17,6 @@ from workbench.ui.accounts.profile_dialog import ProfileDialog, settings_text
 from workbench.ui.runtime.session import Session
 from workbench_testing import MemoryCredentials
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import profile_for, shared_server  # noqa: E402
 

@@ -20,9 +20,6 @@ from workbench.ui.launch.launch_wizard import LaunchWizard
 from workbench.ui.runtime.session import Session
 from workbench_testing import MemoryCredentials
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import profile_for, shared_server  # noqa: E402
 

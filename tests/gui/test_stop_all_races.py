@@ -23,9 +23,6 @@ from workbench.ui.launch.launch_run import LaunchRun
 from workbench.ui.runtime.session import Session
 from workbench_testing import MemoryCredentials
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import profile_for, shared_server  # noqa: E402
 

@@ -19,9 +19,6 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 import aws_moto  # noqa: E402
 from azure_arm import Account, ArmServer, shared_server  # noqa: E402

@@ -15,9 +15,6 @@ from pathlib import Path
 
 import pytest
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
 
 from alibaba_ecs import profile_for, shared_server  # noqa: E402
 

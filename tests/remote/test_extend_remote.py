@@ -19,13 +19,10 @@ from pathlib import Path
 
 import pytest
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
 
 from alibaba_ecs import profile_for, shared_server  # noqa: E402
 
-ROOT = Path(_TESTS).parent
+ROOT = Path(__file__).resolve().parents[2]
 GUARD = ROOT / "resources" / "guard" / "workbench_guard.py"
 SPEC = "name: ext-ali\nrun: python3 train.py\nresources:\n  gpu: T4:1\nguards:\n  max_runtime: 60m\n"
 

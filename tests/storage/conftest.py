@@ -77,9 +77,6 @@ def cloud(tmp_path, monkeypatch):
     stack.reset()
 
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 
 @dataclass

@@ -15,7 +15,7 @@ releases it and watches what follows.  Both test clouds have them:
       hold.wait_answered()                               # the machine exists in moto; the answer is on its way
       ...
 
-* Azure (our ARM-protocol server, tests/azure_arm/)::
+* Azure (our ARM-protocol server, tests/support/azure_arm/)::
 
       hold = arm.hold(r"/virtualmachines/", method="PUT", sub=account.subscription)
       ... start the launch; hold.wait_arrived(); race; hold.release(); hold.wait_answered() ...

@@ -18,9 +18,6 @@ from botocore.exceptions import ClientError
 
 import aws_moto
 
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import ArmRequest, shared_server  # noqa: E402
 

@@ -17,16 +17,13 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-_TESTS = Path(__file__).resolve().parents[2]
-if str(_TESTS) not in sys.path:  # tests/alibaba_ecs, the test server
-    sys.path.insert(0, str(_TESTS))
 
 from alibaba_ecs import Account, AlibabaServer, profile_for, shared_server  # noqa: E402
 
 from workbench.core.domain.models import JobSpec, LaunchRequest, Offer, Resources  # noqa: E402
 from workbench.core.providers.contract import ProviderContext, launch_tags  # noqa: E402
 
-ROOT = _TESTS.parent
+ROOT = Path(__file__).resolve().parents[3]
 POLICY = ROOT / "resources" / "policies" / "alibaba-ram-policy.json"
 
 

@@ -13,9 +13,6 @@ from typing import Any, Callable
 
 import pytest
 
-_TESTS = str(Path(__file__).resolve().parents[2])
-if _TESTS not in sys.path:  # tests/azure_arm, the ARM test server
-    sys.path.insert(0, _TESTS)
 
 from azure_arm import Account, ArmServer, profile_for, shared_server  # noqa: E402
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SYNTHETIC = Path(__file__).resolve().parents[1] / "plugins" / "azure" / "synthetic"
+SYNTHETIC = Path(__file__).resolve().parents[2] / "plugins" / "azure" / "synthetic"
 
 
 @dataclass(frozen=True)

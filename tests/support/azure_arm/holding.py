@@ -17,7 +17,7 @@ from typing import Any
 try:
     from holds import Hold  # tests/support (on sys.path under pytest)
 except ImportError:  # pragma: no cover - imported from outside the test tree
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from holds import Hold
 
 
