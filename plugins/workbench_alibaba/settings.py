@@ -31,7 +31,6 @@ Failure rules: a bad value raises ConfigError naming the key and the profile.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +38,10 @@ from typing import Mapping
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.models import Profile
+from workbench.core.providers.profile_settings import PRICING_MODES, region_list, ssh_address, ssh_cidr
+from workbench.core.providers.profile_settings import choice as _choice
 from workbench.core.providers.profile_settings import flag as _flag
 from workbench.core.providers.profile_settings import number as _number
-from workbench.core.providers.profile_settings import ssh_address
 from workbench.core.providers.public_address import DEFAULT_URL as CHECKIP_URL
 
 SITES = {"china": "cn-hangzhou", "international": "ap-southeast-1"}
@@ -92,24 +92,14 @@ class AlibabaSettings:
         return "CNY" if self.site == "china" else "USD"
 
 
-def _choice(profile: str, key: str, raw: str | None, allowed: tuple[str, ...]) -> str:
-    value = (raw or allowed[0]).strip().lower()
-    if value not in allowed:
-        raise ConfigError(f"profile {profile!r}: {key} must be one of {', '.join(allowed)}, not {raw!r}")
-    return value
-
-
 def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> AlibabaSettings:
     """Check every key once; raise ConfigError naming the first bad one."""
     s = dict(profile.settings)
     name = profile.name
     creds = credentials or {}
     site = _choice(name, "site", s.get("site"), ("china", "international"))
-    regions = tuple(r.strip().lower() for r in (s.get("regions") or profile.region or SITES[site]).split(",")
-                    if r.strip())
-    for r in regions:
-        if not _REGION.match(r):
-            raise ConfigError(f"profile {name!r}: {r!r} is not an Alibaba Cloud region id (e.g. cn-hangzhou)")
+    regions = region_list(name, s.get("regions") or profile.region, SITES[site], _REGION,
+                          "an Alibaba Cloud region id (e.g. cn-hangzhou)")
     auth = _choice(name, "auth", s.get("auth") or ("cli" if creds.get("cli_profile") else None),
                    ("access_key", "ram_role", "cli"))
     role = (s.get("role_arn") or "").strip() or None
@@ -130,17 +120,8 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Ali
     if protocol == "http" and not (endpoint and endpoint.split(":")[0] in ("127.0.0.1", "localhost")):
         raise ConfigError(f"profile {name!r}: protocol=http is only allowed for a local endpoint",
                           hint="Alibaba Cloud's endpoints speak HTTPS; http is for test servers on this computer")
-    cidr = (s.get("ssh_cidr") or "").strip() or None
     anywhere = _flag(s.get("allow_ssh_from_anywhere"))
-    if cidr:
-        try:
-            net = ipaddress.ip_network(cidr, strict=False)
-        except ValueError:
-            raise ConfigError(f"profile {name!r}: ssh_cidr {cidr!r} is not an address or network") from None
-        if net.prefixlen == 0 and not anywhere:
-            raise ConfigError(f"profile {name!r}: ssh_cidr {cidr} opens SSH to the whole internet",
-                              hint="use your own address (x.x.x.x/32), or set allow_ssh_from_anywhere=true")
-        cidr = str(net)
+    cidr = ssh_cidr(name, s.get("ssh_cidr"), anywhere)
     user = (s.get("ssh_user") or "root").strip()
     if not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", user):
         raise ConfigError(f"profile {name!r}: ssh_user {user!r} is not a Linux user name")
@@ -155,7 +136,7 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Ali
         raise ConfigError(f"profile {name!r}: image {image!r} is not an image id")
     cli_config = s.get("cli_config")
     return AlibabaSettings(
-        profile_name=name, site=site, regions=regions or (SITES[site],), auth=auth, role_arn=role,
+        profile_name=name, site=site, regions=regions, auth=auth, role_arn=role,
         role_session_name=session, cli_profile=(s.get("cli_profile") or creds.get("cli_profile") or "").strip() or None,
         cli_config=Path(cli_config).expanduser() if cli_config else None, endpoint=endpoint, protocol=protocol,
         ssh_cidr=cidr, checkip_url=s.get("checkip_url") or CHECKIP_URL, allow_ssh_from_anywhere=anywhere,
@@ -165,7 +146,7 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Ali
         disk_category=_choice(name, "disk_category", s.get("disk_category"), DISK_CATEGORIES),
         bandwidth_mbps=int(_number(name, "bandwidth_mbps", s.get("bandwidth_mbps"), 100, 1, 1000)),
         release_margin_s=60 * _number(name, "release_margin_minutes", s.get("release_margin_minutes"), 60, 0, 7 * 1440),
-        pricing=_choice(name, "pricing", s.get("pricing"), ("auto", "live", "snapshot")),
+        pricing=_choice(name, "pricing", s.get("pricing"), PRICING_MODES),
         retry_total=int(_number(name, "retry_total", s.get("retry_total"), 4, 0, 20)),
         retry_backoff_s=_number(name, "retry_backoff_s", s.get("retry_backoff_s"), 1.0, 0, 60),
         connect_timeout=_number(name, "connect_timeout", s.get("connect_timeout"), 10, 0.1, 300),

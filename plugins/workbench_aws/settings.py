@@ -26,15 +26,14 @@ Failure rules: a bad value raises ConfigError naming the key and the profile.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from workbench.core.domain.errors import ConfigError
+from workbench.core.providers.profile_settings import PRICING_MODES, choice, region_list, ssh_address, ssh_cidr
 from workbench.core.providers.profile_settings import flag as _flag
 from workbench.core.providers.profile_settings import number as _number
-from workbench.core.providers.profile_settings import ssh_address
 from workbench.core.domain.models import Profile
 
 DEFAULT_REGION = "us-east-1"
@@ -42,7 +41,6 @@ DEFAULT_REGION = "us-east-1"
 DEFAULT_AMI_PARAMETER = "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id"
 #: EC2 families with NVIDIA GPUs (plus their metal sizes); describe_instance_types is asked for these
 GPU_FAMILIES = ("p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "g4dn", "g5", "g6", "g6e", "gr6")
-PRICING_MODES = ("auto", "live", "snapshot")
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 
 
@@ -87,26 +85,8 @@ class AwsSettings:
 def _regions(profile: Profile, raw: str | None) -> tuple[tuple[str, ...], bool]:
     if raw and raw.strip().lower() == "all":
         return ((profile.region or DEFAULT_REGION),), True
-    names = [r.strip() for r in (raw or "").split(",") if r.strip()] or [profile.region or DEFAULT_REGION]
-    for name in names:
-        if not _REGION.match(name):
-            raise ConfigError(f"profile {profile.name!r}: {name!r} is not an AWS region name",
-                              hint="regions look like us-east-1, eu-west-1 (comma separated)")
-    return tuple(dict.fromkeys(names)), False
-
-
-def _cidr(profile: str, raw: str | None, anywhere: bool) -> str | None:
-    if raw is None or not raw.strip():
-        return None
-    try:
-        net = ipaddress.ip_network(raw.strip(), strict=False)
-    except ValueError:
-        raise ConfigError(f"profile {profile!r}: ssh_cidr {raw!r} is not an address range",
-                          hint="e.g. 203.0.113.7/32 (your address) or 10.0.0.0/8") from None
-    if net.prefixlen == 0 and not anywhere:
-        raise ConfigError(f"profile {profile!r}: ssh_cidr {net} opens SSH to the whole internet",
-                          hint="narrow it to your address, or set allow_ssh_from_anywhere=true to confirm")
-    return str(net)
+    return region_list(profile.name, raw, profile.region or DEFAULT_REGION, _REGION, "an AWS region name",
+                       hint="regions look like us-east-1, eu-west-1 (comma separated)"), False
 
 
 def parse(profile: Profile) -> AwsSettings:
@@ -115,9 +95,7 @@ def parse(profile: Profile) -> AwsSettings:
     name = profile.name
     regions, all_regions = _regions(profile, s.get("regions"))
     anywhere = _flag(s.get("allow_ssh_from_anywhere"))
-    pricing = (s.get("pricing") or "auto").strip().lower()
-    if pricing not in PRICING_MODES:
-        raise ConfigError(f"profile {name!r}: pricing must be one of {', '.join(PRICING_MODES)}, not {pricing!r}")
+    pricing = choice(name, "pricing", s.get("pricing"), PRICING_MODES)
     families = tuple(f.strip() for f in (s.get("families") or "").split(",") if f.strip()) or GPU_FAMILIES
     ami = (s.get("ami") or "").strip() or None
     for value in [ami, *(v for k, v in s.items() if k.startswith("ami."))]:
@@ -133,7 +111,7 @@ def parse(profile: Profile) -> AwsSettings:
         all_regions=all_regions,
         endpoint_url=endpoint,
         service_endpoints={k.split(".", 1)[1]: v for k, v in s.items() if k.startswith("endpoint_url.") and v},
-        ssh_cidr=_cidr(name, s.get("ssh_cidr"), anywhere),
+        ssh_cidr=ssh_cidr(name, s.get("ssh_cidr"), anywhere),
         ssh_address=ssh_address(name, s.get("ssh_address")),
         subnet=subnet,
         allow_ssh_from_anywhere=anywhere,

@@ -34,15 +34,15 @@ Failure rules: a bad value raises ConfigError naming the key and the profile.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Mapping
 
 from workbench.core.domain.errors import ConfigError
+from workbench.core.providers.profile_settings import PRICING_MODES, region_list, ssh_address, ssh_cidr
+from workbench.core.providers.profile_settings import choice as _choice
 from workbench.core.providers.profile_settings import flag as _flag
 from workbench.core.providers.profile_settings import number as _number
-from workbench.core.providers.profile_settings import ssh_address
 from workbench.core.domain.models import Profile
 
 #: Contributor, the built-in role; scoped to the launch's own group it lets the VM delete that group
@@ -128,13 +128,6 @@ class AzureSettings:
 
 
 
-def _choice(profile: str, key: str, raw: str | None, allowed: tuple[str, ...]) -> str:
-    value = (raw or allowed[0]).strip().lower()
-    if value not in allowed:
-        raise ConfigError(f"profile {profile!r}: {key} must be one of {', '.join(allowed)}, not {raw!r}")
-    return value
-
-
 def _url(profile: str, key: str, raw: str) -> str:
     value = raw.strip().rstrip("/")
     if not value.startswith("https://"):
@@ -171,25 +164,13 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
         c = CLOUDS[cloud_name]
         arm, authority, portal = c.arm_endpoint, c.authority_host, s.get("portal_url") or c.portal_url
         prices, default_region = s.get("prices_url") or c.prices_url, c.default_region
-    regions = tuple(r.strip().lower() for r in (s.get("regions") or profile.region or default_region).split(",")
-                    if r.strip())
-    for r in regions:
-        if not _REGION.match(r):
-            raise ConfigError(f"profile {name!r}: {r!r} is not an Azure region name (e.g. eastus, chinanorth3)")
+    regions = region_list(name, s.get("regions") or profile.region, default_region, _REGION,
+                          "an Azure region name (e.g. eastus, chinanorth3)")
     sub = (s.get("subscription_id") or "").strip() or None
     if sub and not _GUID.match(sub):
         raise ConfigError(f"profile {name!r}: subscription_id must be a GUID, not {sub!r}")
-    cidr = (s.get("ssh_cidr") or "").strip() or None
     anywhere = _flag(s.get("allow_ssh_from_anywhere"))
-    if cidr:
-        try:
-            net = ipaddress.ip_network(cidr, strict=False)
-        except ValueError:
-            raise ConfigError(f"profile {name!r}: ssh_cidr {cidr!r} is not an address or network") from None
-        if net.prefixlen == 0 and not anywhere:
-            raise ConfigError(f"profile {name!r}: ssh_cidr {cidr} opens SSH to the whole internet",
-                              hint="use your own address (x.x.x.x/32), or set allow_ssh_from_anywhere=true")
-        cidr = str(net)
+    cidr = ssh_cidr(name, s.get("ssh_cidr"), anywhere)
     image = tuple((s.get("image") or DEFAULT_IMAGE).split(":"))
     if len(image) != 4 or not all(image):
         raise ConfigError(f"profile {name!r}: image must be publisher:offer:sku:version, not {s.get('image')!r}")
@@ -213,14 +194,14 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
         profile_name=name, tenant_id=tenant, client_id=client, auth=auth, cloud=cloud_name,
         arm_endpoint=arm, authority_host=authority,
         arm_audience=_url(name, "arm_audience", s["arm_audience"]) if s.get("arm_audience") else arm,
-        ca_bundle=ca, portal_url=portal.rstrip("/"), subscription_id=sub, regions=regions or (default_region,),
+        ca_bundle=ca, portal_url=portal.rstrip("/"), subscription_id=sub, regions=regions,
         ssh_cidr=cidr, checkip_url=s.get("checkip_url") or CHECKIP_URL, allow_ssh_from_anywhere=anywhere,
         ssh_user=user, image=image,  # type: ignore[arg-type]
         ssh_address=ssh_address(name, s.get("ssh_address")),
         zones=zones.replace(" ", ""),
         encryption_at_host=_choice(name, "encryption_at_host", s.get("encryption_at_host"), ("auto", "on", "off")),
         auto_shutdown=shutdown, guard_role_id=role,
-        pricing=_choice(name, "pricing", s.get("pricing"), ("auto", "live", "snapshot")),
+        pricing=_choice(name, "pricing", s.get("pricing"), PRICING_MODES),
         prices_url=prices, currency=currency,
         retry_total=int(_number(name, "retry_total", s.get("retry_total"), 5, 0, 20)),
         retry_backoff=_number(name, "retry_backoff", s.get("retry_backoff"), 0.8, 0, 60),

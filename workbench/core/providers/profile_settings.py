@@ -1,12 +1,16 @@
-"""Reading a profile's string settings as flags and bounded numbers, with errors that name the key.
+"""Reading a profile's string settings as flags, bounded numbers, choices, region lists and the SSH
+source range, with errors that name the key.
 
-Plugins keep their own setting names; this is the one place that says what a
-true flag is and how a bad number is reported.  Plain Python, any thread.
+Plugins keep their own setting names; this is the one place that says what a true flag is, how a
+bad number or choice is reported, what ``pricing`` may be and when an ``ssh_cidr`` is too wide.
+Plain Python, any thread.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import re
 
 from typing import TYPE_CHECKING
 
@@ -16,6 +20,8 @@ if TYPE_CHECKING:
     from workbench.core.domain.models import Instance
 
 TRUE_WORDS = ("1", "true", "yes", "on")
+#: the ``pricing`` setting: live prices with the price catalog as fallback, live only, or the catalog only
+PRICING_MODES = ("auto", "live", "snapshot")
 
 
 def flag(raw: str | None) -> bool:
@@ -35,6 +41,43 @@ def number(profile: str, key: str, raw: str | None, default: float, low: float, 
         raise ConfigError(f"profile {profile!r}: {key} must be a number from {low:g} to {high:g}, not {raw!r}",
                           hint=f"edit the profile's settings: {key}={default:g}")
     return value
+
+
+def choice(profile: str, key: str, raw: str | None, allowed: tuple[str, ...]) -> str:
+    """``raw`` (trimmed, lower case) when it is one of ``allowed``; ``allowed[0]`` when empty; ConfigError otherwise."""
+    value = (raw or allowed[0]).strip().lower()
+    if value not in allowed:
+        raise ConfigError(f"profile {profile!r}: {key} must be one of {', '.join(allowed)}, not {raw!r}")
+    return value
+
+
+def region_list(profile: str, raw: str | None, default: str, pattern: re.Pattern[str], what: str,
+                hint: str | None = None) -> tuple[str, ...]:
+    """The ``regions`` setting: a comma list (trimmed, lower case, each once, in order), ``(default,)`` when
+    empty; ConfigError "<id> is not <what>" for the first that does not match ``pattern``."""
+    names = tuple(dict.fromkeys(r.strip().lower() for r in (raw or "").split(",") if r.strip())) or (default,)
+    for name in names:
+        if not pattern.match(name):
+            raise ConfigError(f"profile {profile!r}: {name!r} is not {what}", hint=hint)
+    return names
+
+
+def ssh_cidr(profile: str, raw: str | None, anywhere: bool) -> str | None:
+    """The ``ssh_cidr`` setting as a network ("203.0.113.7/32"), None when empty (the caller then asks
+    :mod:`.public_address`); ConfigError for a malformed value, and for 0.0.0.0/0 (or ::/0) unless
+    ``anywhere`` (``allow_ssh_from_anywhere=true``) confirms it."""
+    text = (raw or "").strip()
+    if not text:
+        return None
+    try:
+        net = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise ConfigError(f"profile {profile!r}: ssh_cidr {text!r} is not an address or network",
+                          hint="e.g. 203.0.113.7/32 (your address) or 10.0.0.0/8") from None
+    if net.prefixlen == 0 and not anywhere:
+        raise ConfigError(f"profile {profile!r}: ssh_cidr {net} opens SSH to the whole internet",
+                          hint="use your own address (x.x.x.x/32), or set allow_ssh_from_anywhere=true to confirm")
+    return str(net)
 
 
 #: ``ssh_address`` hosts that name an address of each machine instead of one fixed place

@@ -51,3 +51,28 @@ def test_keyword_hosts_reach_each_machine_at_its_own_address() -> None:
     assert (outer.host, outer.extra["node_ssh_port"]) == ("203.0.113.9", 2222)
     assert "node_ssh_port" not in apply_ssh_address(up, ("127.0.0.1", 2222, None)).extra  # a forward's port
     assert per_machine(None) and per_machine(("private", 22, None)) and not per_machine(("127.0.0.1", 22, None))
+
+
+def test_choice_region_list_and_ssh_cidr_name_the_key() -> None:
+    import re
+
+    from workbench.core.providers.profile_settings import PRICING_MODES, choice, region_list, ssh_cidr
+
+    assert choice("p", "pricing", None, PRICING_MODES) == "auto"
+    assert choice("p", "pricing", " LIVE ", PRICING_MODES) == "live"
+    with pytest.raises(ConfigError, match="profile 'p': pricing must be one of auto, live, snapshot, not 'cheap'"):
+        choice("p", "pricing", "cheap", PRICING_MODES)
+    region = re.compile(r"^[a-z]{2}-[a-z]+-\d$")
+    assert region_list("p", None, "us-east-1", region, "a region") == ("us-east-1",)
+    assert region_list("p", " EU-West-1, us-east-1,eu-west-1 ,", "x", region, "a region") == ("eu-west-1", "us-east-1")
+    with pytest.raises(ConfigError, match="'mars' is not a region") as bad:
+        region_list("p", "us-east-1,mars", "x", region, "a region", hint="comma separated")
+    assert bad.value.hint == "comma separated"
+    assert ssh_cidr("p", "  ", False) is None and ssh_cidr("p", "203.0.113.7", False) == "203.0.113.7/32"
+    assert ssh_cidr("p", "10.1.2.3/8", False) == "10.0.0.0/8" and ssh_cidr("p", "0.0.0.0/0", True) == "0.0.0.0/0"
+    with pytest.raises(ConfigError, match="ssh_cidr 'nope' is not an address or network"):
+        ssh_cidr("p", "nope", False)
+    for wide in ("0.0.0.0/0", "::/0"):
+        with pytest.raises(ConfigError, match="opens SSH to the whole internet") as bad:
+            ssh_cidr("p", wide, False)
+        assert "allow_ssh_from_anywhere=true" in (bad.value.hint or "")
