@@ -1,4 +1,4 @@
-"""The layer rule (DESIGN.md §1, docs/architecture.md), enforced by walking every import in the source tree.
+"""The layer rule (docs/architecture.md, "Layers"), enforced by walking every import in the source tree.
 
 core: no Qt, no cloud SDK, no workbench.ui/cli/app, no plugin; core/domain: nothing of workbench
 but itself.  ui: Qt, core and itself (never the CLI or a plugin directly).  plugins: no Qt, no

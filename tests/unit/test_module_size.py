@@ -1,7 +1,7 @@
 """Modules stay small enough to read in one sitting: source under 500 lines, tests under 600.
 
-Split a module by topic before it grows past the limit (STYLE.md); docs/architecture.md says
-where each topic lives.
+Split a module by topic before it grows past the limit (docs/architecture.md, "Layers"), which
+also says where each topic lives.
 """
 
 from __future__ import annotations
