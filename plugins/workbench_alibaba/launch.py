@@ -26,7 +26,7 @@ Steps in one region (every resource tagged with the launch's tags):
    (see :mod:`.cluster`).
 
 Any failure after something was made deletes it (by the ids this call got and by the launch tag),
-then raises the original error.  Threading: the caller's worker; one lock per launch id.
+then raises the original error.  Threading: the caller's worker; one launch per launch id at a time (:class:`LaunchTracker`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Any, Callable
 
 from workbench.core.domain.errors import CapacityError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
+from workbench.core.providers.launch_kit import LaunchTracker
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sshkeys import ensure_keypair
 
@@ -86,26 +86,17 @@ def zone_cidr(zone: str) -> str:
 
 
 class Launcher:
+    """Launches for one profile (see the module doc); ``launches`` is shared with the leftovers listing."""
+
     def __init__(self, provider_id: str, profile_name: str, settings: AlibabaSettings, api: Any, offers: OfferBook,
-                 install_id: str, data_dir: Path, in_flight: set[str], in_flight_lock: threading.Lock) -> None:
+                 install_id: str, data_dir: Path, launches: LaunchTracker) -> None:
         self._id, self._profile, self._s, self._api, self._offers = provider_id, profile_name, settings, api, offers
-        self._install_id, self._data_dir = install_id, data_dir
-        self._in_flight, self._in_flight_lock = in_flight, in_flight_lock
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
+        self._install_id, self._data_dir, self._launches = install_id, data_dir, launches
         self._images: dict[str, tuple[float, Image]] = {}
 
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        with self._locks_guard:
-            lock = self._locks.setdefault(req.launch_id, threading.Lock())
-        with lock:
-            with self._in_flight_lock:
-                self._in_flight.add(req.launch_id)
-            try:
-                return self._launch(req)
-            finally:
-                with self._in_flight_lock:
-                    self._in_flight.discard(req.launch_id)
+        with self._launches.running(req.launch_id):
+            return self._launch(req)
 
     def _as_instances(self, raw: list[dict[str, Any]], region: str, price: float | None = None) -> list[Instance]:
         return [inventory.to_instance(r, self._id, self._profile, region, fallback_price=price,

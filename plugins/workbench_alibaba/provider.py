@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import time
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
-from workbench.core.domain.errors import ConfigError, TransientError
+from workbench.core.domain.errors import TransientError
 from workbench.core.domain.models import ActualCost, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile, \
     Region, Resource
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
                                                SupportsExtend, SupportsSpotHistory, SupportsStop)
 from workbench.core.providers.fan_out import RegionPool, by_region
-from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
+from workbench.core.providers.launch_kit import LaunchTracker, check_launch
+from workbench.core.providers.profile_settings import apply_ssh_address
 
 from workbench.core.providers import price_snapshot
 
@@ -75,10 +75,9 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         self.settings = parse(profile, secrets)
         self._api = Api(self.settings, secrets)
         self._offers = OfferBook(self.id, self.settings, self._api, functools.partial(price_snapshot.load, self.id))
-        self._in_flight: set[str] = set()
-        self._in_flight_lock = threading.Lock()
+        self._launches = LaunchTracker()
         self._launcher = Launcher(self.id, profile.name, self.settings, self._api, self._offers, context.install_id,
-                                  context.data_dir, self._in_flight, self._in_flight_lock)
+                                  context.data_dir, self._launches)
         self._regions_pool = RegionPool(f"ali-{profile.name}")
 
     @classmethod
@@ -111,14 +110,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
 
     # -- lifecycle -------------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        if req.region not in self.settings.regions:
-            raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
-                              hint="add it to the profile's regions setting (instances are only looked for there)")
-        if req.count > 1 and not per_machine(self.settings.ssh_address):
-            raise ConfigError(f"profile {self.profile.name!r} reaches its machines through one ssh_address "
-                              f"({self.settings.ssh_address[0]}), which cannot reach {req.count} nodes",
-                              hint="set ssh_address=private (a VPN or inside the VPC) or remove it for public "
-                                   "addresses")
+        check_launch(self.profile.name, req, self.settings.regions, self.settings.ssh_address)
         return [self._where(i) for i in self._launcher.launch(req)]
 
     def _list_region(self, region: str) -> list[Instance]:
@@ -135,10 +127,9 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         return [i for batch in self._fan_out(list(self.settings.regions), self._list_region) for i in batch]
 
     def _leftovers_region(self, region: str, launch_ids: Iterable[str] | None = None) -> list[Resource]:
-        with self._in_flight_lock:
-            busy = set(self._in_flight)
         return inventory.list_leftovers(self._api, region, self.id, self.profile.name, self.context.install_id,
-                                        busy=busy, launch_ids=launch_ids, currency=self.settings.currency)
+                                        busy=self._launches.in_flight(), launch_ids=launch_ids,
+                                        currency=self.settings.currency)
 
     def leftovers(self) -> list[Resource]:
         return [r for batch in self._fan_out(list(self.settings.regions), self._leftovers_region) for r in batch]

@@ -30,15 +30,14 @@ new group, the node-rank tags, the rollback's TerminateInstances; the rollback c
 with DescribeSecurityGroups before deleting it) is asked again with backoff while it answers
 InvalidGroup.NotFound / InvalidInstanceID.NotFound.
 
-Threading: runs on the caller's worker thread; the provider serialises launches
-of the same launch id with a lock.  Blocks for a few seconds (plus the rollback's
+Threading: runs on the caller's worker thread; launches of the same launch id run one at a
+time (:class:`~workbench.core.providers.launch_kit.LaunchTracker`).  Blocks for a few seconds (plus the rollback's
 wait for termination when run_instances succeeded and a later step failed).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +45,7 @@ from typing import Any
 from workbench.core.domain.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
 from workbench.core.providers.contract import TAG_LAUNCH
+from workbench.core.providers.launch_kit import LaunchTracker
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sdk_errors import mapped
 from workbench.core.providers.sshkeys import ensure_keypair
@@ -82,20 +82,17 @@ def ssh_user_for(image_name: str) -> str:
 
 
 class Launcher:
-    """Launches for one profile (see the module doc); ``in_flight`` is shared with the leftovers listing."""
+    """Launches for one profile (see the module doc); ``launches`` is shared with the leftovers listing."""
 
     def __init__(self, provider_id: str, profile_name: str, settings: AwsSettings, clients: Clients,
-                 install_id: str, data_dir: Any, in_flight: set[str], in_flight_lock: threading.Lock) -> None:
+                 install_id: str, data_dir: Any, launches: LaunchTracker) -> None:
         self._id = provider_id
         self._profile = profile_name
         self._settings = settings
         self._clients = clients
         self._install_id = install_id
         self._data_dir = data_dir
-        self._in_flight = in_flight
-        self._in_flight_lock = in_flight_lock
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
+        self._launches = launches
         self._images: dict[str, tuple[float, Image]] = {}
 
     def _err(self, exc: BaseException, what: str, operation: str, region: str, itype: str = "",
@@ -109,16 +106,8 @@ class Launcher:
 
     # -- entry -----------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        with self._locks_guard:
-            lock = self._locks.setdefault(req.launch_id, threading.Lock())
-        with lock:
-            with self._in_flight_lock:
-                self._in_flight.add(req.launch_id)
-            try:
-                return self._launch(req)
-            finally:
-                with self._in_flight_lock:
-                    self._in_flight.discard(req.launch_id)
+        with self._launches.running(req.launch_id):
+            return self._launch(req)
 
     def _existing(self, ec2: Any, req: LaunchRequest) -> list[Instance]:
         raw = self._call("looking for this launch's instances", "DescribeInstances", req.region,

@@ -34,7 +34,8 @@ from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, InstanceState, LaunchRequest, Offer,
                                    Profile, Region, Resource)
 from workbench.core.providers.fan_out import RegionPool, by_region
-from workbench.core.providers.profile_settings import apply_ssh_address, per_machine
+from workbench.core.providers.launch_kit import LaunchTracker, check_launch
+from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
                                                SupportsEndReason, SupportsMfa, SupportsPublicPrices,
                                                SupportsSpotHistory, SupportsStop, SupportsTelemetry)
@@ -94,8 +95,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         self._clients = Clients(self.settings, secrets)
         self._quotas = quotas.QuotaReader(lambda region: self._clients.client("service-quotas", region),
                                           self.settings.cache_ttl_s)
-        self._in_flight: set[str] = set()
-        self._in_flight_lock = threading.Lock()
+        self._launches = LaunchTracker()
         self._lazy_lock = threading.Lock()
         self._offer_book: OfferBook | None = None
         self._launcher_obj: Launcher | None = None
@@ -140,8 +140,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
                 from .launch import Launcher
 
                 self._launcher_obj = Launcher(self.id, self.profile.name, self.settings, self._clients,
-                                              self.context.install_id, self.context.data_dir, self._in_flight,
-                                              self._in_flight_lock)
+                                              self.context.install_id, self.context.data_dir, self._launches)
             return self._launcher_obj
 
     # -- plumbing ------------------------------------------------------------------------------
@@ -206,16 +205,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
     # -- launch and listing ------------------------------------------------------------------------
     def launch(self, req: LaunchRequest) -> list[Instance]:
-        from workbench.core.domain.errors import ConfigError
-
-        if req.region not in self.enabled_regions():
-            raise ConfigError(f"region {req.region} is not enabled in profile {self.profile.name!r}",
-                              hint="add it to the profile's regions setting (instances are only looked for there)")
-        if req.count > 1 and not per_machine(self.settings.ssh_address):
-            raise ConfigError(f"profile {self.profile.name!r} reaches its machines through one ssh_address "
-                              f"({self.settings.ssh_address[0]}), which cannot reach {req.count} nodes",
-                              hint="set ssh_address=private (a VPN or inside the VPC) or remove it for public "
-                                   "addresses")
+        check_launch(self.profile.name, req, self.enabled_regions(), self.settings.ssh_address)
         return [apply_ssh_address(i, self.settings.ssh_address) for i in self._launcher.launch(req)]
 
     def _instances_of(self, region: str, raw: list[dict[str, Any]]) -> list[Instance]:
@@ -237,18 +227,16 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         return [i for batch in self._fan_out(self.enabled_regions(), self._list_region) for i in batch]
 
     def _leftovers_region(self, region: str, launch_ids: Iterable[str] | None = None) -> list[Resource]:
-        with self._in_flight_lock:
-            busy = set(self._in_flight)
         with self._aws("listing leftovers", "DescribeVolumes", region):
             return inventory.list_leftovers(self._ec2(region), region, self.id, self.profile.name,
-                                            self.context.install_id, skip_launches=busy, launch_ids=launch_ids)
+                                            self.context.install_id, skip_launches=self._launches.in_flight(),
+                                            launch_ids=launch_ids)
 
     def leftovers(self) -> list[Resource]:
         return [r for batch in self._fan_out(self.enabled_regions(), self._leftovers_region) for r in batch]
 
     def _listing_region(self, region: str) -> tuple[list[Instance], list[Resource] | None, WorkbenchError | None]:
-        with self._in_flight_lock:
-            busy = set(self._in_flight)
+        busy = self._launches.in_flight()
         with self._aws("listing instances", "DescribeInstances", region):
             raw, left, error = inventory.list_region(self._ec2(region), region, self.id, self.profile.name,
                                                      self.context.install_id, skip_launches=busy)
