@@ -349,7 +349,6 @@ def _advice_shots(app, win, store, shot) -> None:
 
     sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "advisor" / "synthetic"))
     import advisor_traces as traces
-    from workbench.ui.monitor.run_report import RunReportDialog
 
     trace = traces.idle_six_of_eight(hours=2.0, period=10.0)
     trace = traces.at(trace, _time.time() - trace.duration_s - 600)
@@ -366,12 +365,19 @@ def _advice_shots(app, win, store, shot) -> None:
     panel.select("idle_gpus")
     _pump(app, 1.5)
     shot("monitor-advice")
-    dlg = RunReportDialog(win.session, inst.launch_id, win)
+    _report_shot(app, win, inst.launch_id, shot, "run-report")
+
+
+def _report_shot(app, win, launch_id: str, shot, name: str) -> None:
+    """The run report dialog of ``launch_id``, once its report is built."""
+    from workbench.ui.monitor.run_report import RunReportDialog
+
+    dlg = RunReportDialog(win.session, launch_id, win)
     dlg.resize(900, 860)
     dlg.show()
     _wait(app, lambda: dlg.report is not None)
     _pump(app, 0.8)
-    shot("run-report", dlg)
+    shot(name, dlg)
     dlg.close()
 
 
@@ -418,7 +424,6 @@ def _cpu_report_shot(app, win, store, shot) -> None:
 
     from workbench.core.domain.models import HostSample, Instance, InstanceState
     from workbench.core.store.database import LaunchRecord
-    from workbench.ui.monitor.run_report import RunReportDialog
 
     t0 = time.time() - 3 * 3600
     store.add_launch(LaunchRecord("tokenize-corpus-c0de", "tokenize-corpus", "local", "local", "local", t0,
@@ -429,13 +434,7 @@ def _cpu_report_shot(app, win, store, shot) -> None:
     store.add_host_samples([HostSample(inst.instance_id, t0 + 30.0 * k, 70 + 22 * math.sin(k / 9.0), 8,
                                        6000.0 + 60.0 * k, 16000.0, 0.0, 0.0, 0.0) for k in range(80)])
     store.upsert_instance(dataclasses.replace(inst, state=InstanceState.TERMINATED, exit_code=0), ts=t0 + 2400.0)
-    dlg = RunReportDialog(win.session, inst.launch_id, win)
-    dlg.resize(900, 860)
-    dlg.show()
-    _wait(app, lambda: dlg.report is not None)
-    _pump(app, 0.8)
-    shot("run-report-cpu", dlg)
-    dlg.close()
+    _report_shot(app, win, inst.launch_id, shot, "run-report-cpu")
 
 
 def _no_keyring_shot(app, store, shot) -> None:

@@ -20,6 +20,15 @@ def _wb(home, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def _loop_profile(home, sshd_server, port: int | None = None) -> None:
+    """The profile ``loop`` of the sshcloud test provider: its machines are the test sshd (or ``port``, where
+    nothing answers), which trusts the app's key."""
+    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
+    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={port or sshd_server.port}",
+            "--set", f"user={sshd_server.user}")
+    assert r.returncode == 0, r.stderr
+
+
 def test_launch_download_follow_and_terminate(sshd_server, tmp_path):
     home = tmp_path / "home"
     sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
@@ -33,9 +42,7 @@ def test_launch_download_follow_and_terminate(sshd_server, tmp_path):
     spec = tmp_path / "job.yaml"
     spec.write_text(f"name: cli-remote\nrun: python3 train.py\nworkdir: {work}\noutputs: [out]\n"
                     "resources:\n  gpu: V100:1\n")
-    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
-            "--set", f"user={sshd_server.user}")
-    assert r.returncode == 0, r.stderr
+    _loop_profile(home, sshd_server)
     r = _wb(home, "launch", str(spec), "--provider", "sshcloud", "--yes", "--json")
     assert r.returncode == 0, r.stderr
     lid = json.loads(r.stdout)["launch"]["launch_id"]
@@ -87,10 +94,7 @@ def _spec(tmp_path, name: str) -> "os.PathLike":
 
 def test_launch_detach_returns_once_the_machine_is_up_and_logs_follow_attaches(sshd_server, tmp_path):
     home = tmp_path / "home"
-    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
-    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
-            "--set", f"user={sshd_server.user}")
-    assert r.returncode == 0, r.stderr
+    _loop_profile(home, sshd_server)
     r = _wb(home, "launch", str(_spec(tmp_path, "detached")), "--provider", "sshcloud", "--yes", "--json", "--detach")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
@@ -159,10 +163,7 @@ def test_launch_json_reaches_a_pipe_at_once(tmp_path):
 def test_down_takes_the_machine_out_of_the_ssh_config_and_known_hosts(sshd_server, tmp_path):
     """Not only a job's own on_finish: `down` (the same teardown as Stop all and the guards) cleans up."""
     home = tmp_path / "home"
-    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
-    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
-            "--set", f"user={sshd_server.user}")
-    assert r.returncode == 0, r.stderr
+    _loop_profile(home, sshd_server)
     spec = tmp_path / "kept.yaml"
     spec.write_text(f"name: kept\nrun: sleep 300\nworkdir: {tmp_path}\non_finish: keep\nresources:\n  gpu: V100:1\n")
     r = _wb(home, "launch", str(spec), "--provider", "sshcloud", "--yes", "--json")
@@ -202,10 +203,7 @@ def test_start_after_the_launching_process_is_gone_asks_for_the_secrets_again(ss
     lived only in the launching process: `start` without it refuses naming it (it ran the job with an
     empty S and exited 0); with the value piped in, the job sees it."""
     home = tmp_path / "home"
-    sshd_server.authorize(ensure_keypair(home / "data").public_openssh)
-    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={sshd_server.port}",
-            "--set", f"user={sshd_server.user}")
-    assert r.returncode == 0, r.stderr
+    _loop_profile(home, sshd_server)
     spec = tmp_path / "secret.yaml"
     spec.write_text('name: secret-job\nrun: echo "S has ${#S} characters"\nsecrets: [S]\non_finish: keep\n')
     env = dict(os.environ, WORKBENCH_HOME=str(home), PYTHONPATH=str(REMOTE_PLUGINS))
@@ -268,9 +266,7 @@ def test_down_ends_a_detached_launchs_background_start(sshd_server, tmp_path):
     with socket.socket() as s:  # a port where nothing listens: the machine never answers on SSH
         s.bind(("127.0.0.1", 0))
         dead_port = s.getsockname()[1]
-    r = _wb(home, "profiles", "add", "sshcloud", "loop", "--set", f"port={dead_port}",
-            "--set", f"user={sshd_server.user}")
-    assert r.returncode == 0, r.stderr
+    _loop_profile(home, sshd_server, dead_port)
     r = _wb(home, "launch", str(_spec(tmp_path, "unreachable")), "--provider", "sshcloud", "--yes", "--json",
             "--detach")
     assert r.returncode == 0, r.stderr
