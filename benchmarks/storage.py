@@ -101,11 +101,10 @@ def _count(client, prefix: str) -> int:
 def _baseline(client, folder: Path, prefix: str) -> float:
     from boto3.s3.transfer import TransferConfig, create_transfer_manager
 
-    from workbench_aws.storage import CONCURRENCY, MULTIPART_BYTES
+    from workbench.core.storage.s3_store import transfer_config
 
     files = sorted(p for p in folder.rglob("*") if p.is_file())
-    config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
-                            max_concurrency=CONCURRENCY)
+    config = TransferConfig(**transfer_config())  # the same parts and concurrency as the app's uploads
     t = time.perf_counter()
     with create_transfer_manager(client, config) as manager:
         futures = [manager.upload(str(p), BUCKET, f"{prefix}/{p.relative_to(folder).as_posix()}") for p in files]

@@ -31,25 +31,24 @@ from __future__ import annotations
 
 import calendar
 import json
-import logging
 import re
 import threading
 import time
-from typing import Any, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Mapping
 
 from workbench.core.domain.errors import (AuthError, ConfigError, NotFoundError, PluginError, TransientError,
                                           WorkbenchError)
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.providers.redaction import redact
-from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject, SupportsObjectStorage
-from workbench.core.storage import s3_api
+from workbench.core.storage.contract import MachineRemote, ServesObjectStorage
 from workbench.core.storage.rclone import s3_compatible_remote
-from workbench.core.storage.s3_api import CONCURRENCY, MULTIPART_BYTES
+from workbench.core.storage.s3_api import CONCURRENCY
+from workbench.core.storage.s3_store import S3CompatibleStore, transfer_config
 
 from . import clients
 from .clients import Api
 
-log = logging.getLogger("workbench.alibaba.oss")
 
 ROLE_SETTING, ENDPOINT_SETTING, SIGNATURE_SETTING = "storage_role_arn", "oss_endpoint", "oss_signature"
 SESSION_SETTING = "storage_session_max_s"
@@ -104,8 +103,10 @@ def _redirect_region(exc: BaseException) -> str | None:
     return found.group(1) if found else None
 
 
-class OssStorage:
-    """OSS on behalf of one Alibaba profile (see the module doc)."""
+class OssStorage(S3CompatibleStore):
+    """OSS on behalf of one Alibaba profile (see the module doc); listing and uploads: :class:`S3CompatibleStore`."""
+
+    scheme, service = "oss", "OSS"
 
     def __init__(self, api: Api, profile_name: str, home_region: str, settings: Mapping[str, str]) -> None:
         self.api = api
@@ -172,7 +173,12 @@ class OssStorage:
         for watch in list(clients._observers):
             watch("oss", action)
 
-    def _fail(self, exc: BaseException, what: str, uri: StorageUri) -> WorkbenchError:
+    def _transfer_manager(self, client: Any) -> AbstractContextManager[Any]:
+        from boto3.s3.transfer import TransferConfig, create_transfer_manager
+
+        return create_transfer_manager(client, TransferConfig(**transfer_config()))
+
+    def _fail(self, exc: BaseException, what: str, uri: StorageUri, operation: str = "") -> WorkbenchError:
         if isinstance(exc, WorkbenchError):
             return exc
         code = _code(exc)
@@ -215,50 +221,7 @@ class OssStorage:
             self._regions[uri.bucket] = found
         return found
 
-    # -- the contract's storage methods ------------------------------------------------------------
-    def probe(self, uri: StorageUri) -> BucketInfo:
-        region = self.region_of(uri)
-        return BucketInfo(uri, region, f"OSS bucket {uri.bucket} ({region})")
-
-    def list(self, uri: StorageUri) -> dict[str, RemoteObject]:
-        try:
-            return s3_api.list_prefix(self._client(self.region_of(uri)), uri)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"listing oss://{uri.bucket}/{s3_api.prefix_of(uri)}", uri) from None
-
-    def abort_incomplete(self, uri: StorageUri) -> int:
-        try:
-            n = s3_api.abort_unfinished(self._client(self.region_of(uri)), uri)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"cleaning unfinished uploads in oss://{uri.bucket}/{s3_api.prefix_of(uri)}",
-                             uri) from None
-        if n:
-            log.info("aborted %d unfinished multipart upload(s) under oss://%s/%s", n, uri.bucket,
-                     s3_api.prefix_of(uri))
-        return n
-
-    def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
-            on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
-        if not files:
-            return
-        from boto3.s3.transfer import TransferConfig, create_transfer_manager
-
-        config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
-                                max_concurrency=CONCURRENCY)
-        with create_transfer_manager(self._client(self.region_of(uri)), config) as manager:
-            failure = s3_api.put_files(manager, uri, files, on_done, on_bytes, should_stop)
-        if failure is not None and not should_stop():
-            item, exc = failure
-            raise self._fail(exc, f"uploading {item.path} to oss://{uri.bucket}/{s3_api.object_key(uri, item.key)}",
-                             uri) from None
-
-    def buckets(self) -> list[str]:
-        try:
-            answer = self._client(self.home).list_buckets()
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, "listing OSS buckets", StorageUri("oss", bucket="*")) from None
-        return sorted(f"oss://{b['Name']}" for b in answer.get("Buckets") or [])
-
+    # -- the contract's storage methods: probe, list, abort_incomplete, put, buckets (S3CompatibleStore)
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
         if not self.role_arn:
             raise ConfigError(f"profile {self.profile_name!r} has no RAM role to make the machine's OSS credentials "
@@ -294,10 +257,10 @@ class OssStorage:
         return remote
 
 
-class OssStorageMixin(SupportsObjectStorage):
+class OssStorageMixin(ServesObjectStorage):
     """The provider's OSS half: serves ``oss://`` with the profile's credentials (see :class:`OssStorage`)."""
 
-    storage_kinds = ("oss",)
+    storage_kinds, storage_addresses = ("oss",), "oss://"
 
     def _oss(self) -> OssStorage:
         store = self.__dict__.get("_oss_storage")
@@ -307,31 +270,5 @@ class OssStorageMixin(SupportsObjectStorage):
             self.__dict__["_oss_storage"] = store
         return store
 
-    @staticmethod
-    def _check(uri: StorageUri) -> None:
-        if uri.kind != "oss":
-            raise ConfigError(f"the Alibaba plugin serves oss:// addresses, not {uri}")
-
-    def storage_probe(self, uri: StorageUri) -> BucketInfo:
-        self._check(uri)
-        return self._oss().probe(uri)
-
-    def storage_list(self, uri: StorageUri) -> dict[str, RemoteObject]:
-        self._check(uri)
-        return self._oss().list(uri)
-
-    def storage_put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
-                    on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
-        self._check(uri)
-        self._oss().put(uri, files, on_done, on_bytes, should_stop)
-
-    def storage_buckets(self) -> list[str]:
-        return self._oss().buckets()
-
-    def storage_machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
-        self._check(uri)
-        return self._oss().machine_remote(uri, write, duration_s, label)
-
-    def storage_abort_incomplete(self, uri: StorageUri) -> int:
-        self._check(uri)
-        return self._oss().abort_incomplete(uri)
+    def _object_store(self) -> OssStorage:
+        return self._oss()

@@ -40,7 +40,7 @@ from workbench.core.providers.contract import (CredentialField, Listing, Provide
                                                SupportsEndReason, SupportsMfa, SupportsPublicPrices,
                                                SupportsSpotHistory, SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
-from workbench.core.storage.contract import SupportsObjectStorage
+from workbench.core.storage.contract import ServesObjectStorage
 
 from workbench.core.providers import price_snapshot
 
@@ -49,7 +49,7 @@ from .codes import error_code
 from .errors import translate
 from .clients import ACCESS_KEY, NAMED_PROFILE, SECRET_KEY, SESSION_TOKEN, Clients
 from .settings import DEFAULT_REGION, parse
-from .storage import S3Storage, check_uri
+from .storage import S3Storage
 
 if TYPE_CHECKING:
     from .launch import Launcher
@@ -69,7 +69,7 @@ REGION_NAMES = {
 }
 
 
-class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, SupportsObjectStorage,
+class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, ServesObjectStorage,
                   SupportsEndReason, SupportsPublicPrices, SupportsMfa):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
@@ -87,7 +87,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         CredentialField(NAMED_PROFILE, "Named profile (AWS config / SSO)", optional=True,
                         help="a profile from ~/.aws/config, e.g. for IAM Identity Center (SSO) sign-in"),
     )
-    storage_kinds = ("s3",)
+    storage_kinds, storage_addresses = ("s3",), "s3://"
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)
@@ -373,29 +373,9 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
 
         return [i for batch in self._fan_out(sorted(groups), one) for i in batch]
 
-    # -- object storage (S3: see .storage) ---------------------------------------------------------
-    def storage_probe(self, uri):  # type: ignore[no-untyped-def]
-        check_uri(uri)
-        return self._s3.probe(uri)
-
-    def storage_list(self, uri):  # type: ignore[no-untyped-def]
-        check_uri(uri)
-        return self._s3.list(uri)
-
-    def storage_put(self, uri, files, on_done, on_bytes, should_stop) -> None:  # type: ignore[no-untyped-def]
-        check_uri(uri)
-        self._s3.put(uri, files, on_done, on_bytes, should_stop)
-
-    def storage_buckets(self) -> list[str]:
-        return self._s3.buckets()
-
-    def storage_machine_remote(self, uri, write, duration_s, label):  # type: ignore[no-untyped-def]
-        check_uri(uri)
-        return self._s3.machine_remote(uri, write, duration_s, label)
-
-    def storage_abort_incomplete(self, uri) -> int:  # type: ignore[no-untyped-def]
-        check_uri(uri)
-        return self._s3.abort_incomplete(uri)
+    # -- object storage (S3: see .storage; the storage_* methods are ServesObjectStorage's) ----------
+    def _object_store(self) -> S3Storage:
+        return self._s3
 
     # -- console -------------------------------------------------------------------------------------
     def console_url(self, item: Instance | Resource) -> str | None:

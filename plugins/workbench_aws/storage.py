@@ -20,23 +20,20 @@ mapped here first (NoSuchBucket → NotFoundError, AccessDenied → AuthError).
 from __future__ import annotations
 
 import json
-import logging
 import re
 import threading
-from typing import Any, Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Sequence
 
-from workbench.core.domain.errors import AuthError, ConfigError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
-from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
-from workbench.core.storage import s3_api
+from workbench.core.storage.contract import MachineRemote
 from workbench.core.storage.rclone import s3_compatible_remote
-from workbench.core.storage.s3_api import CONCURRENCY, MULTIPART_BYTES
+from workbench.core.storage.s3_store import S3CompatibleStore, transfer_config
 
 from .clients import Clients
 from .codes import error_code
 from .errors import translate
-
-log = logging.getLogger("workbench.aws.storage")
 
 ROLE_SETTING = "storage_role_arn"
 MAX_FEDERATION_S = 36 * 3600
@@ -64,8 +61,10 @@ def _partition(region: str) -> str:
     return "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
 
 
-class S3Storage:
-    """S3 on behalf of one AWS profile (see the module doc)."""
+class S3Storage(S3CompatibleStore):
+    """S3 on behalf of one AWS profile (see the module doc); listing and uploads: :class:`S3CompatibleStore`."""
+
+    scheme, service = "s3", "S3"
 
     def __init__(self, clients: Clients, regions: Sequence[str], profile_name: str,
                  settings: dict[str, str]) -> None:
@@ -77,6 +76,14 @@ class S3Storage:
         self._lock = threading.Lock()
 
     # -- plumbing ------------------------------------------------------------------
+    def _client(self, region: str) -> Any:
+        return self.clients.client("s3", region)
+
+    def _transfer_manager(self, client: Any) -> AbstractContextManager[Any]:
+        from boto3.s3.transfer import TransferConfig, create_transfer_manager
+
+        return create_transfer_manager(client, TransferConfig(**transfer_config()))
+
     def _fail(self, exc: BaseException, what: str, uri: StorageUri, operation: str, service: str = "s3"
               ) -> WorkbenchError:
         code = error_code(exc)
@@ -96,7 +103,7 @@ class S3Storage:
             known = self._regions.get(uri.bucket)
         if known:
             return known
-        s3 = self.clients.client("s3", self.home)
+        s3 = self._client(self.home)
         try:
             answer = s3.head_bucket(Bucket=uri.bucket)
             headers = answer.get("ResponseMetadata", {}).get("HTTPHeaders", {})
@@ -108,54 +115,6 @@ class S3Storage:
         with self._lock:
             self._regions[uri.bucket] = region
         return region
-
-    def _s3(self, uri: StorageUri) -> Any:
-        return self.clients.client("s3", self.region_of(uri))
-
-    # -- the contract's storage methods --------------------------------------------
-    def probe(self, uri: StorageUri) -> BucketInfo:
-        region = self.region_of(uri)
-        return BucketInfo(uri, region, f"S3 bucket {uri.bucket} ({region})")
-
-    def list(self, uri: StorageUri) -> dict[str, RemoteObject]:
-        try:
-            return s3_api.list_prefix(self._s3(uri), uri)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"listing s3://{uri.bucket}/{s3_api.prefix_of(uri)}", uri,
-                             "ListObjectsV2") from None
-
-    def abort_incomplete(self, uri: StorageUri) -> int:
-        try:
-            n = s3_api.abort_unfinished(self._s3(uri), uri)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, f"cleaning unfinished uploads in s3://{uri.bucket}/{s3_api.prefix_of(uri)}", uri,
-                             "ListMultipartUploads") from None
-        if n:
-            log.info("aborted %d unfinished multipart upload(s) under s3://%s/%s", n, uri.bucket,
-                     s3_api.prefix_of(uri))
-        return n
-
-    def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
-            on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
-        if not files:
-            return
-        from boto3.s3.transfer import TransferConfig, create_transfer_manager
-
-        config = TransferConfig(multipart_threshold=MULTIPART_BYTES, multipart_chunksize=MULTIPART_BYTES,
-                                max_concurrency=CONCURRENCY)
-        with create_transfer_manager(self._s3(uri), config) as manager:
-            failure = s3_api.put_files(manager, uri, files, on_done, on_bytes, should_stop)
-        if failure is not None and not should_stop():
-            item, exc = failure
-            raise self._fail(exc, f"uploading {item.path} to s3://{uri.bucket}/{s3_api.object_key(uri, item.key)}",
-                             uri, "PutObject") from None
-
-    def buckets(self) -> list[str]:
-        try:
-            answer = self.clients.client("s3", self.home).list_buckets()
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self._fail(exc, "listing S3 buckets", StorageUri("s3", bucket="*"), "ListBuckets") from None
-        return sorted(f"s3://{b['Name']}" for b in answer.get("Buckets") or [])
 
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
         region = self.region_of(uri)
@@ -184,8 +143,3 @@ class S3Storage:
         return s3_compatible_remote(uri, c["AccessKeyId"], c["SecretAccessKey"], c["SessionToken"], region,
                                     self.clients.settings.endpoint("s3"),
                                     expires.timestamp() if hasattr(expires, "timestamp") else None)
-
-
-def check_uri(uri: StorageUri) -> None:
-    if uri.kind != "s3":
-        raise ConfigError(f"the AWS plugin serves s3:// addresses, not {uri}")

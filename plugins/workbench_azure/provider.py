@@ -29,7 +29,7 @@ from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SettingField, SupportsBilling,
                                                SupportsCancelLaunch, SupportsExtend, SupportsPublicPrices, SupportsStop,
                                                launch_tags)
-from workbench.core.storage.contract import SupportsObjectStorage
+from workbench.core.storage.contract import ServesObjectStorage
 
 from .settings import AzureSettings, parse
 
@@ -44,13 +44,13 @@ REGION_NAMES = {
 }
 
 
-class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStorage, SupportsPublicPrices, SupportsExtend,
+class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage, SupportsPublicPrices, SupportsExtend,
                     SupportsCancelLaunch):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
     display_name = "Microsoft Azure"
-    storage_kinds = ("azure",)
+    storage_kinds, storage_addresses = ("azure",), "https://ACCOUNT.blob.core.windows.net"
     sdk_modules = ("azure.identity", "azure.mgmt.compute", "azure.mgmt.network", "azure.mgmt.resource",
                    "azure.mgmt.resource.subscriptions", "requests")
     install_extra = "azure"
@@ -224,8 +224,8 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStora
         if parts is not None:
             parts[1].close()
 
-    # -- object storage (Azure Blob: see .storage) ----------------------------------------------
-    def _blobs(self):  # type: ignore[no-untyped-def]
+    # -- object storage (Azure Blob: see .storage; the storage_* methods are ServesObjectStorage's) --
+    def _object_store(self):  # type: ignore[no-untyped-def]
         from .storage import BlobStorage
 
         clients = self._clients
@@ -233,33 +233,6 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, SupportsObjectStora
             if self._blob is None:
                 self._blob = BlobStorage(clients, self.profile.name)
             return self._blob
-
-    def storage_probe(self, uri):  # type: ignore[no-untyped-def]
-        from .storage import check_uri
-
-        check_uri(uri)
-        return self._blobs().probe(uri)
-
-    def storage_list(self, uri):  # type: ignore[no-untyped-def]
-        from .storage import check_uri
-
-        check_uri(uri)
-        return self._blobs().list(uri)
-
-    def storage_put(self, uri, files, on_done, on_bytes, should_stop) -> None:  # type: ignore[no-untyped-def]
-        from .storage import check_uri
-
-        check_uri(uri)
-        self._blobs().put(uri, files, on_done, on_bytes, should_stop)
-
-    def storage_buckets(self) -> list[str]:
-        return self._blobs().buckets()
-
-    def storage_machine_remote(self, uri, write, duration_s, label):  # type: ignore[no-untyped-def]
-        from .storage import check_uri
-
-        check_uri(uri)
-        return self._blobs().machine_remote(uri, write, duration_s, label)
 
     # -- SSH source address ------------------------------------------------------------------
     def _ssh_cidr(self) -> str:

@@ -23,7 +23,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from workbench.core.domain.errors import AuthError, ConfigError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
 
@@ -181,6 +181,10 @@ class BlobStorage:
             out += [f"https://{acct.name}.blob.core.windows.net/{n}" for n in names]
         return sorted(out)
 
+    def abort_incomplete(self, uri: StorageUri) -> int:
+        """Nothing to abort: an interrupted upload_blob leaves only uncommitted blocks, which Azure discards itself."""
+        return 0
+
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
         from azure.storage.blob import ContainerSasPermissions, generate_container_sas
 
@@ -194,8 +198,3 @@ class BlobStorage:
         path = f"{uri.bucket}/{uri.prefix}" if uri.prefix else uri.bucket
         return MachineRemote(options, path, expiry.timestamp(), secret_keys=("sas_url",),
                              notes=("an Azure SAS covers the whole container",))
-
-
-def check_uri(uri: StorageUri) -> None:
-    if uri.kind != "azure":
-        raise ConfigError(f"the Azure plugin serves https://ACCOUNT.blob.core.windows.net addresses, not {uri}")

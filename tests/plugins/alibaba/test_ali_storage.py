@@ -175,11 +175,11 @@ def test_folder_upload_skips_unchanged_files_and_resumes_after_an_interruption(m
 
 def test_an_unfinished_multipart_upload_is_aborted_and_v2_signing_works(moto, oss, provider, tmp_path, monkeypatch,
                                                                         oss_actions):
-    from workbench_alibaba import storage
+    from workbench.core.storage import s3_api
 
     client = bucket(oss, "lab")
     client.create_multipart_upload(Bucket="lab", Key="big/model.pt")  # a crash left this behind: it bills
-    monkeypatch.setattr(storage, "MULTIPART_BYTES", 5 * 1024 * 1024)
+    monkeypatch.setattr(s3_api, "MULTIPART_BYTES", 5 * 1024 * 1024)
     folder = tmp_path / "big"
     folder.mkdir()
     (folder / "model.pt").write_bytes(os.urandom(11 * 1024 * 1024))

@@ -17,7 +17,7 @@ from .conftest import POLICY, policy_actions
 ROOT = Path(__file__).resolve().parents[3]
 PLUGIN = ROOT / "plugins" / "workbench_aws"
 #: core code the plugin hands its own clients to (the S3 calls AWS and OSS share): its calls are the plugin's
-SHARED = [ROOT / "workbench" / "core" / "storage" / "s3_api.py"]
+SHARED = [ROOT / "workbench" / "core" / "storage" / "s3_api.py", ROOT / "workbench" / "core" / "storage" / "s3_store.py"]
 SERVICES = {"ec2": "ec2", "sts": "sts", "pricing": "pricing", "service-quotas": "servicequotas", "ssm": "ssm",
             "cloudwatch": "cloudwatch", "ce": "ce", "s3": "s3"}
 #: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone;

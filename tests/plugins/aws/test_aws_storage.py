@@ -92,12 +92,12 @@ def test_folder_upload_skips_unchanged_files_and_resumes_after_an_interruption(m
 
 
 def test_an_unfinished_multipart_upload_is_aborted_before_the_next_upload(moto, make_provider, tmp_path, monkeypatch):
-    from workbench_aws import storage
+    from workbench.core.storage import s3_api
 
     client = s3(moto)
     client.create_bucket(Bucket="lab")
     client.create_multipart_upload(Bucket="lab", Key="big/model.pt")  # a crash left this behind: it bills
-    monkeypatch.setattr(storage, "MULTIPART_BYTES", 5 * 1024 * 1024)
+    monkeypatch.setattr(s3_api, "MULTIPART_BYTES", 5 * 1024 * 1024)
     folder = tmp_path / "big"
     folder.mkdir()
     (folder / "model.pt").write_bytes(os.urandom(11 * 1024 * 1024))

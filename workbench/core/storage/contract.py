@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Callable, ClassVar, Iterable, Mapping, Protocol, Sequence
 
+from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.storage_uri import StorageUri
 
 
@@ -103,6 +104,63 @@ class SupportsObjectStorage(ABC):
     def storage_abort_incomplete(self, uri: StorageUri) -> int:
         """Drop unfinished multipart uploads under the prefix (they bill storage); how many went."""
         return 0
+
+
+class ObjectStore(Protocol):
+    """A plugin's storage object for one profile: the contract's storage methods without ``storage_``."""
+
+    def probe(self, uri: StorageUri) -> BucketInfo: ...
+
+    def list(self, uri: StorageUri) -> dict[str, RemoteObject]: ...
+
+    def put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
+            on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None: ...
+
+    def buckets(self) -> list[str]: ...
+
+    def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote: ...
+
+    def abort_incomplete(self, uri: StorageUri) -> int: ...
+
+
+class ServesObjectStorage(SupportsObjectStorage):
+    """:class:`SupportsObjectStorage` for a provider whose storage is one :class:`ObjectStore`.
+
+    The provider names its ``storage_kinds`` and ``storage_addresses`` (how its addresses look, for the
+    refusal: ``"s3://"``) and gives the store (``_object_store()``, made on first use); each
+    ``storage_*`` method refuses an address of another kind (ConfigError) and hands the rest to it.
+    """
+
+    storage_addresses: ClassVar[str] = ""
+    display_name: ClassVar[str]  # the Provider's
+
+    @abstractmethod
+    def _object_store(self) -> ObjectStore:
+        """The profile's store (the same object every call)."""
+
+    def _served(self, uri: StorageUri) -> ObjectStore:
+        if uri.kind not in self.storage_kinds:
+            raise ConfigError(f"the {self.display_name} plugin serves {self.storage_addresses} addresses, not {uri}")
+        return self._object_store()
+
+    def storage_probe(self, uri: StorageUri) -> BucketInfo:
+        return self._served(uri).probe(uri)
+
+    def storage_list(self, uri: StorageUri) -> dict[str, RemoteObject]:
+        return self._served(uri).list(uri)
+
+    def storage_put(self, uri: StorageUri, files: Sequence[PutFile], on_done: Callable[[PutFile, str], None],
+                    on_bytes: Callable[[int], None], should_stop: Callable[[], bool]) -> None:
+        self._served(uri).put(uri, files, on_done, on_bytes, should_stop)
+
+    def storage_buckets(self) -> list[str]:
+        return self._object_store().buckets()
+
+    def storage_machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
+        return self._served(uri).machine_remote(uri, write, duration_s, label)
+
+    def storage_abort_incomplete(self, uri: StorageUri) -> int:
+        return self._served(uri).abort_incomplete(uri)
 
 
 def objects_size(objects: Iterable[RemoteObject]) -> int:
