@@ -31,8 +31,23 @@ def _summary(provider: str) -> dict[str, object]:
             "age_days": price_snapshot.age_days(snap.oldest),
             "bundled": str(bundled) if bundled.exists() else None,
             "cache": str(cache) if cache.exists() else None,
-            "cache_as_of": max((r.as_of for r in cached_rows), default=None),
-            "sources": sorted({r.source for r in snap.rows if r.source})}
+            "cache_as_of": max((r.as_of for r in cached_rows), key=price_snapshot.date_rank, default=None),
+            "sources": sorted({r.source for r in snap.rows if r.source}),
+            # every source a price comes from, with its date and how many prices of which term it gives
+            "price_sources": _price_sources(snap)}
+
+
+def _price_sources(snap: price_snapshot.PriceSnapshot) -> list[dict[str, object]]:
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for r in snap.rows:
+        for t in price_snapshot.PRICE_TERMS:
+            if getattr(r, t) is not None:
+                d = r.detail(t)
+                counts[(d.source, d.as_of, t, d.basis)] = counts.get((d.source, d.as_of, t, d.basis), 0) + 1
+    rows = [{"source": s, "as_of": a, "date": str(price_snapshot.describe_date(a)), "term": t, "basis": b,
+             "prices": n} for (s, a, t, b), n in counts.items()]
+    return sorted(rows, key=lambda x: (-price_snapshot.date_rank(str(x["as_of"])), str(x["source"]),
+                                       price_snapshot.PRICE_TERMS.index(str(x["term"]))))
 
 
 def cmd_catalog(ctx: CliContext, args: argparse.Namespace) -> int:
@@ -49,6 +64,10 @@ def cmd_catalog(ctx: CliContext, args: argparse.Namespace) -> int:
             + (" (old)" if r["stale"] else ""),
             r["cache_as_of"] or "never", "; ".join(str(x) for x in (r["bundled"], r["cache"]) if x))
            for r in rows])
+    print("\nwhere the prices come from:")
+    table(["PROVIDER", "TERM", "PRICES", "DATE", "SOURCE"],
+          [(r["provider"], src["term"] + (f" ({src['basis']})" if src["basis"] else ""), src["prices"],
+            src["date"], src["source"]) for r in rows for src in r["price_sources"]])  # type: ignore[union-attr]
     print_warning(stale_warning([str(r["oldest"]) for r in rows]))
     return EXIT_OK
 

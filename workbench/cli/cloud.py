@@ -9,6 +9,7 @@ from typing import Any
 
 from workbench.core import paths
 from workbench.core.offers.query import OfferQuery, RankedOffer, interconnect, interconnect_note
+from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
@@ -96,11 +97,12 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
         emit_json({"offers": rows, "errors": errors_json(errors),
                    "catalog_providers": result.catalog_providers,
                    "reason": result.reason.to_json() if result.reason else None,
-                   "warning": stale_warning([r.offer.prices.as_of for r in ranked])})
+                   "warning": stale_warning(_price_dates(ranked, args.spot))})
     else:
-        def source(r: RankedOffer) -> str:
-            stale = _price_age(r.offer.prices.as_of)[1]
-            return f"{r.offer.prices.source} ({r.offer.prices.as_of})" + (" old" if stale else "")
+        def source(r: RankedOffer) -> str:  # where the price the job pays was read, and its own date
+            d = r.offer.prices.detail("spot" if args.spot else "on_demand")
+            stale = _price_age(d.as_of)[1]
+            return f"{r.offer.prices.source} ({describe_date(d.as_of)})" + (" old" if stale else "")
 
         def note(r: RankedOffer) -> str:
             slow = interconnect_note(r.offer) if nodes > 1 else None
@@ -133,12 +135,17 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
             err(f"note: prices keep their own currency ({', '.join(currencies)}); ordered at "
                 + (f"your rate of {rate:g} CNY per USD" if rate else
                    f"{REFERENCE_CNY_PER_USD:g} CNY per USD (set yours: `workbench currency USD --rate RATE`)"))
-        print_warning(stale_warning([r.offer.prices.as_of for r in ranked]))
+        print_warning(stale_warning(_price_dates(ranked, args.spot)))
         print_errors(errors)
     if errors and not ranked:
         return EXIT_PROVIDER
     # nothing can match what was asked (16 GPUs on one machine, a price below every offer): an input error
     return EXIT_INPUT if not ranked and result.reason is not None else EXIT_OK
+
+
+def _price_dates(ranked: list[RankedOffer], spot: bool) -> list[str]:
+    """The date of the price each offer is shown at (its spot or on-demand price's own)."""
+    return [r.offer.prices.detail("spot" if spot else "on_demand").as_of for r in ranked]
 
 
 def _known_provider(ctx: CliContext, provider: str) -> None:
@@ -175,7 +182,8 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
                  if lp.num_nodes > 1 else "")
         out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
                   f"{o.region} {nodes}{o.instance_type} ({gpu})\n"
-                  f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, {o.prices.as_of})"
+                  f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, "
+                  f"{describe_date(o.prices.detail('spot' if lp.spot else 'on_demand').as_of)})"
                   f"{' spot' if lp.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n"
                   + (f"  chosen: {lp.matched}, the {'first with an offer' if spec.choose == 'in_order' else 'cheapest'}"

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from workbench.core.money import budgets, currency
 from workbench.core.money.billing_sync import actual_by, sync_actual_costs, sync_spot_history
+from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.money.currency import CurrencySettings
 from workbench.core.domain.errors import ConfigError, WorkbenchError
 from workbench.core.lifecycle.guards import GuardEngine, GuardEvent
@@ -163,7 +164,8 @@ def cmd_plan(ctx: CliContext, args: argparse.Namespace) -> int:
         print(f"{count or 1}× {model} for {args.hours:,.0f} h ({args.hours / 24:,.1f} days), cheapest first:")
         table(["OPTION", "PROVIDER", "REGION", "TYPE", "MACHINES", "PER HOUR (ALL)", "TOTAL", "PRICES FROM", "NOTE"],
               [(r.option, r.provider or "-", r.region or "-", r.instance_type or "-", r.machines,
-                money(r.hourly, r.currency), money(r.total, r.currency), r.price_as_of or "-",
+                money(r.hourly, r.currency), money(r.total, r.currency),
+                str(describe_date(r.price_as_of)) if r.price_as_of else "-",
                 "; ".join(x for x in (r.note, f"converted from {r.original_currency} at your rate"
                                       if r.original_currency else "") if x))
                for r in rows])

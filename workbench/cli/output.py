@@ -90,10 +90,11 @@ def stale_warning(dates: list[str]) -> str | None:
 
     The text carries no "warning:" of its own: ``--json`` puts it under the key ``warning``, and the
     text output prints it with :func:`print_warning`."""
-    from workbench.core.providers.price_snapshot import STALE_AFTER_DAYS, age_days, is_stale
+    from workbench.core.providers.price_snapshot import (STALE_AFTER_DAYS, age_days, date_rank, describe_date,
+                                                         is_stale)
 
-    old = sorted(d for d in dates if d and is_stale(d))
+    old = sorted((d for d in dates if d and is_stale(d)), key=date_rank)
     if not old:
         return None
-    return (f"prices from {old[0][:10]} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
+    return (f"prices from {describe_date(old[0])} ({age_days(old[0])} days old, more than {STALE_AFTER_DAYS}): "
             "run `workbench catalog update` for the current public prices")

@@ -48,9 +48,31 @@ class OnFinish(str, Enum):
     KEEP = "keep"
 
 
+#: the purchase terms a Prices carries, in the order people compare them
+PRICE_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "savings_plan_1y", "savings_plan_3y")
+
+
+@dataclass(frozen=True)
+class PriceDetail:
+    """Where one price comes from: its source, its date and its basis.
+
+    ``as_of``: an ISO date; ``<=2026-07-05`` for a date known only as an upper bound ("on or before");
+    ``unknown`` when the source gives none.  ``basis``: what kind of figure it is beyond its term (``all
+    upfront, effective hourly``, ``average``, or an ``ESTIMATED`` one); empty for a plain list price.
+    """
+
+    source: str = ""
+    as_of: str = ""
+    basis: str = ""
+
+
 @dataclass(frozen=True)
 class Prices:
-    """Hourly prices of one offer per purchase term; None where unknown."""
+    """Hourly prices of one offer per purchase term; None where unknown.
+
+    ``source`` and ``as_of`` say where the prices come from; a price that comes from elsewhere (a spot
+    price of another source and date than the on-demand one) says so in ``details`` by term.
+    """
 
     on_demand: float | None = None
     spot: float | None = None
@@ -61,9 +83,17 @@ class Prices:
     as_of: str = ""  # ISO date the prices were observed
     savings_plan_1y: float | None = None  # effective hourly under a 1-/3-year savings plan, where published
     savings_plan_3y: float | None = None
+    details: Mapping[str, PriceDetail] = field(default_factory=dict)  # term → its own source, date, basis
 
     def hourly(self, spot: bool = False) -> float | None:
         return self.spot if spot else self.on_demand
+
+    def detail(self, term: str) -> PriceDetail:
+        """Where the price of ``term`` (one of :data:`PRICE_TERMS`) comes from."""
+        own = self.details.get(term)
+        if own is None:
+            return PriceDetail(self.source, self.as_of)
+        return PriceDetail(own.source or self.source, own.as_of or self.as_of, own.basis)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,9 @@ class Phrase:
     def __str__(self) -> str:
         return self.template.format(**self.values)
 
+    def __format__(self, spec: str) -> str:  # a phrase inside another phrase's values
+        return format(str(self), spec)
+
     def to_json(self) -> dict[str, object]:
         return {"template": self.template, "values": dict(self.values)}
 

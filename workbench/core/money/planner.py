@@ -153,6 +153,7 @@ def _paid_hours(hours: float, years: int) -> float:
 
 #: what a price snapshot's source says of term prices that are not the provider's published figures
 ESTIMATED_MARK = "ESTIMATED"
+ESTIMATED_FIELDS = ("reserved_1y", "reserved_3y", "savings_plan_1y", "savings_plan_3y")
 
 
 def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = None) -> list[CostRow]:
@@ -172,26 +173,31 @@ def rows_for_offer(offer: Offer, gpus: int, hours: float, profile: str | None = 
         notes.append(Phrase("{note}", {"note": offer.availability_note}) if offer.availability_note
                      else phrase("not available to this account now"))
     base = dict(provider=offer.provider, region=offer.region, instance_type=offer.instance_type,
-                machines=machines, gpus=got, currency=p.currency, profile=profile,
-                price_source=p.source, price_as_of=p.as_of, _hours=hours)
+                machines=machines, gpus=got, currency=p.currency, profile=profile, _hours=hours)
     out = []
+    # an older catalog or cache says ESTIMATED once for the row; the current one says it per price (basis)
+    row_estimated = not p.details and ESTIMATED_MARK in f"{p.source} {(offer.extra or {}).get('price_list', '')}"
 
-    def add(option: str, price: float | None, paid: float, *extra: Phrase) -> None:
+    def add(option: str, field: str, paid: float, *extra: Phrase) -> None:
+        price = getattr(p, field, None)
         if price is None:
             return
+        d = p.detail(field)
+        what: list[Phrase] = []
+        if ESTIMATED_MARK in d.basis or (row_estimated and field in ESTIMATED_FIELDS):
+            what.append(phrase("ESTIMATED price (on-demand × a typical discount; `workbench catalog update` "
+                               "reads the published one)"))
+        elif d.basis:  # a published figure of a kind beyond its term: say which, exactly
+            what.append(phrase("published price: {basis}", basis=Phrase(d.basis)))
         out.append(CostRow(option=option, hourly=price * machines, total=price * machines * paid,
-                           paid_hours=paid, notes=(*extra, *notes), **base))  # type: ignore[arg-type]
+                           paid_hours=paid, notes=(*what, *extra, *notes), price_source=d.source,
+                           price_as_of=d.as_of, **base))  # type: ignore[arg-type]
 
-    add("on-demand", p.on_demand, hours)
-    add("spot", p.spot, hours, SPOT_CAVEAT)
-    estimated = ESTIMATED_MARK in f"{p.source} {(offer.extra or {}).get('price_list', '')}"
+    add("on-demand", "on_demand", hours)
+    add("spot", "spot", hours, SPOT_CAVEAT)
     for option, (field, years) in TERMS.items():
         paid = _paid_hours(hours, years)
-        extra = [_term_note(option.startswith("savings"), years, paid, hours)]
-        if estimated:  # the bundled terms are typical discounts, not published figures
-            extra.insert(0, phrase("ESTIMATED price (on-demand × a typical discount; `workbench catalog update` "
-                                   "reads the published one)"))
-        add(option, getattr(p, field, None), paid, *extra)
+        add(option, field, paid, _term_note(option.startswith("savings"), years, paid, hours))
     return out
 
 

@@ -25,10 +25,17 @@ The layout (one header line; lines starting with ``#`` are comments and say wher
                               upfront fee spread over the term), as the provider publishes it
     savings_plan_1y/3y        the effective hourly price under a 1- / 3-year savings plan (AWS EC2
                               Instance Savings Plans, Azure savings plan for compute), where published
-    as_of                     ISO date the prices were read from the public price list
+    as_of                     ISO date the prices were read from the public price list; ``<=2026-07-05``
+                              when the source gives only an upper bound ("on or before"); ``unknown``
     source                    where they were read (``AWS Price List offer file``, ``Azure Retail Prices
                               API`` …)
+    <term>_as_of,             per price, where it differs from the row's: its own date, source and basis
+    <term>_source,            (``all upfront, effective hourly``, ``average``, an ``ESTIMATED`` figure),
+    <term>_basis              for every term above; empty: the row's ``as_of`` / ``source``, no basis
     ========================  ==========================================================================
+
+A price's date orders it against another of the same term (:func:`date_rank`): an exact date beats an
+upper bound of the same day, any date beats ``unknown``; :func:`merge` keeps, per term, the newest.
 
 Required columns: ``instance_type, gpu_count, vcpus, memory_gb, region, as_of``; the others may be
 left out of a file or left empty on a row (None: not published / not known).  Older layouts are still
@@ -46,27 +53,34 @@ app); :func:`write` raises ConfigError when the cache folder cannot be written.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
 import io
 import logging
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from workbench.core import paths
 from workbench.core.domain.errors import ConfigError, PluginError
-from workbench.core.domain.models import Offer, Prices
-from workbench.core.domain.phrase import N_
+from workbench.core.domain.models import PRICE_TERMS, Offer, PriceDetail, Prices
+from workbench.core.domain.phrase import N_, Phrase, phrase
 
 log = logging.getLogger("workbench.prices")
 
+DETAIL_FIELDS = ("as_of", "source", "basis")
 COLUMNS = ("instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "network_gbps",
-           "rdma", "region", "currency", "on_demand", "spot", "reserved_1y", "reserved_3y", "savings_plan_1y",
-           "savings_plan_3y", "as_of", "source")
+           "rdma", "region", "currency", *PRICE_TERMS, "as_of", "source",
+           *(f"{t}_{f}" for t in PRICE_TERMS for f in DETAIL_FIELDS))
 REQUIRED = ("instance_type", "gpu_count", "vcpus", "memory_gb", "region", "as_of")
-PRICE_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "savings_plan_1y", "savings_plan_3y")
+#: a date known only as an upper bound ("on or before"), and no date at all
+UPPER_BOUND, UNKNOWN_DATE = "<=", "unknown"
+#: the bases a bundled price can have beyond its term (translated where shown)
+BASIS_ALL_UPFRONT = N_("all upfront, effective hourly")
+BASIS_SPOT_AVERAGE = N_("average at one time")
+BASIS_ESTIMATED = N_("ESTIMATED: on-demand × a typical discount")
 _ALIASES = {"size": "instance_type", "efa": "rdma"}
 #: shown prices older than this many days carry a "prices from <date>" warning
 STALE_AFTER_DAYS = 90
@@ -98,13 +112,21 @@ class PriceRow:
     as_of: str
     source: str = ""
     origin: str = "bundled"  # "bundled" (ships with the app) or "cache" (written by `catalog update`)
+    details: Mapping[str, PriceDetail] = field(default_factory=dict)  # term → where its price comes from
+
+    def detail(self, term: str) -> PriceDetail:
+        """The source, date and basis of ``term``'s price (the row's where it names none of its own)."""
+        own = self.details.get(term) or PriceDetail()
+        return PriceDetail(own.source or self.source, own.as_of or self.as_of, own.basis)
 
     def prices(self, source: str | None = None) -> Prices:
-        """The row's prices as an offer carries them (``source`` overrides the label)."""
+        """The row's prices as an offer carries them (``source`` overrides the label); each price that has a
+        source, date or basis of its own keeps it (``Prices.detail``)."""
+        details = {t: self.detail(t) for t in PRICE_TERMS if getattr(self, t) is not None and t in self.details}
         return Prices(on_demand=self.on_demand, spot=self.spot, reserved_1y=self.reserved_1y,
                       reserved_3y=self.reserved_3y, savings_plan_1y=self.savings_plan_1y,
                       savings_plan_3y=self.savings_plan_3y, currency=self.currency,
-                      source=source if source is not None else self.label, as_of=self.as_of)
+                      source=source if source is not None else self.label, as_of=self.as_of, details=details)
 
     @property
     def label(self) -> str:
@@ -130,7 +152,9 @@ class PriceRow:
                 "gpu_count": str(self.gpu_count), "gpu_memory_gb": num(self.gpu_memory_gb),
                 "vcpus": str(self.vcpus), "memory_gb": num(self.memory_gb), "network_gbps": num(self.network_gbps),
                 "rdma": "true" if self.rdma else "false", "region": self.region, "currency": self.currency,
-                **{t: num(getattr(self, t)) for t in PRICE_TERMS}, "as_of": self.as_of, "source": self.source}
+                **{t: num(getattr(self, t)) for t in PRICE_TERMS}, "as_of": self.as_of, "source": self.source,
+                **{f"{t}_{f}": getattr(self.details[t], f) if t in self.details else ""
+                   for t in PRICE_TERMS for f in DETAIL_FIELDS}}
 
 
 class PriceSnapshot:
@@ -165,11 +189,18 @@ class PriceSnapshot:
     @property
     def as_of(self) -> str:
         """The newest date of any row ('' for an empty snapshot)."""
-        return max((r.as_of for r in self.rows), default="")
+        return max((r.as_of for r in self.rows), key=date_rank, default="")
 
     @property
     def oldest(self) -> str:
-        return min((r.as_of for r in self.rows if r.as_of), default="")
+        """The oldest known date of any row ('' when none is dated)."""
+        return min((r.as_of for r in self.rows if date_of(r.as_of)), key=date_rank, default="")
+
+    def sources(self) -> list[tuple[str, str]]:
+        """Every (source, date) a price of this snapshot comes from, newest first."""
+        found = {(d.source, d.as_of) for r in self.rows for t in PRICE_TERMS if getattr(r, t) is not None
+                 for d in [r.detail(t)]}
+        return sorted(found, key=lambda sd: (date_rank(sd[1]), sd[0]), reverse=True)
 
 
 # -- parsing ----------------------------------------------------------------------------------------
@@ -218,7 +249,10 @@ def parse(text: str, path: Path | str, provider: str = "", origin: str = "bundle
                 network_gbps=_opt_float(v.get("network_gbps")), rdma=(v.get("rdma") or "").lower() == "true",
                 region=v["region"], currency=currency,
                 **{t: _opt_float(v.get(t)) for t in PRICE_TERMS},  # type: ignore[arg-type]
-                as_of=v["as_of"], source=v.get("source", ""), origin=origin))
+                as_of=_checked_date(v["as_of"]), source=v.get("source", ""), origin=origin,
+                details={t: PriceDetail(v.get(f"{t}_source", ""), _checked_date(v.get(f"{t}_as_of", ""), True),
+                                        v.get(f"{t}_basis", ""))
+                         for t in PRICE_TERMS if any(v.get(f"{t}_{f}") for f in DETAIL_FIELDS)}))
         except (ValueError, TypeError) as exc:
             raise PluginError(f"{where}:{lineno}: bad price snapshot row ({exc})") from None
         if not rows[-1].instance_type or not rows[-1].region:
@@ -283,15 +317,36 @@ def _cached_read(path: Path, provider: str, origin: str) -> PriceSnapshot:
 
 
 def merge(*snapshots: PriceSnapshot) -> PriceSnapshot:
-    """One snapshot of all rows; per (region, instance type) the newest ``as_of`` wins (later ties win)."""
-    best: dict[tuple[str, str], PriceRow] = {}
-    for snap in snapshots:
-        for r in snap.rows:
-            key = (r.region, r.instance_type.lower())
-            if key not in best or r.as_of >= best[key].as_of:
-                best[key] = r
+    """One snapshot of all rows (see :func:`merge_rows`)."""
     first = snapshots[0] if snapshots else None
-    return PriceSnapshot(list(best.values()), first.path if first else None, first.provider if first else "")
+    return PriceSnapshot(merge_rows(r for snap in snapshots for r in snap.rows), first.path if first else None,
+                         first.provider if first else "")
+
+
+def merge_rows(rows: Iterable[PriceRow]) -> list[PriceRow]:
+    """Per (region, instance type) one row: each price the newest of its term (:func:`date_rank`; of two
+    alike, the later row's), so an older price stays only where nothing newer gives that term, with its own
+    date; a price of unknown date never replaces a dated one, it only fills a gap.  The shape, currency and
+    row-level source are the newest row's."""
+    groups: dict[tuple[str, str], list[PriceRow]] = {}
+    for r in rows:
+        groups.setdefault((r.region, r.instance_type.lower()), []).append(r)
+    out = []
+    for group in groups.values():
+        newest = max(reversed(group), key=lambda r: date_rank(r.as_of))  # the first of the latest rows wins ties
+        terms: dict[str, object] = {}
+        details: dict[str, PriceDetail] = {}
+        for t in PRICE_TERMS:
+            have = [r for r in group if getattr(r, t) is not None and r.currency == newest.currency]
+            if have:
+                pick = max(reversed(have), key=lambda r: date_rank(r.detail(t).as_of))
+                terms[t] = getattr(pick, t)
+                if pick is not newest or t in pick.details:
+                    details[t] = pick.detail(t)
+            else:
+                terms[t] = None
+        out.append(dataclasses.replace(newest, **terms, details=details))  # type: ignore[arg-type]
+    return out
 
 
 def load(provider: str, path: Path | None = None, *, use_cache: bool = True) -> PriceSnapshot:
@@ -347,12 +402,49 @@ def offers(provider: str | None = None, folder: Path | None = None) -> list[Offe
     return out
 
 
-# -- age --------------------------------------------------------------------------------------------------
-def age_days(as_of: str, today: datetime.date | None = None) -> int | None:
-    """Days since ``as_of`` (an ISO date, or a timestamp starting with one); None when it is not a date."""
+# -- dates and age ---------------------------------------------------------------------------------------
+def _checked_date(raw: str, optional: bool = False) -> str:
+    """``raw`` if it is a date this layout knows (ValueError otherwise; '' allowed when ``optional``)."""
+    raw = (raw or "").strip()
+    if (optional and not raw) or raw == UNKNOWN_DATE or date_of(raw) is not None:
+        return raw
+    raise ValueError(f"as_of {raw!r} is not a date (YYYY-MM-DD, <=YYYY-MM-DD or unknown)")
+
+
+def date_of(as_of: str) -> datetime.date | None:
+    """The day of ``as_of`` (an ISO date or timestamp, or ``<=`` one: its bound); None for ``unknown``."""
+    text = (as_of or "").strip()
+    if text.startswith(UPPER_BOUND):
+        text = text[len(UPPER_BOUND):].strip()
     try:
-        day = datetime.date.fromisoformat((as_of or "")[:10])
+        return datetime.date.fromisoformat(text[:10])
     except ValueError:
+        return None
+
+
+def date_rank(as_of: str) -> int:
+    """What orders two dates of one price: unknown < on or before D < exactly D < any later day."""
+    day = date_of(as_of)
+    if day is None:
+        return 0
+    return day.toordinal() * 2 + (0 if as_of.strip().startswith(UPPER_BOUND) else 1)
+
+
+def describe_date(as_of: str) -> Phrase:
+    """The date as people read it: "2024-12-30", "on or before 2024-12-30", "date unknown"."""
+    day = date_of(as_of)
+    if day is None:
+        return phrase("date unknown")
+    if as_of.strip().startswith(UPPER_BOUND):
+        return phrase("on or before {date}", date=day.isoformat())
+    return phrase("{date}", date=(as_of or "").strip()[:10])
+
+
+def age_days(as_of: str, today: datetime.date | None = None) -> int | None:
+    """Days since ``as_of`` (an ISO date, a timestamp starting with one, or its upper bound: the least age);
+    None when it is not a date."""
+    day = date_of(as_of)
+    if day is None:
         return None
     return ((today or datetime.date.today()) - day).days
 

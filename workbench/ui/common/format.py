@@ -27,8 +27,9 @@ def say(words: Phrase | str | None) -> str:
     if words is None:
         return ""
     if isinstance(words, Phrase):
+        values = {k: say(v) if isinstance(v, Phrase) else v for k, v in words.values.items()}  # nested phrases too
         try:
-            return tr(words.template).format(**words.values)
+            return tr(words.template).format(**values)
         except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: English, not a crash
             return str(words)
     return tr(words)

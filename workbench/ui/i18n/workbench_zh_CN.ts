@@ -949,6 +949,11 @@
       <translation>估算价格（按需价格 × 常见折扣；在“比较 GPU”中更新价格可读取公布价格）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
+      <source>ESTIMATED: on-demand × a typical discount</source>
+      <translation>估算：按需价格 × 常见折扣</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
@@ -2924,9 +2929,14 @@
       <translation>在作业描述中添加 'outputs:'</translation>
     </message>
     <message>
-      <location filename="../../../workbench/core/providers/browse.py" />
+      <location filename="../../../workbench/core/offers/catalog.py" />
       <source>add an account to launch</source>
       <translation>添加账户后可启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
+      <source>all upfront, effective hourly</source>
+      <translation>全额预付，折合每小时</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -2957,6 +2967,11 @@
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>available</source>
       <translation>可用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
+      <source>average at one time</source>
+      <translation>某一时刻的平均值</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -3039,7 +3054,7 @@
       <translation>无法启动 {program}</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
       <source>date unknown</source>
       <translation>日期未知</translation>
     </message>
@@ -3314,6 +3329,11 @@
       <translation>关闭：竞价机器被中断时作业随之结束</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
+      <source>on or before {date}</source>
+      <translation>不晚于 {date}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>on-demand</source>
       <translation>按需</translation>
@@ -3367,6 +3387,11 @@
       <location filename="../../../plugins/workbench_local/provider.py" />
       <source>profile setting</source>
       <translation>配置文件设置</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/money/planner.py" />
+      <source>published price: {basis}</source>
+      <translation>公布价格：{basis}</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -3782,6 +3807,11 @@
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>{count} running, {rate}/h</source>
       <translation>{count} 台运行中，{rate}/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/providers/price_snapshot.py" />
+      <source>{date}</source>
+      <translation>{date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
 
 from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
 from workbench.core.offers.choice import describe_match, effective_spot
+from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.billing_status import on_this_computer
@@ -384,16 +385,17 @@ class ReviewPage(QWizardPage):
         f["choice"].setText(matched or "")
         self.form.setRowVisible(f["choice"], bool(matched))  # only a spec with alternatives has something to say
         term = tr("spot (cheaper, may be interrupted)") if effective_spot(spec, choice) else tr("on-demand")
+        which = "spot" if effective_spot(spec, choice) else "on_demand"
         if n > 1:
             f["pricing"].setText(tr("{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, "
                                     "{date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), n=n,
                 total=money(None if choice.price is None else choice.price * n, o.prices.currency, 3),
-                source=say(o.prices.source), date=o.prices.as_of or tr("date unknown")))
+                source=say(o.prices.source), date=say(describe_date(o.prices.detail(which).as_of))))
         else:
             f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), source=say(o.prices.source),
-                date=o.prices.as_of or tr("date unknown")))
+                date=say(describe_date(o.prices.detail(which).as_of))))
         self.cost.setText(cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)

@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
+from workbench.core.domain.models import Offer
 from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
+from workbench.core.providers.price_snapshot import describe_date
 from workbench.ui.common.format import money, say
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -24,7 +26,7 @@ COLUMNS = (N_("Provider / profile"), N_("Region"), N_("Type"), N_("GPUs"), N_("G
            N_("RAM"), N_("On-demand /h"), N_("Spot /h"), N_("Price source"), N_("Availability"),
            N_("All machines /h"), N_("Network"))
 #: the last two were added for multi-node jobs; the offer page shows them right after the prices
-COL_ON_DEMAND, COL_SPOT, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 10, 11, 12
+COL_ON_DEMAND, COL_SPOT, COL_SOURCE, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 7, 8, 9, 10, 11, 12
 _RIGHT = (3, 4, 5, 6, 7, 8, 11)
 
 
@@ -67,13 +69,13 @@ class OffersModel(RowTableModel):
 
     def set_offers(self, rows: list[RankedOffer], spot: bool) -> None:
         self.beginResetModel()
+        self.spot = spot  # the source cell names the price the job pays
         self._rows = list(rows)
         self._cells = [tuple(self._display(r, c) for c in range(len(self.columns))) for r in self._rows]
         self._warn = QBrush(warning_color())
         self._dim = QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
         self._bold = QFont()
         self._bold.setBold(True)
-        self.spot = spot
         self.endResetModel()
 
     def offer(self, row: int) -> RankedOffer:
@@ -123,8 +125,15 @@ class OffersModel(RowTableModel):
             _gb(o.memory_gb),
             money(o.prices.on_demand, cur, 3),
             money(o.prices.spot, cur, 3),
-            f"{core_text(o.prices.source)} · {o.prices.as_of}" if o.prices.as_of else core_text(o.prices.source),
+            self._source(o),
         )[col]
+
+    def _source(self, o: Offer) -> str:
+        """Where the job's price was read (snapshot, cache, live) and its date; the source itself is the
+        tooltip (a long name, often in English)."""
+        d = o.prices.detail("spot" if self.spot else "on_demand")
+        when = say(describe_date(d.as_of)) if d.as_of else ""
+        return f"{core_text(o.prices.source)} · {when}" if when else core_text(o.prices.source) or ""
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -144,6 +153,10 @@ class OffersModel(RowTableModel):
                                                  or (col == COL_TOTAL and self.nodes > 1)):
             return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == COL_SOURCE:
+                d = r.offer.prices.detail("spot" if self.spot else "on_demand")
+                return " · ".join(x for x in (d.source, say(d.basis) if d.basis else "",
+                                              say(describe_date(d.as_of)) if d.as_of else "") if x)
             if not r.offer.available:
                 return tr("Cannot be chosen: {note}").format(
                     note=r.offer.availability_note or tr("no quota or capacity"))

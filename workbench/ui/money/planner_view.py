@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout
                                QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from workbench.core.domain.gpus import GPU_MODELS
+from workbench.core.providers.price_snapshot import describe_date
 from workbench.ui.common.format import money, say, say_all
 from workbench.ui.common.icons import icon
 from workbench.ui.common.inline_messages import InlineMessage
@@ -84,10 +85,11 @@ class PlanModel(RowTableModel):
             note = say_all([*r.notes, *([tr("converted from {currency} at your rate").format(
                 currency=r.original_currency)] if r.original_currency else [])])
             return (option_text(r.option), r.provider or "–", r.region or "–", r.instance_type or "–",
-                    str(r.machines), money(r.hourly, r.currency), money(r.total, r.currency), r.price_as_of or "–",
+                    str(r.machines), money(r.hourly, r.currency), money(r.total, r.currency),
+                    say(describe_date(r.price_as_of)) if r.price_as_of else "–",
                     note)[col]
         if role == Qt.ItemDataRole.ToolTipRole and col in (7, 8):
-            return f"{say(r.price_source)} ({r.price_as_of})\n{say_all(r.notes)}"
+            return f"{say(r.price_source)} ({say(describe_date(r.price_as_of))})\n{say_all(r.notes)}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (4, 5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -257,7 +259,7 @@ class PlannerView(QWidget):
     def _show(self, result) -> None:
         if not shiboken6.isValid(self):
             return
-        from workbench.core.providers.price_snapshot import is_stale
+        from workbench.core.providers.price_snapshot import date_rank, is_stale
 
         self._done()
         plan, errors = result
@@ -278,9 +280,11 @@ class PlannerView(QWidget):
             notes.append(tr("Buy: a reference price of {date}, not a vendor quote; tick “My own quote” to enter "
                             "yours.").format(date=buy.price_as_of))
             self.note.setToolTip(buy.price_source)
-        old = sorted(r.price_as_of for r in rows if r.option != "buy" and r.price_as_of and is_stale(r.price_as_of))
+        old = sorted((r.price_as_of for r in rows if r.option != "buy" and r.price_as_of and is_stale(r.price_as_of)),
+                     key=date_rank)
         if old:
-            notes.append(tr("Prices from {date}: update them under Compare GPUs.").format(date=old[0][:10]))
+            notes.append(tr("Prices from {date}: update them under Compare GPUs.").format(
+                date=say(describe_date(old[0]))))
         currencies = sorted({r.currency for r in rows})
         if len(currencies) > 1:
             notes.append(tr("Rows in {currencies}: set “Show in” and your rate to compare them in one currency.")
