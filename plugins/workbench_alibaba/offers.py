@@ -10,7 +10,8 @@ Live, per region (cached for ``cache_ttl_s``):
   DescribeSpotPriceHistory point per zone (spot), asked side by side on a small pool.
 
 ``pricing=snapshot`` uses only ``resources/catalog/alibaba.csv``; ``auto`` falls back to it when a
-live call fails (the offer says "snapshot" and the row's date); ``live`` raises instead.
+live call fails (the offer says "snapshot" and the row's date); ``live`` raises instead: the flow of
+the kit's :class:`~workbench.core.providers.live_offers.OfferBook`, whose ``live(region)`` is this module's.
 
 Threading: any thread; caches behind a lock.  Errors: workbench errors.
 """
@@ -19,79 +20,40 @@ from __future__ import annotations
 
 import datetime
 import logging
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.gpus import normalize_gpu_name
 from workbench.core.domain.models import Offer, Prices
+from workbench.core.providers import live_offers
+from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 from .inventory import pages
 from .settings import AlibabaSettings
-from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 log = logging.getLogger("workbench.alibaba.offers")
 LIVE_SOURCE = "live: ECS DescribePrice / DescribeSpotPriceHistory"
 
 
-def _today() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+class OfferBook(live_offers.OfferBook):
+    """ECS offers of one profile: GPU types, stock per zone and prices, live or from the catalog."""
 
-
-class OfferBook:
-    def __init__(self, provider_id: str, settings: AlibabaSettings, api: Any, snapshot: Callable[[], Snapshot]) -> None:
-        self._id = provider_id
+    def __init__(self, provider_id: str, settings: AlibabaSettings, api: Any,
+                 snapshot: Callable[[], Snapshot] | None = None) -> None:
+        super().__init__(provider_id, settings.pricing, settings.cache_ttl_s, snapshot=snapshot, logger=log)
         self._s = settings
         self._api = api
-        self._snapshot = snapshot
-        self._lock = threading.Lock()
-        self._types: tuple[float, dict[str, dict[str, Any]]] | None = None
-        self._regions: dict[str, tuple[float, list[Offer]]] = {}
-
-    # -- entry ---------------------------------------------------------------------------------
-    def region(self, region: str) -> list[Offer]:
-        if self._s.pricing == "snapshot":
-            return self.from_snapshot(region)
-        with self._lock:
-            hit = self._regions.get(region)
-        if hit is not None and time.monotonic() - hit[0] < self._s.cache_ttl_s:
-            return hit[1]
-        try:
-            offers = self._live(region)
-        except WorkbenchError as exc:
-            if self._s.pricing == "live":
-                raise
-            log.warning("live offers of %s failed (%s): using the bundled snapshot", region, exc.message)
-            return self.from_snapshot(region, why=exc.message)
-        with self._lock:
-            self._regions[region] = (time.monotonic(), offers)
-        return offers
-
-    def from_snapshot(self, region: str, why: str | None = None) -> list[Offer]:
-        note = None
-        out = []
-        for row in self._snapshot().region(region):
-            if why:
-                note = f"price from the {row.label} ({row.as_of}); live prices failed: {why}"
-            out.append(row.offer(self._id, note=note, source="snapshot"))
-        return out
+        self._types: live_offers.TtlCache[str, dict[str, dict[str, Any]]] = live_offers.TtlCache()
 
     # -- live ------------------------------------------------------------------------------------
     def gpu_types(self) -> dict[str, dict[str, Any]]:
-        with self._lock:
-            hit = self._types
-        if hit is not None and time.monotonic() - hit[0] < self._s.cache_ttl_s:
-            return hit[1]
         region = self._s.regions[0]
-        found = {t["InstanceTypeId"]: t for t in pages(self._api, "ecs", "DescribeInstanceTypes", region,
-                                                        ("InstanceTypes", "InstanceType"), MinimumGPUAmount=1,
-                                                        MaxResults=100)
-                 if int(t.get("GPUAmount") or 0) > 0}
-        with self._lock:
-            self._types = (time.monotonic(), found)
-        return found
+        return self._types.get_or_fetch("all", self._s.cache_ttl_s, lambda: {
+            t["InstanceTypeId"]: t for t in pages(self._api, "ecs", "DescribeInstanceTypes", region,
+                                                  ("InstanceTypes", "InstanceType"), MinimumGPUAmount=1,
+                                                  MaxResults=100)
+            if int(t.get("GPUAmount") or 0) > 0})
 
     def stock(self, region: str, instance_type: str | None = None) -> dict[str, tuple[list[str], list[str]]]:
         """type → (zones with stock, zones without) for pay-as-you-go in ``region``."""
@@ -131,11 +93,11 @@ class OfferBook:
                 latest[zone] = (ts, float(point.get("SpotPrice") or 0))
         return {z: p for z, (_, p) in latest.items() if p > 0}
 
-    def _live(self, region: str) -> list[Offer]:
+    def live(self, region: str) -> list[Offer]:
         types = self.gpu_types()
         stock = self.stock(region)
         names = sorted(t for t in stock if t in types)
-        snap = self._snapshot()
+        snap = self.snapshot()
 
         def priced(itype: str) -> tuple[str, float | None, str, dict[str, float]]:
             try:
@@ -152,7 +114,7 @@ class OfferBook:
 
         with ThreadPoolExecutor(max_workers=min(8, max(1, len(names))), thread_name_prefix="ali-prices") as pool:
             results = list(pool.map(priced, names))
-        today = _today()
+        today = live_offers.today()
         out = []
         for itype, on_demand, currency, spot_by_zone in results:
             t = types[itype]
@@ -170,7 +132,7 @@ class OfferBook:
             gpu = normalize_gpu_name(str(t.get("GPUSpec") or "")) or (str(t.get("GPUSpec") or "").split()[-1] or None)
             bandwidth = float(t.get("InstanceBandwidthRx") or 0) / 1e6
             out.append(Offer(
-                provider=self._id, region=region, instance_type=itype, gpu_model=gpu,
+                provider=self.provider_id, region=region, instance_type=itype, gpu_model=gpu,
                 gpu_count=int(t.get("GPUAmount") or 0), gpu_memory_gb=float(t.get("GPUMemorySize") or 0),
                 vcpus=int(t.get("CpuCoreCount") or 0), memory_gb=float(t.get("MemorySize") or 0),
                 network_gbps=bandwidth or None, rdma=False,

@@ -18,7 +18,6 @@ whole call; terminate/delete treat "already gone" as success; a secret never app
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
@@ -74,7 +73,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         super().__init__(profile, secrets, context)
         self.settings = parse(profile, secrets)
         self._api = Api(self.settings, secrets)
-        self._offers = OfferBook(self.id, self.settings, self._api, functools.partial(price_snapshot.load, self.id))
+        self._offers = OfferBook(self.id, self.settings, self._api)
         self._launches = LaunchTracker()
         self._launcher = Launcher(self.id, profile.name, self.settings, self._api, self._offers, context.install_id,
                                   context.data_dir, self._launches)

@@ -11,8 +11,10 @@ For one region:
 3. Quotas: the vCPU quota of the family (Service Quotas), when readable.
 
 ``pricing=snapshot`` never calls AWS for offers; ``pricing=live`` raises instead
-of falling back; ``auto`` (default) falls back and notes why in ``extra``.
-Offers without any price are dropped (nothing can be costed on them).
+of falling back; ``auto`` (default) falls back and notes why in ``extra`` (the kit's
+:class:`~workbench.core.providers.live_offers.OfferBook`: its ``fall_back`` for each piece,
+its cache for the live offers of a region).  Offers without any price are dropped
+(nothing can be costed on them).
 
 Threading: :class:`OfferBook` caches per region (``cache_ttl_s``) under a lock;
 the network calls happen outside it, so two threads may refresh the same
@@ -24,20 +26,19 @@ from __future__ import annotations
 import datetime
 import logging
 import re
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.gpus import GPU_MODELS, normalize_gpu_name
 from workbench.core.domain.models import Offer, Prices
+from workbench.core.providers import live_offers
+from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 from . import pricing, quotas
 from .errors import translate
 from .clients import Clients
 from .settings import AwsSettings
-from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 log = logging.getLogger("workbench.aws.offers")
 
@@ -110,62 +111,51 @@ def live_shapes(ec2: Any, families: tuple[str, ...]) -> dict[str, Shape]:
     return found
 
 
-def _today() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+class OfferBook(live_offers.OfferBook):
+    """Builds and caches the offers of one profile, region by region (see the module doc).
 
+    The region's offers (``region``, the kit's) are not in any order (the catalog ranks them).
+    """
 
-class OfferBook:
-    """Builds and caches the offers of one profile, region by region (see the module doc)."""
-
-    def __init__(self, provider_id: str, settings: AwsSettings, clients: Clients, snapshot: Callable[[], Snapshot],
-                 quota_reader: quotas.QuotaReader, clock: Callable[[], float] = time.monotonic) -> None:
-        self._id = provider_id
+    def __init__(self, provider_id: str, settings: AwsSettings, clients: Clients,
+                 snapshot: Callable[[], Snapshot] | None, quota_reader: quotas.QuotaReader,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(provider_id, settings.pricing, settings.cache_ttl_s, snapshot=snapshot, clock=clock,
+                         logger=log)
         self._settings = settings
         self._clients = clients
-        self._snapshot = snapshot
         self._quotas = quota_reader
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._cache: dict[str, tuple[float, list[Offer]]] = {}
-        self._live_prices: dict[str, tuple[float, dict[str, pricing.ListPrice]]] = {}
+        self._live_prices: live_offers.TtlCache[str, dict[str, pricing.ListPrice]] = live_offers.TtlCache(clock)
 
     def invalidate(self) -> None:
-        with self._lock:
-            self._cache.clear()
-            self._live_prices.clear()
+        super().invalidate()
+        self._live_prices.clear()
 
-    def region(self, region: str) -> list[Offer]:
-        """The region's offers, cheapest shape first order not guaranteed (the catalog ranks them)."""
-        now = self._clock()
-        with self._lock:
-            hit = self._cache.get(region)
-            if hit is not None and now - hit[0] < self._settings.cache_ttl_s:
-                return hit[1]
-        offers = self._build(region)
-        with self._lock:
-            self._cache[region] = (self._clock(), offers)
-        return offers
+    def live(self, region: str) -> list[Offer]:
+        """Live shapes and prices, each piece that fails replaced by the snapshot's (see the module doc)."""
+        return self._build(region, live=True)
+
+    def catalog_offers(self, region: str, why: str | None = None) -> list[Offer]:
+        """The snapshot's shapes and prices of the profile's families, made as live ones are (no AWS call)."""
+        return self._build(region, live=False, notes={"offers": why} if why else None)
 
     # -- building ------------------------------------------------------------------------
-    def _fail(self, exc: BaseException, what: str, region: str, service: str, operation: str) -> WorkbenchError:
+    def _fail(self, exc: BaseException, what: str, region: str, service: str, operation: str) -> str:
+        """The reason a live piece is missing (logged); raised instead in ``pricing=live``."""
         err = translate(exc, what, service=service, operation=operation, region=region,
                         secrets=self._clients.secret_values())
-        if self._settings.pricing == "live":
-            raise err
-        log.warning("%s failed in %s, using the bundled snapshot: %s", what, region, err.message)
-        return err
+        return self.fall_back(err, what, region)
 
-    def _build(self, region: str) -> list[Offer]:
-        snap = self._snapshot()
-        live = self._settings.pricing != "snapshot"
-        notes: dict[str, str] = {}
+    def _build(self, region: str, live: bool, notes: dict[str, str] | None = None) -> list[Offer]:
+        snap = self.snapshot()
+        notes = dict(notes or {})
         shapes: dict[str, Shape] = {}
         if live:
             try:
                 shapes = live_shapes(self._clients.client("ec2", region), self._settings.families)
             except Exception as exc:  # noqa: BLE001 - snapshot fallback (or raised in live mode)
                 notes["shapes"] = self._fail(exc, "listing GPU instance types", region, "ec2",
-                                             "DescribeInstanceTypes").message
+                                             "DescribeInstanceTypes")
                 live = False  # the region does not answer: no point asking for its prices
         for row in snap.region(region):
             if row.instance_type not in shapes and self._family_wanted(row.instance_type):
@@ -180,7 +170,7 @@ class OfferBook:
                 spot = pricing.fetch_spot_prices(self._clients.client("ec2", region), types)
             except Exception as exc:  # noqa: BLE001
                 notes["spot"] = self._fail(exc, "reading spot prices", region, "ec2",
-                                           "DescribeSpotPriceHistory").message
+                                           "DescribeSpotPriceHistory")
         offers = []
         for itype in types:
             offer = self._offer(region, shapes[itype], snap, list_prices.get(itype), spot.get(itype) or {}, notes,
@@ -196,19 +186,15 @@ class OfferBook:
 
     def _list_prices(self, region: str, notes: dict[str, str]) -> dict[str, pricing.ListPrice]:
         """Price List prices of the region's GPU types (cached for ``cache_ttl_s``); {} when it fails."""
-        now = self._clock()
-        with self._lock:
-            hit = self._live_prices.get(region)
-        if hit is not None and now - hit[0] < self._settings.cache_ttl_s:
-            return hit[1]
+        hit = self._live_prices.get(region, self.cache_ttl_s)
+        if hit is not None:
+            return hit
         try:
             found = pricing.fetch_list_prices(self._clients.client("pricing", pricing.PRICING_REGION), region)
         except Exception as exc:  # noqa: BLE001 - snapshot fallback (or raised in live mode)
-            notes["prices"] = self._fail(exc, "reading the AWS Price List", region, "pricing", "GetProducts").message
+            notes["prices"] = self._fail(exc, "reading the AWS Price List", region, "pricing", "GetProducts")
             return {}
-        with self._lock:
-            self._live_prices[region] = (now, found)
-        return found
+        return self._live_prices.put(region, found)
 
     def _offer(self, region: str, shape: Shape, snap: Snapshot, listed: pricing.ListPrice | None,
                spot_by_az: dict[str, float], notes: dict[str, str], live: bool) -> Offer | None:
@@ -233,7 +219,7 @@ class OfferBook:
         only_snapshot = all(pricing.SNAPSHOT_SOURCE in s for s in sources)
         fell_back = only_snapshot and self._settings.pricing != "snapshot"
         source = "; ".join(sources) + (" (live prices unavailable)" if fell_back and notes else "")
-        as_of = row.as_of if only_snapshot and row is not None else _today()
+        as_of = row.as_of if only_snapshot and row is not None else live_offers.today()
         available, note, quota_extra = self._quota(region, shape) if live else (True, None, {})
         extra: dict[str, Any] = {"shape_source": shape.source, "quota": quota_extra,
                                  "fetched_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
@@ -244,7 +230,7 @@ class OfferBook:
         if notes:
             extra["live_errors"] = dict(notes)
         return Offer(
-            provider=self._id, region=region, instance_type=shape.instance_type, gpu_model=shape.gpu_model,
+            provider=self.provider_id, region=region, instance_type=shape.instance_type, gpu_model=shape.gpu_model,
             gpu_count=shape.gpu_count, gpu_memory_gb=shape.gpu_memory_gb, vcpus=shape.vcpus,
             memory_gb=shape.memory_gb,
             prices=Prices(on_demand=on_demand, spot=spot,

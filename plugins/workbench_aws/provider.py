@@ -23,7 +23,6 @@ the UI asks for the code and calls :meth:`AwsProvider.provide_mfa_code`, then re
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -129,8 +128,7 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             if self._offer_book is None:
                 from .offers import OfferBook
 
-                self._offer_book = OfferBook(self.id, self.settings, self._clients,
-                                             functools.partial(price_snapshot.load, self.id), self._quotas)
+                self._offer_book = OfferBook(self.id, self.settings, self._clients, None, self._quotas)
             return self._offer_book
 
     @property

@@ -194,7 +194,7 @@ class Launcher:
         if region == req.region:
             price = req.offer.hourly(req.spot)
             return price or 0.0, req.offer.prices.currency
-        for o in self.catalog.offers(region):
+        for o in self.catalog.region(region):
             if o.instance_type.lower() == req.offer.instance_type.lower():
                 return o.hourly(req.spot) or 0.0, o.prices.currency
         return req.offer.hourly(req.spot) or 0.0, req.offer.prices.currency

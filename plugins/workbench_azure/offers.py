@@ -14,6 +14,10 @@ marked "not checked against your subscription"; when sign-in fails (no secret
 stored, wrong secret, missing role) they come from the snapshot too, marked
 unavailable with the reason, so the catalogue can be browsed before sign-in.
 
+The pricing modes, the fallback to the catalog, the catalog's offers and the caches are the
+kit's (:class:`~workbench.core.providers.live_offers.OfferBook`, ``TtlCache``); this module keeps
+what is Azure's: which calls, the disk cache, and the two ways a failed size list is shown.
+
 Threading: safe from any thread; the caches are guarded by a lock, fetches run
 outside it (two threads may fetch the same thing once; the last one wins).
 """
@@ -23,15 +27,14 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from workbench.core.domain.errors import AuthError, TransientError, WorkbenchError
 from workbench.core.domain.models import Offer, Prices
-
 from workbench.core.providers import price_snapshot
+from workbench.core.providers.live_offers import OfferBook, TtlCache
 
 from . import retail
 from .clients import AzureClients
@@ -43,58 +46,46 @@ USAGE_TTL_S = 300.0
 LIVE_SOURCE = "live: Azure Retail Prices API"
 
 
-class OfferCatalog:
-    """Sizes, quotas and prices per region for one profile (see the module doc)."""
+class OfferCatalog(OfferBook):
+    """Sizes, quotas and prices per region for one profile (see the module doc).
+
+    The clock is the wall clock: price entries outlive the process in the disk cache.
+    """
 
     def __init__(self, clients: AzureClients, cache_dir: Path | None, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(PROVIDER, clients.settings.pricing, clients.settings.cache_ttl_s, clock=clock, logger=log)
         self.clients = clients
         self.settings = clients.settings
         self.cache_dir = cache_dir
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._sizes: dict[str, tuple[float, list[SizeInfo]]] = {}
-        self._quotas: dict[str, tuple[float, dict[str, Quota]]] = {}
-        self._prices: dict[str, tuple[float, dict[tuple[str, str], retail.MeterPrices], str | None]] = {}
+        self._sizes: TtlCache[str, list[SizeInfo]] = TtlCache(clock)
+        self._quotas: TtlCache[str, dict[str, Quota]] = TtlCache(clock)
+        self._prices: TtlCache[str, dict[tuple[str, str], retail.MeterPrices]] = TtlCache(clock)
 
     # -- cached pieces ---------------------------------------------------------------------
-    def _fresh(self, cache: dict, key: str, ttl: float) -> Any:
-        with self._lock:
-            hit = cache.get(key)
-        if hit is not None and self.clock() - hit[0] < ttl:
-            return hit
-        return None
-
     def sizes(self, region: str) -> list[SizeInfo]:
-        hit = self._fresh(self._sizes, region, self.settings.cache_ttl_s)
-        if hit:
-            return hit[1]
-        try:
-            listing = self.clients.compute.resource_skus.list(filter=f"location eq '{region}'")
-            found = parse_skus(listing, region)
-        except Exception as exc:  # noqa: BLE001 - mapped
-            raise self.clients.error(exc, f"listing VM sizes in {region}") from None
-        with self._lock:
-            self._sizes[region] = (self.clock(), found)
-        return found
+        def fetch() -> list[SizeInfo]:
+            try:
+                return parse_skus(self.clients.compute.resource_skus.list(filter=f"location eq '{region}'"), region)
+            except Exception as exc:  # noqa: BLE001 - mapped
+                raise self.clients.error(exc, f"listing VM sizes in {region}") from None
+
+        return self._sizes.get_or_fetch(region, self.settings.cache_ttl_s, fetch)
 
     def size(self, region: str, name: str) -> SizeInfo | None:
         return next((s for s in self.sizes(region) if s.name.lower() == name.lower()), None)
 
     def quotas(self, region: str, fresh: bool = False) -> dict[str, Quota]:
-        hit = None if fresh else self._fresh(self._quotas, region, min(USAGE_TTL_S, self.settings.cache_ttl_s))
-        if hit:
-            return hit[1]
+        hit = None if fresh else self._quotas.get(region, min(USAGE_TTL_S, self.settings.cache_ttl_s))
+        if hit is not None:
+            return hit
         try:
             found = parse_usages(self.clients.compute.usage.list(region))
         except Exception as exc:  # noqa: BLE001 - mapped
             raise self.clients.error(exc, f"reading vCPU quota in {region}") from None
-        with self._lock:
-            self._quotas[region] = (self.clock(), found)
-        return found
+        return self._quotas.put(region, found)
 
     def forget_quotas(self) -> None:
-        with self._lock:
-            self._quotas.clear()
+        self._quotas.clear()
 
     def prices(self, region: str, sizes: list[str]) -> tuple[dict[tuple[str, str], retail.MeterPrices], str | None, float]:
         """(prices, why live prices are missing or None, fetched_at) for ``sizes`` in ``region``."""
@@ -104,21 +95,17 @@ class OfferCatalog:
         if not s.prices_url:
             return {}, f"no Retail Prices API for the {s.cloud} cloud", 0.0
         key = f"{region}|{s.currency}|{','.join(sorted(sizes))}"
-        hit = self._fresh(self._prices, key, s.cache_ttl_s) or self._disk(key)
+        hit = self._prices.entry(key, s.cache_ttl_s) or self._disk(key)
         if hit:
-            return hit[1], hit[2], hit[0]
+            return hit[1], None, hit[0]
         try:
             items = retail.fetch(s.prices_url, retail.build_filter(region, sizes), s.currency,
                                  verify=s.ca_bundle or True, timeout=s.read_timeout)
         except WorkbenchError as exc:
-            if s.pricing == "live":
-                raise
-            log.warning("live Azure prices for %s failed, using the snapshot: %s", region, exc.message)
-            return {}, exc.message, 0.0
+            return {}, self.fall_back(exc, "live Azure prices", region), 0.0
         found = retail.parse(items)
         now = self.clock()
-        with self._lock:
-            self._prices[key] = (now, found, None)
+        self._prices.put(key, found, now)
         self._save(key, now, found)
         return found, None, now
 
@@ -126,7 +113,7 @@ class OfferCatalog:
     def _path(self) -> Path | None:
         return self.cache_dir / f"prices-{self.settings.profile_name}.json" if self.cache_dir else None
 
-    def _disk(self, key: str) -> tuple[float, dict, None] | None:
+    def _disk(self, key: str) -> tuple[float, dict[tuple[str, str], retail.MeterPrices]] | None:
         path = self._path()
         try:
             doc = json.loads(path.read_text(encoding="utf-8")) if path and path.exists() else {}
@@ -138,10 +125,8 @@ class OfferCatalog:
                      for r, k, p in entry["prices"]}
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        hit = (float(entry["fetched_at"]), found, None)
-        with self._lock:
-            self._prices[key] = hit
-        return hit
+        at = float(entry["fetched_at"])
+        return at, self._prices.put(key, found, at)
 
     def _save(self, key: str, fetched_at: float, found: dict[tuple[str, str], retail.MeterPrices]) -> None:
         path = self._path()
@@ -160,7 +145,8 @@ class OfferCatalog:
             log.info("cannot write the Azure price cache %s: %s", path, exc)
 
     # -- offers ------------------------------------------------------------------------------------
-    def offers(self, region: str) -> list[Offer]:
+    def region(self, region: str) -> list[Offer]:
+        """The region's offers: live sizes and quotas with live prices, or the catalog's (see the module doc)."""
         try:
             sizes = self.sizes(region)
             quotas = self.quotas(region)
@@ -169,7 +155,7 @@ class OfferCatalog:
         except AuthError as exc:  # shown with the reason, and not launchable until sign-in works
             return self._snapshot_offers(region, f"sign-in needed: {exc.message}", False)
         live, why, fetched_at = self.prices(region, [s.name for s in sizes]) if sizes else ({}, None, 0.0)
-        snap = price_snapshot.load(PROVIDER)
+        snap = self.snapshot()
         as_of = datetime.datetime.fromtimestamp(fetched_at or self.clock(), datetime.timezone.utc).date().isoformat()
         out = []
         for size in sizes:
@@ -187,7 +173,7 @@ class OfferCatalog:
                        "quota": {"family": [fam.current, fam.limit] if fam else None,
                                  "spot": [low.current, low.limit] if low else None},
                        "spot_note": spot_note, "notes": list(size.notes),
-                       "price_note": why, "fetched_at": self._sizes.get(region, (0.0,))[0]},
+                       "price_note": why, "fetched_at": (self._sizes.entry(region) or (0.0,))[0]},
             ))
         return out
 
@@ -204,13 +190,5 @@ class OfferCatalog:
 
     def _snapshot_offers(self, region: str, note: str, available: bool) -> list[Offer]:
         log.warning("Azure offers in %s from the snapshot: %s", region, note)
-        out = []
-        for row in price_snapshot.load(PROVIDER).region(region):
-            out.append(Offer(
-                provider=PROVIDER, region=region, instance_type=row.instance_type, gpu_model=row.gpu_model,
-                gpu_count=row.gpu_count, gpu_memory_gb=row.gpu_memory_gb, vcpus=row.vcpus, memory_gb=row.memory_gb,
-                prices=row.prices("snapshot"),
-                rdma=row.rdma, available=available, availability_note=note,
-                extra={"zones": [], "snapshot_only": True}))
-        return out
+        return self.from_snapshot(region, available=available, note=note, extra={"zones": [], "snapshot_only": True})
 

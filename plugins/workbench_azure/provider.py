@@ -133,7 +133,7 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage
         wanted = [region] if region else list(settings.regions)
         out: list[Offer] = []
         for r in wanted:
-            out.extend(catalog.offers(r))
+            out.extend(catalog.region(r))
         return out
 
     # -- lifecycle ------------------------------------------------------------------------
