@@ -19,7 +19,6 @@ whole call; terminate/delete treat "already gone" as success; a secret never app
 from __future__ import annotations
 
 import logging
-import time
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from workbench.core.domain.errors import TransientError
@@ -29,6 +28,7 @@ from workbench.core.providers.contract import (CredentialField, Provider, Provid
                                                SupportsExtend, SupportsSpotHistory, SupportsStop)
 from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.launch_kit import LaunchTracker, check_launch
+from workbench.core.providers.leftover_sweep import first_failure, still_running, sweep
 from workbench.core.providers.profile_settings import apply_ssh_address
 
 from workbench.core.providers import price_snapshot
@@ -147,29 +147,16 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         if launches and not still:
             self._sweep(region, launches)
         if still:
-            raise TransientError(f"{len(still)} instance(s) in {region} were still being released after "
-                                 f"{self.settings.terminate_timeout_s:g} s: {', '.join(still)}",
-                                 hint="teardown checks again; run `workbench down` later if they remain")
+            raise still_running(region, still, self.settings.terminate_timeout_s, "being released")
 
     def _sweep(self, region: str, launch_ids: list[str]) -> None:
-        found = self._leftovers_region(region, launch_ids)
-        failures = teardown.delete_all(self._api, found, retry_s=min(120.0, self.settings.terminate_timeout_s),
-                                       poll_s=max(self.settings.poll_s, 0.05))
-        remaining = self._leftovers_region(region, launch_ids)
+        wait_s = min(120.0, self.settings.terminate_timeout_s)
+        poll_s = max(self.settings.poll_s, 0.05)
         # DeleteVSwitch and DeleteVpc are asynchronous: a deleted vSwitch / VPC stays listed (Pending /
-        # Deleting) for a while; wait for what was deleted to go, up to the teardown's deadline
-        deadline = time.monotonic() + min(120.0, self.settings.terminate_timeout_s)
-        deleted = {r.resource_id for r in found}
-        while remaining and not failures and {r.resource_id for r in remaining} <= deleted \
-                and time.monotonic() < deadline:
-            time.sleep(max(self.settings.poll_s, 0.05))
-            remaining = self._leftovers_region(region, launch_ids)
-        if failures or remaining:
-            names = ", ".join(f"{r.kind} {r.resource_id}" for r in remaining) or ", ".join(
-                f"{r.kind} {r.resource_id}" for r, _ in failures)
-            cause = f" ({failures[0][1].message})" if failures else ""
-            raise TransientError(f"leftovers of the launch remain in {region}: {names}{cause}",
-                                 hint="teardown retries; the console link shows them")
+        # Deleting) for a while; the sweep waits for what it deleted to go, up to the teardown's deadline
+        sweep(region, lambda: self._leftovers_region(region, launch_ids),
+              lambda found: teardown.delete_all(self._api, found, retry_s=wait_s, poll_s=poll_s),
+              settle_s=wait_s, poll_s=poll_s)
 
     def delete(self, resources: Sequence[Resource]) -> None:
         """Delete leftovers; an economically stopped instance is released and its launch swept like a terminate."""
@@ -182,10 +169,10 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         def one(region: str) -> None:
             failures = teardown.delete_all(self._api, groups[region], retry_s=min(60.0, self.settings.terminate_timeout_s),
                                            poll_s=max(self.settings.poll_s, 0.05))
-            if failures:
-                res, err = failures[0]
-                more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-                raise type(err)(f"deleting {res.kind} {res.resource_id}: {err.message}{more}", err.hint)
+            err = first_failure(failures, lambda res, exc: type(exc)(f"deleting {res.kind} {res.resource_id}: "
+                                                                     f"{exc.message}", exc.hint))
+            if err is not None:
+                raise err
 
         self._fan_out(sorted(groups), one)
 

@@ -34,6 +34,7 @@ from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Insta
                                    Profile, Region, Resource)
 from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.launch_kit import LaunchTracker, check_launch
+from workbench.core.providers.leftover_sweep import first_failure, still_running, sweep
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
                                                SupportsEndReason, SupportsMfa, SupportsPublicPrices,
@@ -275,23 +276,14 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
         if launches:
             self._sweep(region, launches)
         if still:
-            raise TransientError(f"{len(still)} instance(s) in {region} were still shutting down after "
-                                 f"{self.settings.terminate_wait_s:g} s: {', '.join(still)}",
-                                 hint="teardown checks again; run `workbench down` later if they remain")
+            raise still_running(region, still, self.settings.terminate_wait_s, "shutting down")
 
     def _sweep(self, region: str, launch_ids: list[str]) -> None:
         ec2 = self._ec2(region)
-        found = self._leftovers_region(region, launch_ids)
-        failures = teardown.delete_all(ec2, found, retry_dependency_s=min(60.0, self.settings.terminate_wait_s),
-                                       poll_s=max(self.settings.poll_s, 0.05))
-        remaining = self._leftovers_region(region, launch_ids)
-        if failures or remaining:
-            names = ", ".join(f"{r.kind} {r.resource_id}" for r in remaining) or ", ".join(
-                f"{r.kind} {r.resource_id}" for r, _ in failures)
-            first = failures[0][1] if failures else None
-            cause = f" ({error_code(first) or type(first).__name__})" if first is not None else ""
-            raise TransientError(f"leftovers of the launch remain in {region}: {names}{cause}",
-                                 hint="teardown retries; the console link shows them")
+        sweep(region, lambda: self._leftovers_region(region, launch_ids),
+              lambda found: teardown.delete_all(ec2, found, retry_dependency_s=min(60.0, self.settings.terminate_wait_s),
+                                                poll_s=max(self.settings.poll_s, 0.05)),
+              cause_of=lambda exc: error_code(exc) or type(exc).__name__)
 
     def delete(self, resources: Sequence[Resource]) -> None:
         groups = by_region(resources, self.id)
@@ -300,11 +292,10 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             failures = teardown.delete_all(self._ec2(region), groups[region],
                                            retry_dependency_s=min(30.0, self.settings.terminate_wait_s),
                                            poll_s=max(self.settings.poll_s, 0.05))
-            if failures:
-                res, exc = failures[0]
-                err = self._fail(exc, f"deleting {res.kind} {res.resource_id}", "Delete", region)
-                more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-                raise type(err)(err.message + more, err.hint)
+            err = first_failure(failures, lambda res, exc: self._fail(exc, f"deleting {res.kind} {res.resource_id}",
+                                                                      "Delete", region))
+            if err is not None:
+                raise err
 
         self._fan_out(sorted(groups), one)
 
