@@ -37,8 +37,7 @@ import time
 from contextlib import AbstractContextManager
 from typing import Any, Mapping
 
-from workbench.core.domain.errors import (AuthError, ConfigError, NotFoundError, PluginError, TransientError,
-                                          WorkbenchError)
+from workbench.core.domain.errors import ConfigError, PluginError, TransientError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.providers.redaction import redact
 from workbench.core.storage.contract import MachineRemote, ServesObjectStorage
@@ -61,9 +60,6 @@ RAM_ACTION = {
     "CompleteMultipartUpload": "PutObject", "ListMultipartUploads": "ListMultipartUploads",
     "AbortMultipartUpload": "AbortMultipartUpload",
 }
-_MISSING = ("NoSuchBucket", "404", "NotFound")
-_DENIED = ("AccessDenied", "403", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSecurityToken",
-           "SecurityTokenExpired")
 _BUSY = ("Throttling", "SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500")
 
 
@@ -107,6 +103,9 @@ class OssStorage(S3CompatibleStore):
     """OSS on behalf of one Alibaba profile (see the module doc); listing and uploads: :class:`S3CompatibleStore`."""
 
     scheme, service = "oss", "OSS"
+    make_bucket = "the OSS console or with `ossutil mb`"
+    grant = ("its RAM user oss:ListObjects, oss:GetObject and oss:PutObject on the bucket "
+             "(resources/policies/alibaba-ram-policy.json)")
 
     def __init__(self, api: Api, profile_name: str, home_region: str, settings: Mapping[str, str]) -> None:
         self.api = api
@@ -183,14 +182,9 @@ class OssStorage(S3CompatibleStore):
             return exc
         code = _code(exc)
         secrets = self.api.secret_values()
-        if code in _MISSING:
-            return NotFoundError(f"the OSS bucket {uri.bucket!r} does not exist (or is not visible to profile "
-                                 f"{self.profile_name!r})", hint="check the name; buckets are created in the OSS "
-                                                                 "console or with `ossutil mb`")
-        if code in _DENIED:
-            return AuthError(f"profile {self.profile_name!r} may not use the OSS bucket {uri.bucket!r} ({code})",
-                             hint="give its RAM user oss:ListObjects, oss:GetObject and oss:PutObject on the bucket "
-                                  "(resources/policies/alibaba-ram-policy.json)")
+        known = self._bucket_error(code, uri)
+        if known is not None:
+            return known
         if code in _BUSY or code.startswith("5") or type(exc).__name__ in (
                 "EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError", "ConnectionClosedError"):
             return TransientError(f"OSS did not answer {what} ({code or type(exc).__name__})",

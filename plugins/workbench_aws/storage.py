@@ -25,7 +25,7 @@ import threading
 from contextlib import AbstractContextManager
 from typing import Any, Sequence
 
-from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
+from workbench.core.domain.errors import AuthError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage.contract import MachineRemote
 from workbench.core.storage.rclone import s3_compatible_remote
@@ -38,8 +38,6 @@ from .errors import translate
 ROLE_SETTING = "storage_role_arn"
 MAX_FEDERATION_S = 36 * 3600
 MAX_ROLE_S = 12 * 3600
-_MISSING = ("NoSuchBucket", "404", "NotFound")
-_DENIED = ("AccessDenied", "403", "Forbidden", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch")
 
 
 def bucket_policy(uri: StorageUri, write: bool, partition: str = "aws") -> dict[str, Any]:
@@ -65,6 +63,9 @@ class S3Storage(S3CompatibleStore):
     """S3 on behalf of one AWS profile (see the module doc); listing and uploads: :class:`S3CompatibleStore`."""
 
     scheme, service = "s3", "S3"
+    make_bucket = "the S3 console or with `aws s3 mb`"
+    grant = ("its IAM user s3:ListBucket, s3:GetObject and s3:PutObject on the bucket "
+             "(resources/policies/aws-iam-policy.json)")
 
     def __init__(self, clients: Clients, regions: Sequence[str], profile_name: str,
                  settings: dict[str, str]) -> None:
@@ -86,15 +87,9 @@ class S3Storage(S3CompatibleStore):
 
     def _fail(self, exc: BaseException, what: str, uri: StorageUri, operation: str, service: str = "s3"
               ) -> WorkbenchError:
-        code = error_code(exc)
-        if code in _MISSING:
-            return NotFoundError(f"the S3 bucket {uri.bucket!r} does not exist (or is not visible to profile "
-                                 f"{self.profile_name!r})", hint="check the name; buckets are created in the S3 "
-                                                                 "console or with `aws s3 mb`")
-        if code in _DENIED:
-            return AuthError(f"profile {self.profile_name!r} may not use the S3 bucket {uri.bucket!r} ({code})",
-                             hint="give its IAM user s3:ListBucket, s3:GetObject and s3:PutObject on the bucket "
-                                  "(resources/policies/aws-iam-policy.json)")
+        known = self._bucket_error(error_code(exc), uri)
+        if known is not None:
+            return known
         return translate(exc, what, service=service, operation=operation, secrets=self.clients.secret_values())
 
     def region_of(self, uri: StorageUri) -> str:

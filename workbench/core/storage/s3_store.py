@@ -11,7 +11,8 @@ error reads.  A plugin subclasses :class:`S3CompatibleStore` and writes only tho
 ``_fail(exc, what, uri, operation)``   the workbench error for an SDK exception
 
 and gets ``probe``, ``list``, ``abort_incomplete``, ``put`` and ``buckets`` with the same
-messages on every cloud ("listing s3://bucket/prefix/", "uploading F to oss://bucket/key").
+messages on every cloud, and ``_bucket_error`` for its ``_fail`` (a missing bucket → NotFoundError,
+a refusal → AuthError, worded with the class's ``make_bucket`` and ``grant``) ("listing s3://bucket/prefix/", "uploading F to oss://bucket/key").
 The calls themselves are :mod:`.s3_api`'s.  Creating a machine's credentials is each cloud's own
 (``machine_remote``).
 
@@ -26,12 +27,16 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any, Callable, ClassVar, Sequence
 
-from workbench.core.domain.errors import WorkbenchError
+from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage import s3_api
 from workbench.core.storage.contract import BucketInfo, PutFile, RemoteObject
 
 log = logging.getLogger("workbench.storage")
+#: S3 error codes (or HTTP statuses) that say the bucket is not there, or that these credentials may not use it
+MISSING_CODES = ("NoSuchBucket", "404", "NotFound")
+DENIED_CODES = ("AccessDenied", "403", "Forbidden", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch",
+                "InvalidSecurityToken", "SecurityTokenExpired")
 
 
 
@@ -48,8 +53,13 @@ class S3CompatibleStore(ABC):
     #: the address scheme ("s3", "oss") and the service's name in messages ("S3", "OSS")
     scheme: ClassVar[str]
     service: ClassVar[str]
-    #: the region whose client lists the buckets
+    #: for the messages: where buckets are made ("the S3 console or with `aws s3 mb`"), and what the profile's
+    #: identity must be given ("its IAM user s3:ListBucket, … on the bucket (resources/policies/…)")
+    make_bucket: ClassVar[str]
+    grant: ClassVar[str]
+    #: the region whose client lists the buckets, and the profile (named in messages)
     home: str
+    profile_name: str
 
     @abstractmethod
     def _client(self, region: str) -> Any:
@@ -66,6 +76,17 @@ class S3CompatibleStore(ABC):
     @abstractmethod
     def _fail(self, exc: BaseException, what: str, uri: StorageUri, operation: str) -> WorkbenchError:
         """The workbench error for an SDK exception raised while doing ``what`` (the S3 ``operation``)."""
+
+    def _bucket_error(self, code: str, uri: StorageUri) -> WorkbenchError | None:
+        """NotFoundError for a missing bucket, AuthError for a refusal (by the S3 ``code``); None otherwise."""
+        if code in MISSING_CODES:
+            return NotFoundError(f"the {self.service} bucket {uri.bucket!r} does not exist (or is not visible to "
+                                 f"profile {self.profile_name!r})",
+                                 hint=f"check the name; buckets are created in {self.make_bucket}")
+        if code in DENIED_CODES:
+            return AuthError(f"profile {self.profile_name!r} may not use the {self.service} bucket {uri.bucket!r} "
+                             f"({code})", hint=f"give {self.grant}")
+        return None
 
     def url(self, uri: StorageUri, key: str | None = None) -> str:
         """``s3://bucket/prefix/`` (the listing's prefix), or the address of one object key under it."""

@@ -71,9 +71,11 @@ class Manager:
 
 class Store(S3CompatibleStore):
     scheme, service = "s3", "S3"
+    make_bucket, grant = "the console", "its user s3:ListBucket on the bucket"
 
     def __init__(self, fail: bool = False) -> None:
         self.home, self.fail, self.manager, self.failed = "home-1", fail, Manager(), []
+        self.profile_name = "lab"
 
     def _client(self, region: str) -> Client:
         return Client(region, self.fail)
@@ -132,6 +134,20 @@ def test_transfer_config_follows_the_shared_part_size(monkeypatch) -> None:
     monkeypatch.setattr(s3_api, "MULTIPART_BYTES", 5 * 1024 * 1024)
     assert transfer_config() == {"multipart_threshold": 5 * 1024 * 1024, "multipart_chunksize": 5 * 1024 * 1024,
                                  "max_concurrency": s3_api.CONCURRENCY}
+
+
+def test_missing_and_refused_buckets_read_alike() -> None:
+    from workbench.core.domain.errors import AuthError
+
+    uri, store = parse_storage_uri("s3://data/x"), Store()
+    missing = store._bucket_error("NoSuchBucket", uri)
+    assert isinstance(missing, NotFoundError) and missing.message == (
+        "the S3 bucket 'data' does not exist (or is not visible to profile 'lab')")
+    assert missing.hint == "check the name; buckets are created in the console"
+    refused = store._bucket_error("403", uri)
+    assert isinstance(refused, AuthError) and refused.message == "profile 'lab' may not use the S3 bucket 'data' (403)"
+    assert refused.hint == "give its user s3:ListBucket on the bucket"
+    assert store._bucket_error("SlowDown", uri) is None
 
 
 class Served(ServesObjectStorage):
