@@ -55,11 +55,14 @@ def _log_trace(args: argparse.Namespace, offers) -> Trace:
     if model:
         run = dataclasses.replace(run, gpu_model=model)
     if args.instance_type:
-        known = [o for o in offers if o.instance_type == args.instance_type]
+        known = [o for o in offers if o.instance_type == args.instance_type
+                 and (not getattr(args, "region", None) or o.region == args.region)]
         if not known:
-            raise ConfigError(f"{args.instance_type!r} is not in the bundled catalogue",
+            where = f" in {args.region}" if getattr(args, "region", None) else ""
+            raise ConfigError(f"{args.instance_type!r}{where} is not in the bundled catalogue",
                               hint="leave --instance-type out and give --price-per-hour")
-        o = known[0]
+        # the catalogue prices a type in many regions: the one asked for, else the cheapest (a careful user's)
+        o = min(known, key=lambda x: (x.prices.on_demand is None, x.prices.on_demand or 0.0, x.region))
         run = dataclasses.replace(run, provider=o.provider, region=o.region, instance_type=o.instance_type,
                                   gpu_model=run.gpu_model or o.gpu_model, price_per_hour=o.prices.on_demand,
                                   currency=o.prices.currency,

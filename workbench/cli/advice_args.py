@@ -31,6 +31,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     a.add_argument("--instance-type", metavar="TYPE",
                    help="the machine the log was recorded on (e.g. p3.16xlarge): its price, network and "
                         "spot price come from the bundled catalogue")
+    a.add_argument("--region", metavar="REGION",
+                   help="the region of --instance-type (default: its cheapest region in the catalogue)")
     a.add_argument("--checkpoints", action="store_true",
                    help="the job resumes from checkpoints (lets the spot rule price an interruptible run)")
 

@@ -88,7 +88,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         rows = []
         for r in ranked:
-            age, stale = _price_age(r.offer.prices.as_of)
+            age, stale = _price_age(r.offer.prices.detail("spot" if args.spot else "on_demand").as_of)
             rows.append({"profile": r.profile or None, "price_per_hour": r.price, "spot": args.spot,
                          **r.offer.to_json(), "needs_account": r.needs_account, "price_age_days": age,
                          "stale": stale, "nodes": nodes,

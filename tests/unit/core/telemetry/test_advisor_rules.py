@@ -128,8 +128,9 @@ def test_spot_needs_a_checkpointing_on_demand_run_of_an_hour_or_more():
 
     base = T.healthy()
     a = one(run(with_run(base, checkpoints=True)), "spot")
-    assert a.evidence["spot_per_hour"] == 13.109 and a.evidence["on_demand_per_hour"] == 32.7726
-    assert a.saving.amount == pytest.approx((32.7726 - 13.109) * 2.0, rel=1e-3)
+    # the bundled catalog's spot price of the run's type (p4d.24xlarge: AWS, on or before 2026-07-05)
+    assert a.evidence["spot_per_hour"] == 14.091725 and a.evidence["on_demand_per_hour"] == 32.7726
+    assert a.saving.amount == pytest.approx((32.7726 - 14.091725) * 2.0, rel=1e-3)
     assert run(with_run(base, checkpoints=True, spot=True)).ids() == []
     assert run(with_run(base, checkpoints=False)).ids() == []
     assert run(with_run(T.healthy(hours=0.5), checkpoints=True)).ids() == []
