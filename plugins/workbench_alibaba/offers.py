@@ -18,6 +18,7 @@ Threading: any thread; caches behind a lock.  Errors: workbench errors.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 from concurrent.futures import ThreadPoolExecutor
@@ -36,8 +37,25 @@ log = logging.getLogger("workbench.alibaba.offers")
 LIVE_SOURCE = "live: ECS DescribePrice / DescribeSpotPriceHistory"
 
 
+#: what an international-site profile is told where the catalog could have priced an offer
+NO_USD_PRICE = ("no bundled USD price: the bundled list is the China site's, in CNY, not what the international "
+                "site bills; live prices (DescribePrice) need this account")
+
+
 class OfferBook(live_offers.OfferBook):
-    """ECS offers of one profile: GPU types, stock per zone and prices, live or from the catalog."""
+    """ECS offers of one profile: GPU types, stock per zone and prices, live or from the catalog.
+
+    The catalog's prices are the China site's list, in CNY (issue 32): they price a China-site profile; an
+    international-site profile (billed in USD) gets no catalog price, never a converted one, and says so.
+    """
+
+    def catalog_offers(self, region: str, why: str | None = None) -> list[Offer]:
+        offers = super().catalog_offers(region, why)
+        if all(o.prices.currency == self._s.currency for o in offers):
+            return offers
+        return [dataclasses.replace(o, prices=Prices(currency=self._s.currency, source="snapshot", as_of=o.prices.as_of),
+                                    available=False, availability_note=NO_USD_PRICE)
+                for o in offers]
 
     def __init__(self, provider_id: str, settings: AlibabaSettings, api: Any,
                  snapshot: Callable[[], Snapshot] | None = None) -> None:
@@ -105,7 +123,9 @@ class OfferBook(live_offers.OfferBook):
             except WorkbenchError as exc:
                 row = snap.find(region, itype)
                 log.info("DescribePrice %s in %s failed (%s)", itype, region, exc.message)
-                on_demand, currency = (row.on_demand, row.currency) if row else (None, self._s.currency)
+                # the catalog's price only where the site bills in its currency (CNY: the China site's list)
+                usable = row is not None and row.currency == self._s.currency
+                on_demand, currency = (row.on_demand, row.currency) if usable else (None, self._s.currency)
             try:
                 spot = self._spot(region, itype)
             except WorkbenchError:

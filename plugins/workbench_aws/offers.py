@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from workbench.core.domain.gpus import GPU_MODELS, normalize_gpu_name
-from workbench.core.domain.models import Offer, Prices
+from workbench.core.domain.models import Offer, PriceDetail, Prices
 from workbench.core.providers import live_offers
 from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
@@ -200,19 +200,32 @@ class OfferBook(live_offers.OfferBook):
                spot_by_az: dict[str, float], notes: dict[str, str], live: bool) -> Offer | None:
         row = snap.find(region, shape.instance_type)
         sources: list[str] = []
+        details: dict[str, PriceDetail] = {}  # a price from the catalog keeps its own source, date and basis
+
+        def from_catalog(term: str) -> float | None:
+            value = getattr(row, term) if row is not None else None
+            if value is not None:
+                details[term] = row.detail(term)  # type: ignore[union-attr]
+            return value
+
         on_demand = listed.on_demand if listed else None
         if on_demand is not None:
             sources.append(pricing.LIVE_SOURCE)
         elif row is not None and row.on_demand is not None:
-            on_demand = row.on_demand
+            on_demand = from_catalog("on_demand")
             sources.append(pricing.SNAPSHOT_SOURCE)
         spot = min(spot_by_az.values()) if spot_by_az else None
         if spot is not None:
             sources.append(pricing.SPOT_SOURCE)
         elif row is not None and row.spot is not None:
-            spot = row.spot
+            spot = from_catalog("spot")
             if pricing.SNAPSHOT_SOURCE not in sources:
                 sources.append(("spot: " if sources else "") + pricing.SNAPSHOT_SOURCE)
+        # committed terms: the Price List's where it has them, else the catalog's (published or estimated, each
+        # labelled by its basis), so a plan made with an AWS account still compares them
+        terms = {t: (getattr(listed, t, None) if listed else None) for t in
+                 ("reserved_1y", "reserved_3y", "savings_plan_1y", "savings_plan_3y")}
+        terms = {t: v if v is not None else from_catalog(t) for t, v in terms.items()}
         if on_demand is None and spot is None:
             log.debug("no price for %s in %s: not offered", shape.instance_type, region)
             return None
@@ -233,10 +246,8 @@ class OfferBook(live_offers.OfferBook):
             provider=self.provider_id, region=region, instance_type=shape.instance_type, gpu_model=shape.gpu_model,
             gpu_count=shape.gpu_count, gpu_memory_gb=shape.gpu_memory_gb, vcpus=shape.vcpus,
             memory_gb=shape.memory_gb,
-            prices=Prices(on_demand=on_demand, spot=spot,
-                          reserved_1y=listed.reserved_1y if listed else None,
-                          reserved_3y=listed.reserved_3y if listed else None,
-                          currency="USD", source=source, as_of=as_of),
+            prices=Prices(on_demand=on_demand, spot=spot, **terms, currency="USD", source=source, as_of=as_of,
+                          details=details),
             network_gbps=shape.network_gbps, rdma=shape.efa, available=available, availability_note=note,
             extra=extra,
         )

@@ -13,7 +13,8 @@ from typing import Callable, TypeVar
 
 import pytest
 
-from workbench.core.domain.models import Identity, Instance, Offer, Region
+from workbench.core.domain.models import PRICE_TERMS, Identity, Instance, Offer, Region
+from workbench.core.providers import price_snapshot
 from workbench.core.providers.contract import Provider
 
 from .harness import ProviderHarness
@@ -60,8 +61,13 @@ def test_offers_have_prices_with_source_and_date(provider: Provider) -> None:
         assert offer.provider == provider.id
         assert offer.hourly() is not None or offer.hourly(spot=True) is not None
         assert offer.prices.source and offer.prices.source != "unknown"
-        assert offer.prices.as_of  # ISO date
-        time.strptime(offer.prices.as_of[:10], "%Y-%m-%d")
+        # every price it has says where it comes from and of when: an ISO date, an upper bound ("<=DATE", on
+        # or before) or, for a source that gives none, "unknown" (issue 32)
+        for term in PRICE_TERMS:
+            if getattr(offer.prices, term) is not None:
+                d = offer.prices.detail(term)
+                assert d.source and d.as_of, (offer.instance_type, term)
+                assert d.as_of == price_snapshot.UNKNOWN_DATE or price_snapshot.date_of(d.as_of), d.as_of
 
 
 def test_launch_is_listed_with_its_launch_id(harness: ProviderHarness, provider: Provider) -> None:

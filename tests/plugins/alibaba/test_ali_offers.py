@@ -74,3 +74,18 @@ def test_spot_price_history_of_an_instance(make_provider):
     assert len(points) >= 6 and points == sorted(points)
     base = cloud.spot_price("cn-hangzhou", "cn-hangzhou-i", "ecs.gn6i-c4g1.xlarge")
     assert all(abs(price - base) <= base * 0.02 for _, price in points)
+
+
+def test_an_international_site_profile_gets_no_converted_catalog_price(ali: AlibabaServer, account: Account,
+                                                                        make_provider):
+    """Issue 32: the bundled list is the China site's, in CNY.  A profile on the international site (billed in
+    USD) is told there is no bundled USD price, never shown the yuan figure or a conversion of it."""
+    from workbench_alibaba.offers import NO_USD_PRICE
+
+    offers = make_provider(region="ap-southeast-1", site="international", pricing="snapshot").offers("ap-southeast-1")
+    assert offers, "the catalog has ap-southeast-1 rows"
+    t4 = next(o for o in offers if o.instance_type == "ecs.gn6i-c4g1.xlarge")
+    assert t4.prices.currency == "USD" and t4.hourly() is None and t4.hourly(spot=True) is None
+    assert not t4.available and t4.availability_note == NO_USD_PRICE
+    china = make_provider(pricing="snapshot").offers("cn-hangzhou")  # the China site: the catalog's yuan
+    assert all(o.prices.currency == "CNY" and o.hourly() for o in china)

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from workbench.core.providers import price_snapshot
+
 from aws_moto import FaultRule, quota_json, spot_history_xml
 from workbench.core.domain.errors import TransientError
 
@@ -66,7 +68,12 @@ def test_a_failing_price_list_falls_back_to_the_snapshot_and_says_why(moto, make
                               message="User is not authorized to perform: pricing:GetProducts"))
     offers = _by_type(make_provider().offers())
     p3 = offers["p3.2xlarge"]
-    assert p3.prices.on_demand == 3.06 and p3.prices.reserved_1y is None
+    assert p3.prices.on_demand == 3.06
+    # the committed terms come from the catalog too, each saying what it is: p3 has no published reservation,
+    # so the catalog's is an estimate, and the planner labels it so (issue 32)
+    assert p3.prices.reserved_1y == pytest.approx(3.06 * 0.64)
+    assert p3.prices.detail("reserved_1y").basis == price_snapshot.BASIS_ESTIMATED
+    assert p3.prices.detail("on_demand").as_of == "<=2026-07-05"
     assert p3.prices.source == "snapshot (live prices unavailable)"
     assert "pricing:GetProducts" in p3.extra["live_errors"]["prices"]
 

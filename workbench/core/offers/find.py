@@ -203,7 +203,10 @@ def explain_empty(q: OfferQuery, candidates: Sequence[Offer], errors: Sequence[t
     if q.spot:
         spot = [o for o in pool if o.prices.spot is not None]
         if not spot:
-            return EmptyReason(NO_MATCH, "none of them has a spot price; ask for on-demand")
+            catalog = [o for o in pool if (o.extra or {}).get("needs_account")]
+            return EmptyReason(NO_MATCH, "none of them has a spot price; ask for on-demand" + (
+                " (the price catalog has no spot price for them: spot prices come live, with an account of "
+                "that cloud)" if catalog and len(catalog) == len(pool) else ""))
         pool = spot
     if q.max_price is not None:
         cheapest = min(pool, key=lambda o: o.hourly(q.spot) or float("inf"))
