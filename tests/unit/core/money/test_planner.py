@@ -178,3 +178,21 @@ def test_the_buy_rows_hourly_figure_is_its_job_total_over_the_hours():
     assert buy.hourly == pytest.approx(spent / HOURS)
     assert buy.total == pytest.approx(spent - 5_000)
     assert "per hour: purchase, power and upkeep over the job's 2,160 h" in buy.note
+
+
+def test_rows_from_the_bundled_catalog_carry_each_prices_own_basis_and_date():
+    """Issue 32: a published reserved figure is labelled exactly, an estimate as ESTIMATED, each row with the
+    date of its own price; no row mixes the two silently."""
+    from workbench.core.money.planner import compare_costs, snapshot_offers
+
+    offers = [o for o in snapshot_offers() if o.provider == "aws" and o.region == "us-east-1"
+              and o.instance_type == "p4d.24xlarge"]
+    plan = compare_costs(offers, "A100", 8, 8760)
+    by = {r.option: r for r in plan.rows}
+    assert by["on-demand"].hourly == pytest.approx(21.957642) and by["on-demand"].price_as_of == "<=2026-07-05"
+    assert "published price: all upfront, effective hourly" in by["reserved-1y"].note
+    assert "ESTIMATED" not in by["reserved-1y"].note and "ESTIMATED" not in by["reserved-3y"].note
+    assert "ESTIMATED" in by["savings-plan-1y"].note and "published price:" not in by["savings-plan-1y"].note
+    assert "published price: average at one time" in by["spot"].note
+    assert {r.price_as_of for r in plan.rows} == {"<=2026-07-05"}
+    assert "Vantage" in by["reserved-1y"].price_source
