@@ -40,6 +40,9 @@ class GpuType:
 
 GPU_TYPES: tuple[GpuType, ...] = (
     GpuType("ecs.gn6i-c4g1.xlarge", "ecs.gn6i", 4, 15, "NVIDIA T4", 1, 16, 4_000_000, 10.0),
+    # a whole T4 as a GRID vGPU (Alibaba's vgn6i-vws table); the bundled catalog's cheapest T4 in cn-hangzhou,
+    # so a launch priced from the catalog picks it and the server must know it as the cloud does
+    GpuType("ecs.vgn6i-m16-vws.5xlarge", "ecs.vgn6i-vws", 20, 92, "NVIDIA T4", 1, 16, 7_500_000, 11.0),
     GpuType("ecs.gn6i-c8g1.2xlarge", "ecs.gn6i", 8, 31, "NVIDIA T4", 1, 16, 5_000_000, 12.0),
     GpuType("ecs.gn6i-c24g1.12xlarge", "ecs.gn6i", 48, 186, "NVIDIA T4", 2, 16, 16_000_000, 32.0),
     GpuType("ecs.gn6v-c8g1.2xlarge", "ecs.gn6v", 8, 32, "NVIDIA V100", 1, 16, 2_500_000, 25.0),
