@@ -9,7 +9,8 @@
 The sources (``resources/catalog/sources/``, described in its SOURCES.md) are public price files in one
 long format (``instance_type, region, os, price_kind, currency, price_per_hour, as_of, source,
 derived_formula``: one price per row), ``shapes.csv`` (each type's GPUs, vCPUs, memory, network, from
-public documentation) and ``previous/<cloud>.csv`` (the catalog as it was bundled before, with its dates).
+public documentation), ``previous/<cloud>.csv`` (the catalog as it was bundled before, with its dates) and
+``refreshed/<cloud>.csv`` (prices ``scripts/update_price_snapshots.py`` read from a cloud's public list).
 
 Rules (issue 32): every price keeps its own kind, source and date (the catalog's per-term columns); per
 (region, type, term) the newest dated price wins and an older one stays only where nothing newer gives
@@ -149,9 +150,14 @@ def feed_rows(feed: Feed, sources: Path, shapes: dict) -> tuple[list[ps.PriceRow
 
 
 def previous_rows(provider: str, sources: Path) -> list[ps.PriceRow]:
-    """The catalog as it was bundled, less what was never a price: figures copied or estimated from another
-    region, and the reserved / savings-plan estimates (made again below from the newest on-demand)."""
-    path = sources / "previous" / f"{provider}.csv"
+    """The catalog as it was bundled (``previous/``) and what update_price_snapshots.py read from the public
+    lists (``refreshed/``), less what was never a price: figures copied or estimated from another region, and
+    the reserved / savings-plan estimates (made again below from the newest on-demand)."""
+    return [r for folder in ("previous", "refreshed") for r in _dated_rows(sources / folder / f"{provider}.csv",
+                                                                           provider)]
+
+
+def _dated_rows(path: Path, provider: str) -> list[ps.PriceRow]:
     if not path.exists():
         return []
     out = []

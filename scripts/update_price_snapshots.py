@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the bundled price snapshots (``resources/catalog/<provider>.csv``) from the public price lists.
+"""Refresh the bundled price catalog (``resources/catalog/<provider>.csv``) from the public price lists.
 
     python scripts/update_price_snapshots.py                     every cloud that has a public list
     python scripts/update_price_snapshots.py --provider aws --region us-east-1
@@ -7,10 +7,10 @@
 
 The same code as ``workbench catalog update`` (``workbench.core.providers.price_update``) with the
 bundled files as the target: prices are read without any account (AWS Price List offer and Savings
-Plans files, Azure Retail Prices API), dated today, and written in the one documented layout; the
-files' leading ``#`` comment (where the figures come from) is kept, so review it, and the rows of
-regions not refreshed stay.  Needs internet access.  Exit 1 when a provider could not be read (its
-file is left as it was).
+Plans files, Azure Retail Prices API), dated today, into ``resources/catalog/sources/refreshed/<provider>.csv``
+(rows of regions not refreshed stay), then ``scripts/build_catalog.py`` rebuilds the bundled files, where a
+newer price wins per term.  Needs internet access.  Exit 1 when a provider could not be read (its prices stay
+as they were).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workbench.core.providers.price_update import update  # noqa: E402
 from workbench.core.providers.registry import discover  # noqa: E402
@@ -40,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"{r.provider}: NOT updated: {r.error}", file=sys.stderr)
-    return 1 if failed else 0
+    import build_catalog  # the bundled files are generated from their sources, the refreshed prices among them
+
+    built = build_catalog.main([])
+    return 1 if failed or built else 0
 
 
 if __name__ == "__main__":

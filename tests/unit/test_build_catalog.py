@@ -71,3 +71,20 @@ def test_alibaba_no_assumed_price_stays_and_every_region_of_the_file_is_there(tm
 
 def test_the_builder_is_deterministic():
     assert build_catalog.build("aws", FIXTURE) == build_catalog.build("aws", FIXTURE)
+
+
+def test_prices_refreshed_from_a_public_list_win_where_newer(tmp_path):
+    """update_price_snapshots.py writes sources/refreshed/<cloud>.csv (price_snapshot.refreshed_path); the
+    builder merges it like every dated source: its newer on-demand price wins, the spot price it lacks stays."""
+    import shutil
+
+    sources = tmp_path / "sources"
+    shutil.copytree(FIXTURE, sources)
+    row = ps.PriceRow("p4d.24xlarge", "A100", 8, 40.0, 96, 1152.0, 400.0, True, "us-east-1", "USD", 20.0, None,
+                      None, None, None, None, "2026-12-01", "AWS Price List offer file")
+    ps.write(sources / "refreshed" / "aws.csv", [row], "refreshed (test)")
+    (tmp_path / "aws.csv").write_text(build_catalog.build("aws", sources), encoding="utf-8")
+    p4d = ps.read(tmp_path / "aws.csv", "aws").find("us-east-1", "p4d.24xlarge")
+    assert p4d.on_demand == 20.0 and p4d.detail("on_demand").as_of == "2026-12-01"
+    assert p4d.spot == 9.1 and p4d.detail("spot").as_of == "<=2026-07-05"
+    assert ps.refreshed_path("aws").parent.name == "refreshed"

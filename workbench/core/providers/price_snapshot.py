@@ -284,6 +284,12 @@ def bundled_path(provider: str) -> Path:
     return bundled_dir() / f"{provider}.csv"
 
 
+def refreshed_path(provider: str) -> Path:
+    """Where ``scripts/update_price_snapshots.py`` keeps a cloud's prices read from its public list: a source
+    of the bundled catalog, merged in by ``scripts/build_catalog.py`` (the bundled files are generated)."""
+    return bundled_dir() / "sources" / "refreshed" / f"{provider}.csv"
+
+
 def cache_path(provider: str) -> Path:
     return cache_dir() / f"{provider}.csv"
 

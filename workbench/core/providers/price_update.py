@@ -5,7 +5,8 @@ For every provider whose class supports :class:`~workbench.core.providers.contra
 reads the public list for the provider's regions and writes the rows, with today's date, to the
 user's price cache (:func:`price_snapshot.cache_path`): every price shown afterwards (offers without
 an account, the planner, the plugins' fallback) uses them.  ``scripts/update_price_snapshots.py``
-runs the same code with ``target="bundled"`` to regenerate ``resources/catalog/*.csv``.
+runs the same code with ``target="bundled"``: it writes ``resources/catalog/sources/refreshed/<cloud>.csv``,
+a source that ``scripts/build_catalog.py`` merges into the generated ``resources/catalog/*.csv``.
 
 A provider that fails keeps its previous prices and reports why; the others are still refreshed.
 
@@ -113,6 +114,8 @@ def _update_one(pid: str, cls: type[SupportsPublicPrices], regions: Sequence[str
         known = price_snapshot.load(pid, use_cache=target == "cache")
     except PluginError:
         known = price_snapshot.PriceSnapshot([], None, pid)
+    refreshed = price_snapshot.refreshed_path(pid)
+    before = price_snapshot.read(refreshed, pid).rows if target == "bundled" and refreshed.exists() else []
     mine = sorted(set(cls.public_price_regions) | set(known.regions()))
     if regions:
         chosen = list(regions) if take_all else [r for r in regions if r in mine]
@@ -127,12 +130,13 @@ def _update_one(pid: str, cls: type[SupportsPublicPrices], regions: Sequence[str
         raise PluginError(f"the {pid} price list had no GPU prices for {', '.join(chosen)}",
                           hint="check the region names; prices stay as they were")
     rows = [replace(r, as_of=r.as_of or today, source=r.source or cls.public_price_source) for r in rows]
-    path = price_snapshot.cache_path(pid) if target == "cache" else price_snapshot.bundled_path(pid)
+    path = price_snapshot.cache_path(pid) if target == "cache" else refreshed
     comment = _comment(pid, cls, path, target, today)
     if target == "bundled":
-        # keep the rows of regions not refreshed this time, so the bundled file never shrinks by accident
+        # a source of the bundled catalog (scripts/build_catalog.py merges it, newest price first): keep the
+        # rows of regions not refreshed this time, so the file never shrinks by accident
         fresh = {(r.region, r.instance_type.lower()) for r in rows}
-        rows = rows + [r for r in known.rows if (r.region, r.instance_type.lower()) not in fresh
+        rows = rows + [r for r in before if (r.region, r.instance_type.lower()) not in fresh
                        and r.region not in chosen]
     price_snapshot.write(path, rows, comment)
     say(f"{pid}: {len(rows)} prices as of {today} written to {path}")
