@@ -96,3 +96,30 @@ def test_logs_dialog_selects_a_node_or_shows_all_by_rank(qtbot, accounts):
     dlg.node_box.setCurrentIndex(0)  # all nodes, each line prefixed by its rank
     qtbot.waitUntil(lambda: "[node 0] node 0 up" in dlg.text.toPlainText()
                     and "[node 1] node 1 up" in dlg.text.toPlainText(), timeout=15_000)
+
+
+def test_the_overview_reaches_every_node_when_polls_are_slower_than_the_tick(qtbot, accounts, monkeypatch):
+    """A poll that outlasts the timer's tick (a busy machine; make test once timed out here): the turn moved
+    on at every skipped tick, so with three nodes and a poll of about three ticks the same node was polled each
+    time and the other two never got a reading.  The turn now moves on only with a poll."""
+    import time as _time
+
+    import workbench.ui.monitor.monitor_view as mv
+
+    real = mv.poll_instance
+
+    def slow(*args, **kwargs):
+        _time.sleep(0.5)  # about 2.5 ticks of 200 ms
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mv, "poll_instance", slow)
+    nodes = sorted(_launch(accounts, "slowpoll", nodes=3), key=lambda i: i.extra["node_rank"])
+    win = _window(qtbot, accounts)
+    qtbot.waitUntil(lambda: win.instances_view.proxy.rowCount() == 3, timeout=15_000)
+    win.show_monitor(nodes[0])
+    view = win.monitor_view
+    view.poll_timer.setInterval(200)
+    view.node_box.setCurrentIndex(0)  # every node side by side
+    table = view.nodes_overview
+    qtbot.waitUntil(lambda: all("(CPU)" in (table.item(r, 3).text() if table.item(r, 3) else "") for r in range(3)),
+                    timeout=20_000)

@@ -327,19 +327,20 @@ class MonitorView(QWidget):
     def poll(self) -> None:
         """Start one poll of the selected instance unless one is running (then this tick is skipped).
 
-        In the overview, each tick polls the next node of the launch.
+        In the overview, each tick polls the next node of the launch; the turn moves on only when that node
+        is polled or has nothing to ask (moved on skipped ticks, a slow poll could catch the same node each time).
         """
-        inst = self.instance
+        inst, turn = self.instance, None
         if self.overview and inst is not None:
             nodes = self.launch_nodes(inst)
-            self._overview_turn = (self._overview_turn + 1) % len(nodes)
-            inst = nodes[self._overview_turn]
-            if not inst.state.active and instance_key(inst) in self._history_loaded:
-                return
+            turn = (self._overview_turn + 1) % len(nodes)
+            inst = nodes[turn]
         if inst is None or self.polling or self.session.accounts is None or time.monotonic() < self._retry_at:
             return
         key = instance_key(inst)
-        if not inst.state.active and self._settled.get(key) == inst.state:
+        if not inst.state.active and (self._settled.get(key) == inst.state or (turn is not None
+                                                                              and key in self._history_loaded)):
+            self._overview_turn = turn if turn is not None else self._overview_turn
             return  # nothing new can come from a stopped machine
         remote = getattr(self.session, "remote", None)
         extra = {}
@@ -353,6 +354,8 @@ class MonitorView(QWidget):
             self.poll_timer.stop()
             return
         self.polling = True
+        if turn is not None:
+            self._overview_turn = turn
         task.then(self._polled).fail(self._poll_failed).finally_(self._poll_done)
 
     def _poll_done(self) -> None:
