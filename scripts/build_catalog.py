@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -218,8 +219,6 @@ def build(provider: str, sources: Path = SOURCES) -> str:
 
 
 def _wrap(text: str, width: int = 110) -> str:
-    import textwrap
-
     return "\n".join(line for para in text.splitlines() for line in textwrap.wrap(para, width) or [""])
 
 

@@ -88,7 +88,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
     if ctx.json:
         rows = []
         for r in ranked:
-            age, stale = _price_age(r.offer.prices.detail("spot" if args.spot else "on_demand").as_of)
+            age, stale = _price_age(r.offer.prices.hourly_detail(args.spot).as_of)
             rows.append({"profile": r.profile or None, "price_per_hour": r.price, "spot": args.spot,
                          **r.offer.to_json(), "needs_account": r.needs_account, "price_age_days": age,
                          "stale": stale, "nodes": nodes,
@@ -100,7 +100,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
                    "warning": stale_warning(_price_dates(ranked, args.spot))})
     else:
         def source(r: RankedOffer) -> str:  # where the price the job pays was read, and its own date
-            d = r.offer.prices.detail("spot" if args.spot else "on_demand")
+            d = r.offer.prices.hourly_detail(args.spot)
             stale = _price_age(d.as_of)[1]
             return f"{r.offer.prices.source} ({describe_date(d.as_of)})" + (" old" if stale else "")
 
@@ -145,7 +145,7 @@ def cmd_offers(ctx: CliContext, args: argparse.Namespace) -> int:
 
 def _price_dates(ranked: list[RankedOffer], spot: bool) -> list[str]:
     """The date of the price each offer is shown at (its spot or on-demand price's own)."""
-    return [r.offer.prices.detail("spot" if spot else "on_demand").as_of for r in ranked]
+    return [r.offer.prices.hourly_detail(spot).as_of for r in ranked]
 
 
 def _known_provider(ctx: CliContext, provider: str) -> None:
@@ -183,7 +183,7 @@ def cmd_launch(ctx: CliContext, args: argparse.Namespace) -> int:
         out.write(f"Launch {lp.launch_id}: {spec.name} on {lp.profile.provider}/{lp.profile.name} "
                   f"{o.region} {nodes}{o.instance_type} ({gpu})\n"
                   f"  price {money(lp.price_per_hour, cur)}/h{total} ({o.prices.source}, "
-                  f"{describe_date(o.prices.detail('spot' if lp.spot else 'on_demand').as_of)})"
+                  f"{describe_date(o.prices.hourly_detail(lp.spot).as_of)})"
                   f"{' spot' if lp.spot else ''}; max runtime {duration((runtime or 0) * 60)}; "
                   f"projected cost {money(lp.projected_cost, cur)}; on finish: {spec.on_finish.value}\n"
                   + (f"  chosen: {lp.matched}, the {'first with an offer' if spec.choose == 'in_order' else 'cheapest'}"

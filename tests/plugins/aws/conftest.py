@@ -15,12 +15,20 @@ from typing import Callable, Iterator
 import pytest
 
 import aws_moto
-from workbench.core.domain.models import Profile
-from workbench.core.providers.contract import ProviderContext
+from workbench.core.domain.models import JobSpec, LaunchRequest, Profile, Resources
+from workbench.core.providers.contract import ProviderContext, launch_tags
 
 ROOT = Path(__file__).resolve().parents[3]
 POLICY = ROOT / "resources" / "policies" / "aws-iam-policy.json"
 INSTALL_ID = "wbtest000001"
+
+
+def launch_request(provider, launch_id: str, itype: str, count: int, name: str, run: str) -> LaunchRequest:
+    """A request for ``count`` machines of ``itype`` in us-east-1 (the offer as the provider lists it)."""
+    offer = next(o for o in provider.offers("us-east-1") if o.instance_type == itype)
+    spec = JobSpec(name=name, run=run, num_nodes=count, resources=Resources())
+    return LaunchRequest(launch_id, spec, offer, provider.profile.name, launch_tags(launch_id, INSTALL_ID),
+                         count=count)
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYTESTSECRET"
 KEY_ID = "AKIAWORKBENCHTEST01"
 

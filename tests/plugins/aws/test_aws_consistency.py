@@ -12,17 +12,12 @@ import pytest
 
 from aws_moto import FaultRule
 from workbench.core.domain.errors import WorkbenchError
-from workbench.core.domain.models import JobSpec, LaunchRequest, Resources
-from workbench.core.providers.contract import launch_tags
 
-from .conftest import INSTALL_ID
+from .conftest import launch_request
 
 
 def _request(provider, launch_id, itype="g5.xlarge", count=1):
-    offer = next(o for o in provider.offers("us-east-1") if o.instance_type == itype)
-    spec = JobSpec(name="ec", run="python train.py", num_nodes=count, resources=Resources())
-    return LaunchRequest(launch_id, spec, offer, provider.profile.name, launch_tags(launch_id, INSTALL_ID),
-                         count=count)
+    return launch_request(provider, launch_id, itype, count, "ec", "python train.py")
 
 
 def _live(ec2, launch_id):

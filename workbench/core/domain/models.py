@@ -88,6 +88,10 @@ class Prices:
     def hourly(self, spot: bool = False) -> float | None:
         return self.spot if spot else self.on_demand
 
+    def hourly_detail(self, spot: bool = False) -> PriceDetail:
+        """Where the price :meth:`hourly` gives comes from."""
+        return self.detail("spot" if spot else "on_demand")
+
     def detail(self, term: str) -> PriceDetail:
         """Where the price of ``term`` (one of :data:`PRICE_TERMS`) comes from."""
         own = self.details.get(term)

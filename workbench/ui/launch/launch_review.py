@@ -385,17 +385,17 @@ class ReviewPage(QWizardPage):
         f["choice"].setText(matched or "")
         self.form.setRowVisible(f["choice"], bool(matched))  # only a spec with alternatives has something to say
         term = tr("spot (cheaper, may be interrupted)") if effective_spot(spec, choice) else tr("on-demand")
-        which = "spot" if effective_spot(spec, choice) else "on_demand"
+        paid = o.prices.hourly_detail(effective_spot(spec, choice))
         if n > 1:
             f["pricing"].setText(tr("{term}: {price} per hour per machine, {total} for all {n} · prices: {source}, "
                                     "{date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), n=n,
                 total=money(None if choice.price is None else choice.price * n, o.prices.currency, 3),
-                source=say(o.prices.source), date=say(describe_date(o.prices.detail(which).as_of))))
+                source=say(o.prices.source), date=say(describe_date(paid.as_of))))
         else:
             f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), source=say(o.prices.source),
-                date=say(describe_date(o.prices.detail(which).as_of))))
+                date=say(describe_date(paid.as_of))))
         self.cost.setText(cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)

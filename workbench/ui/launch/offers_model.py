@@ -30,11 +30,6 @@ COL_ON_DEMAND, COL_SPOT, COL_SOURCE, COL_AVAILABILITY, COL_TOTAL, COL_NETWORK = 
 _RIGHT = (3, 4, 5, 6, 7, 8, 11)
 
 
-def core_text(text: str | None) -> str | None:
-    """``text`` translated when it is one of the core's fixed phrases (marked ``N_`` there), else as it is."""
-    return None if text is None else say(text)
-
-
 def warning_color() -> QColor:
     """A red that stays readable on light and dark palettes."""
     dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
@@ -106,7 +101,7 @@ class OffersModel(RowTableModel):
         if col == COL_AVAILABILITY:
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
-            return "⚠ " + (core_text(o.availability_note) or tr("no quota or capacity"))
+            return "⚠ " + (say(o.availability_note) or tr("no quota or capacity"))
         if col == COL_TOTAL:
             return money(None if r.price is None else r.price * self.nodes, cur, 3) + (
                 f" (×{self.nodes})" if self.nodes > 1 else "")
@@ -131,9 +126,9 @@ class OffersModel(RowTableModel):
     def _source(self, o: Offer) -> str:
         """Where the job's price was read (snapshot, cache, live) and its date; the source itself is the
         tooltip (a long name, often in English)."""
-        d = o.prices.detail("spot" if self.spot else "on_demand")
+        d = o.prices.hourly_detail(self.spot)
         when = say(describe_date(d.as_of)) if d.as_of else ""
-        return f"{core_text(o.prices.source)} · {when}" if when else core_text(o.prices.source) or ""
+        return f"{say(o.prices.source)} · {when}" if when else say(o.prices.source)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -154,7 +149,7 @@ class OffersModel(RowTableModel):
             return self._bold
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == COL_SOURCE:
-                d = r.offer.prices.detail("spot" if self.spot else "on_demand")
+                d = r.offer.prices.hourly_detail(self.spot)
                 return " · ".join(x for x in (d.source, say(d.basis) if d.basis else "",
                                               say(describe_date(d.as_of)) if d.as_of else "") if x)
             if not r.offer.available:
