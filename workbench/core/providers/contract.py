@@ -295,3 +295,41 @@ class SupportsMfa(ABC):
     @abstractmethod
     def provide_mfa_code(self, code: str) -> None:
         """Keep ``code`` for the next session; raises AuthError when it cannot be a code (AWS: six digits)."""
+
+
+#: a launch whose ``LaunchRequest.tags`` carry ``TAG_ROLE: ROLE_CONTROLLER`` is the account's controller machine
+#: (``workbench.core.controller``): a provider that :class:`SupportsController` gives it the controller's cloud
+#: identity (AWS instance profile, Azure managed identity, Alibaba RAM role) and nothing else changes.
+TAG_ROLE = "workbench:role"
+ROLE_CONTROLLER = "controller"
+
+
+@dataclass(frozen=True)
+class ControllerIdentity:
+    """The cloud identity a controller machine runs as (never the user's own keys).
+
+    ``name``: the role / identity (AWS role and instance profile, Azure user-assigned identity, Alibaba RAM
+    role); ``ready``: it exists with its policy; ``created``: what this call created; ``missing``: the exact
+    permissions or resources an administrator must grant or create when the user may not (empty when ready);
+    ``policy_files``: the documents under ``resources/policies/`` that say what it may do.
+    """
+
+    name: str
+    ready: bool
+    created: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    policy_files: tuple[str, ...] = ()
+    details: Mapping[str, str] = field(default_factory=dict)
+
+
+class SupportsController(ABC):
+    """Capability: the cloud identity of the account's controller machine.
+
+    ``controller_identity(create=False)`` only looks (``workbench controller status``); ``create=True`` makes
+    what is missing where the user's credentials may (the app asks the user once per account first).  Blocks
+    on the network; raises WorkbenchError (AuthError naming what to ask an administrator for) when it cannot.
+    A launch tagged ``TAG_ROLE: ROLE_CONTROLLER`` runs as this identity.
+    """
+
+    @abstractmethod
+    def controller_identity(self, create: bool = False) -> ControllerIdentity: ...
