@@ -137,8 +137,11 @@ class GuardEngine:
                  on_event: Callable[[GuardEvent], None] | None = None, finish_grace_s: float = 600.0,
                  collect_samples: bool = True, retry_s: float = 300.0, sample_slack_s: float = 120.0,
                  teardown_timeout_s: float = 600.0, teardown_poll_s: float = 2.0,
-                 teardown_fn: Callable[..., TeardownReport] = teardown) -> None:
+                 teardown_fn: Callable[..., TeardownReport] = teardown,
+                 only: Callable[[], set[str]] | None = None) -> None:
         self.accounts = accounts
+        #: the launch ids this engine guards (the controller: the launches handed to it); None: every launch
+        self.only = only
         self.clock = clock
         self.on_event = on_event
         self.finish_grace_s = finish_grace_s
@@ -192,8 +195,9 @@ class GuardEngine:
                 self._emit(events, GuardEvent("", "guards", "error", "warning",
                                               f"profile {name} could not be listed: {exc.message}", now))
         live: dict[str, list[Instance]] = {}
+        allowed = self.only() if self.only is not None else None
         for inst in self.store.list_instances():
-            if inst.state.billable:
+            if inst.state.billable and (allowed is None or inst.launch_id in allowed):
                 live.setdefault(inst.launch_id, []).append(inst)
         if self.collect_samples:
             self._collect([i for insts in live.values() for i in insts if i.state.active])

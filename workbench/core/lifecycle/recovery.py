@@ -23,9 +23,11 @@ launch's history lists every attempt with its machine, reason and cost.
 The app must run for this to happen: the GUI (after each refresh) or ``workbench watch``.  While
 neither runs, nothing relaunches; the machine's own guard still ends its bill.
 
-Several processes may poll one store: a relaunch is claimed through a guard event per attempt and
-retry period (``retry_s``), so it happens once; a relaunch that fails (no capacity anywhere) is
-retried the next period.  Threading: ``poll`` blocks on providers; run it on a worker, one poll at a
+Several processes may poll one store: a relaunch is claimed (:mod:`.relaunch_claims`) through a guard
+event per attempt and retry period (``retry_s``), so it happens once; a relaunch that fails (no capacity
+anywhere) is retried the next period.  A launch handed to the account's controller is claimed on the board
+both the app and the controller see (``claims`` picks the claims of a launch; the controller's are
+:class:`workbench.core.controller.claims.BoardClaims`).  Threading: ``poll`` blocks on providers; run it on a worker, one poll at a
 time per engine.  It never raises for one launch: failures become events.
 """
 
@@ -45,6 +47,7 @@ from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, JobSpec, Profile
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.lifecycle.endings import GUARD, ended_by_app, note_teardown  # noqa: F401 - re-exported
+from workbench.core.lifecycle.relaunch_claims import StoreClaims, Ticket
 from workbench.core.lifecycle.teardown import teardown
 from workbench.core.money import budgets
 from workbench.core.money.spend import SpendBook
@@ -55,6 +58,7 @@ from workbench.core.storage.machine import interruption
 from workbench.core.store.attempts import FAILURE, FINISHED, PREEMPTION, STOPPED, AttemptRecord
 from workbench.core.store.database import LaunchRecord, Store
 from workbench.core.store.money import GuardRecord
+from workbench.core.store.launches import launch_to_json
 from workbench.core.lifecycle.attempts import attempt_of  # noqa: F401 - re-exported (views, the CLI)
 
 log = logging.getLogger("workbench.recovery")
@@ -124,8 +128,12 @@ class RecoveryEngine:
 
     def __init__(self, accounts, clock: Callable[[], float] = time.time,
                  on_event: Callable[[RecoveryEvent], None] | None = None, retry_s: float = 300.0,
-                 teardown_timeout_s: float = 600.0, teardown_poll_s: float = 2.0) -> None:
+                 teardown_timeout_s: float = 600.0, teardown_poll_s: float = 2.0,
+                 claims: Callable[[LaunchRecord], StoreClaims | None] | None = None) -> None:
         self.accounts = accounts
+        self._local_claims = StoreClaims(accounts.store, retry_s, clock)
+        #: the claims of a launch (its root's record): the board's for a launch a controller watches, else local
+        self.claims_of = claims
         self.clock = clock
         self.on_event = on_event
         self.retry_s = retry_s
@@ -205,10 +213,11 @@ class RecoveryEngine:
                                                  f"{rec.name} attempt {n} ended: {detail}; not relaunched: {why_not}",
                                                  now))
             return
-        bucket = int(now // self.retry_s) if self.retry_s > 0 else int(now)
-        if not store.claim_event(GuardRecord(root_id, GUARD, f"relaunch:{n + 1}:{bucket}", now, "info", detail)):
-            return  # this process or another one is on it (or tried moments ago)
-        self._relaunch(root, rec, spec, n, reason, detail, events)
+        claims = (self.claims_of(root) if self.claims_of is not None else None) or self._local_claims
+        ticket = claims.take(root_id, n + 1, detail)
+        if ticket is None:
+            return  # this process or another one is on it (or tried moments ago, or did it)
+        self._relaunch(root, rec, spec, n, reason, detail, events, claims, ticket)
 
     def _with_end_reasons(self, insts: list[Instance]) -> list[Instance]:
         """Ended machines without a known reason: ask their cloud why (and keep the answer in the store)."""
@@ -267,13 +276,18 @@ class RecoveryEngine:
 
     # -- relaunch --------------------------------------------------------------------
     def _relaunch(self, root: LaunchRecord, rec: LaunchRecord, spec: JobSpec, n: int, reason: str, detail: str,
-                  events: list[RecoveryEvent]) -> None:
+                  events: list[RecoveryEvent], claims: StoreClaims, ticket: Ticket) -> None:
         from workbench.core.lifecycle.launcher import execute, plan_offer
 
         now = self.clock()
-        old = teardown(self.accounts, [rec.launch_id], timeout=self.teardown_timeout_s, poll=self.teardown_poll_s)
+        # a relaunch that died half way (its claim taken over): what it made goes first, with the old attempt
+        ended = [rec.launch_id] + ([ticket.abandoned] if ticket.abandoned else [])
+        old = teardown(self.accounts, ended, timeout=self.teardown_timeout_s, poll=self.teardown_poll_s)
+        if ticket.abandoned and self.store.attempt_of(ticket.abandoned) is not None:
+            self.store.update_attempt(ticket.abandoned, status="launch_failed", detail="abandoned mid-relaunch")
         if not old.clean:
             left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?") for x in old.remaining)
+            claims.failed(ticket, "what is left of the old attempt could not be removed")
             self._emit(events, RecoveryEvent(root.launch_id, rec.launch_id, n, "relaunch_failed", "error",
                                              f"{rec.name}: what is left of attempt {n} could not be removed ({left or '; '.join(e.message for _, e in old.errors)}); "
                                              f"retrying in {self.retry_s:.0f} s", now))
@@ -291,6 +305,7 @@ class RecoveryEngine:
             lid = f"{root.launch_id}-a{n + 1}-{secrets.token_hex(2)}"
             try:
                 lp = plan_offer(self.accounts, new_spec, choice, len(offers) - 1, launch_id=lid)
+                claims.planned(ticket, lid)
                 store.add_attempt(AttemptRecord(lid, root.launch_id, n + 1, self.clock(), "launching", detail=detail))
                 if not self._over_ssh(lp.profile):
                     self._log(lid, f"attempt {n + 1} of {root.launch_id}, after attempt {n} ended: {detail}; "
@@ -308,6 +323,12 @@ class RecoveryEngine:
                 break
             store.update_attempt(lid, status="running")
             self._carry_budget(root, lid, now)
+            made = store.find_launch(lid)
+            mine = store.attempt_of(lid)
+            claims.launched(ticket, {"launch_id": lid, "launch": launch_to_json(made) if made else None,
+                                     "attempt": mine.to_json() if mine else None,
+                                     "ended": {"launch_id": rec.launch_id, "reason": reason, "detail": detail,
+                                               "ts": now}})
             self._log(rec.launch_id, f"attempt {n + 1} runs as {lid} on {lp.profile.name} {choice.offer.region} "
                                      f"{choice.offer.instance_type}")
             self._emit(events, RecoveryEvent(
@@ -316,6 +337,7 @@ class RecoveryEngine:
                 f"{lp.profile.provider}/{lp.profile.name} {choice.offer.region} {choice.offer.instance_type} "
                 f"({'spot' if new_spec.resources.spot else 'on-demand'}, {_price(choice)})", self.clock()))
             return
+        claims.failed(ticket, "; ".join(failures) or "no offer")
         self._emit(events, RecoveryEvent(root.launch_id, rec.launch_id, n, "relaunch_failed", "error",
                                          f"{rec.name}: attempt {n} ended ({detail}); relaunching failed: "
                                          f"{'; '.join(failures) or 'no offer'}; retrying in {self.retry_s:.0f} s", now))

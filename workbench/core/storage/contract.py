@@ -105,6 +105,19 @@ class SupportsObjectStorage(ABC):
         """Drop unfinished multipart uploads under the prefix (they bill storage); how many went."""
         return 0
 
+    # Small objects with conditional writes (the controller's board).  A store without them refuses.
+    def storage_read(self, uri: StorageUri, key: str) -> tuple[bytes, str] | None:
+        """(content, ETag) of the object ``key`` under the prefix; None when there is none."""
+        raise ConfigError(f"{uri} cannot hold the controller's records (no small-object support here)")
+
+    def storage_write(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                      if_match: str | None = None) -> str | None:
+        """Write ``key``: the new ETag, or None when ``if_absent`` / ``if_match`` lost (atomic in the service)."""
+        raise ConfigError(f"{uri} cannot hold the controller's records (no small-object support here)")
+
+    def storage_delete(self, uri: StorageUri, key: str) -> None:
+        raise ConfigError(f"{uri} cannot hold the controller's records (no small-object support here)")
+
 
 class ObjectStore(Protocol):
     """A plugin's storage object for one profile: the contract's storage methods without ``storage_``."""
@@ -121,6 +134,21 @@ class ObjectStore(Protocol):
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote: ...
 
     def abort_incomplete(self, uri: StorageUri) -> int: ...
+
+
+class SmallObjects(ABC):
+    """A store that also reads and writes small objects with conditional writes (S3 ``If-None-Match`` /
+    ``If-Match``): what the controller's board (:mod:`workbench.core.controller.board`) needs."""
+
+    @abstractmethod
+    def read_object(self, uri: StorageUri, key: str) -> tuple[bytes, str] | None: ...
+
+    @abstractmethod
+    def write_object(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                     if_match: str | None = None) -> str | None: ...
+
+    @abstractmethod
+    def delete_object(self, uri: StorageUri, key: str) -> None: ...
 
 
 class ServesObjectStorage(SupportsObjectStorage):
@@ -161,6 +189,22 @@ class ServesObjectStorage(SupportsObjectStorage):
 
     def storage_abort_incomplete(self, uri: StorageUri) -> int:
         return self._served(uri).abort_incomplete(uri)
+
+    def _small(self, uri: StorageUri) -> SmallObjects:
+        store = self._served(uri)
+        if not isinstance(store, SmallObjects):
+            raise ConfigError(f"{uri} cannot hold the controller's records (no small-object support here)")
+        return store
+
+    def storage_read(self, uri: StorageUri, key: str) -> tuple[bytes, str] | None:
+        return self._small(uri).read_object(uri, key)
+
+    def storage_write(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                      if_match: str | None = None) -> str | None:
+        return self._small(uri).write_object(uri, key, data, if_absent=if_absent, if_match=if_match)
+
+    def storage_delete(self, uri: StorageUri, key: str) -> None:
+        self._small(uri).delete_object(uri, key)
 
 
 def objects_size(objects: Iterable[RemoteObject]) -> int:

@@ -104,3 +104,50 @@ def put_files(manager: Any, uri: StorageUri, files: Sequence[PutFile], on_done: 
                 for _, other in futures:
                     other.cancel()
     return failure
+
+
+#: S3 answers for a conditional write that lost (``If-None-Match: *`` on an existing key, ``If-Match`` on a changed
+#: one): 412 PreconditionFailed, or 409 ConditionalRequestConflict while another conditional write is in flight
+LOST_CONDITION = ("PreconditionFailed", "412", "ConditionalRequestConflict", "409")
+MISSING_KEY = ("NoSuchKey", "404", "NotFound")
+
+
+def _code(exc: BaseException) -> str:
+    err = getattr(exc, "response", {}) or {}
+    return str((err.get("Error") or {}).get("Code") or "")
+
+
+def read_small(client: Any, bucket: str, key: str) -> tuple[bytes, str] | None:
+    """(content, ETag) of one small object, None when there is none."""
+    try:
+        answer = client.get_object(Bucket=bucket, Key=key)
+    except Exception as exc:  # noqa: BLE001 - only "no such key" is an answer; the rest goes to the plugin
+        if _code(exc) in MISSING_KEY:
+            return None
+        raise
+    return answer["Body"].read(), str(answer.get("ETag", "")).strip('"')
+
+
+def write_small(client: Any, bucket: str, key: str, data: bytes, if_absent: bool = False,
+                if_match: str | None = None) -> str | None:
+    """Store ``data`` at ``key``; the new ETag, or None when the condition lost (another writer was first).
+
+    ``if_absent``: only when no object has that key (S3 ``If-None-Match: *``, atomic in the service);
+    ``if_match``: only when the object still has that ETag (``If-Match``).
+    """
+    extra: dict[str, str] = {}
+    if if_absent:
+        extra["IfNoneMatch"] = "*"
+    if if_match is not None:
+        extra["IfMatch"] = f'"{if_match}"'
+    try:
+        answer = client.put_object(Bucket=bucket, Key=key, Body=data, ContentType="application/json", **extra)
+    except Exception as exc:  # noqa: BLE001 - a lost condition is an answer; the rest goes to the plugin
+        if extra and _code(exc) in LOST_CONDITION + (MISSING_KEY if if_match else ()):
+            return None
+        raise
+    return str(answer.get("ETag", "")).strip('"')
+
+
+def delete_key(client: Any, bucket: str, key: str) -> None:
+    client.delete_object(Bucket=bucket, Key=key)

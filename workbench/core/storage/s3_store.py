@@ -30,7 +30,7 @@ from typing import Any, Callable, ClassVar, Sequence
 from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.storage import s3_api
-from workbench.core.storage.contract import BucketInfo, PutFile, RemoteObject
+from workbench.core.storage.contract import BucketInfo, PutFile, RemoteObject, SmallObjects
 
 log = logging.getLogger("workbench.storage")
 #: S3 error codes (or HTTP statuses) that say the bucket is not there, or that these credentials may not use it
@@ -47,7 +47,7 @@ def transfer_config() -> dict[str, int]:
             "max_concurrency": s3_api.CONCURRENCY}
 
 
-class S3CompatibleStore(ABC):
+class S3CompatibleStore(SmallObjects):
     """``probe``/``list``/``abort_incomplete``/``put``/``buckets`` over a plugin's S3 client (see the module doc)."""
 
     #: the address scheme ("s3", "oss") and the service's name in messages ("S3", "OSS")
@@ -128,6 +128,33 @@ class S3CompatibleStore(ABC):
         if failure is not None and not should_stop():
             item, exc = failure
             raise self._fail(exc, f"uploading {item.path} to {self.url(uri, item.key)}", uri, "PutObject") from None
+
+    # -- small objects (the controller's board: workbench.core.controller.board) --------------------
+    def read_object(self, uri: StorageUri, key: str) -> tuple[bytes, str] | None:
+        try:
+            return s3_api.read_small(self._bucket_client(uri), uri.bucket, s3_api.object_key(uri, key))
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, f"reading {self.url(uri, key)}", uri, "GetObject") from None
+
+    def write_object(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                     if_match: str | None = None) -> str | None:
+        try:
+            return s3_api.write_small(self._bucket_client(uri), uri.bucket, s3_api.object_key(uri, key), data,
+                                      if_absent=if_absent, if_match=if_match)
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, f"writing {self.url(uri, key)}", uri, "PutObject") from None
+
+    def delete_object(self, uri: StorageUri, key: str) -> None:
+        try:
+            s3_api.delete_key(self._bucket_client(uri), uri.bucket, s3_api.object_key(uri, key))
+        except WorkbenchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise self._fail(exc, f"deleting {self.url(uri, key)}", uri, "DeleteObject") from None
 
     def buckets(self) -> list[str]:
         try:

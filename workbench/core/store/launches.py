@@ -51,6 +51,17 @@ class LedgerEntry:
     storage_per_hour: float = 0.0  # the instance's disks (bill while stopped too); schema 2
 
 
+def launch_to_json(rec: LaunchRecord) -> dict[str, Any]:
+    """The record as plain JSON (the controller's board carries launches between stores)."""
+    return {f.name: getattr(rec, f.name) for f in fields(rec)}
+
+
+def launch_from_json(data: dict[str, Any]) -> LaunchRecord:
+    """The record back from :func:`launch_to_json` (unknown keys ignored; a missing field is a KeyError)."""
+    names = {f.name for f in fields(LaunchRecord)}
+    return LaunchRecord(**{k: v for k, v in data.items() if k in names})
+
+
 def _row_to_instance(r: sqlite3.Row) -> Instance:
     return Instance(
         provider=r["provider"], profile=r["profile"], instance_id=r["instance_id"],

@@ -1,0 +1,266 @@
+"""The controller's loop: the app's own engines, headless, on a small machine in the user's account.
+
+``workbench controller serve`` runs :class:`Controller` on the controller machine (installed and started by
+:mod:`.deploy`).  Each poll, every ``poll_s``:
+
+1. takes in the launches the app handed over on the board (:func:`.handover.take_in`) and the attempts the app
+   relaunched itself while it ran (:func:`.handover.import_outcomes` / :func:`.handover.import_attempts`);
+2. runs the app's :class:`~workbench.core.lifecycle.guards.GuardEngine` (reconcile from the cloud's tags, budget,
+   max runtime, idle GPU, job finished → verified teardown) on those launches only — never on the user's
+   other launches, which the same owner tag also lists;
+3. runs the app's :class:`~workbench.core.lifecycle.recovery.RecoveryEngine` with the board's claims
+   (:class:`.claims.BoardClaims`), so a relaunch happens once even when the app runs too;
+4. follows the attempts it relaunched as the app would (upload, start, log, exit code:
+   :class:`~workbench.core.remote.jobs.RemoteJobs`) and adds the app's public key to their machines, so the
+   app reads their logs as today;
+5. writes what happened to the board (events, each attempt with its cost, the heartbeat) and sends the
+   profile's notifications when configured (:mod:`workbench.core.notify`, a 0600 file on the machine).
+
+With nothing to watch for ``idle_end_s`` (default 30 min) it returns 0: the job runner on the machine then
+applies the controller launch's ``on_finish: terminate`` through the instance guard every job already uses
+(AWS: a shutdown that terminates; Azure: the guard deletes its own resource group; Alibaba: a shutdown, and
+the instance's AutoReleaseTime), so the controller never bills forever.
+
+Credentials: the machine's own cloud identity only (:class:`MachineCredentials`: no stored secret; the
+plugins fall back to their SDK's default chain, which reads the instance's role from the metadata service).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from workbench.core import paths
+from workbench.core.controller import handover
+from workbench.core.controller.board import Board
+from workbench.core.controller.claims import BoardClaims
+from workbench.core.domain.errors import ConfigError, WorkbenchError
+from workbench.core.domain.models import Profile
+
+log = logging.getLogger("workbench.controller")
+
+HEARTBEAT = "controller.json"
+FIRST_LOOK_S = 600.0  # a handed launch whose machines were never listed is watched this long
+
+
+@dataclass
+class ControllerConfig:
+    """What the app writes for its controller (``controller.json`` in the controller's job folder)."""
+
+    launch_id: str  # the controller's own launch
+    profile: dict[str, Any]  # name, provider, region, endpoint_url, settings (no secret)
+    install_id: str  # the app's: the owner tag of everything the controller makes and finds
+    poll_s: float = 30.0
+    idle_end_s: float = 1800.0
+    retry_s: float = 300.0
+    finish_grace_s: float = 120.0
+    version: str = ""
+    notify_file: str | None = None  # 0600, beside this file, when the profile has notifications
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> "ControllerConfig":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls(**data)
+        except (OSError, ValueError, TypeError) as exc:
+            raise ConfigError(f"the controller's configuration {path} cannot be read: {exc}") from None
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(json.dumps(asdict(self), indent=2, sort_keys=True), encoding="utf-8")
+
+    def profile_obj(self) -> Profile:
+        p = self.profile
+        return Profile(str(p["name"]), str(p["provider"]), p.get("region"), endpoint_url=p.get("endpoint_url"),
+                       settings=dict(p.get("settings") or {}))
+
+
+class MachineCredentials:
+    """The credential store of the controller: none stored; every plugin uses the machine's own identity."""
+
+    def get(self, provider: str, profile: str) -> dict[str, str]:
+        return {}
+
+    def set(self, provider: str, profile: str, values: Any) -> None:
+        raise ConfigError("the controller keeps no credentials: it runs as its machine's cloud identity")
+
+    def delete(self, provider: str, profile: str) -> None:
+        return None
+
+
+def ensure_install_id(install_id: str) -> None:
+    """Make this machine's workbench the app's installation (the owner tag it makes and finds things by)."""
+    path = paths.config_dir() / "install-id"
+    if not path.exists() or path.read_text(encoding="utf-8").strip() != install_id:
+        path.write_text(install_id + "\n", encoding="utf-8")
+
+
+class Controller:
+    """One account's controller (see the module doc).  ``run`` blocks; ``poll_once`` is one round."""
+
+    def __init__(self, config: ControllerConfig, accounts: Any, board: Board | None = None,
+                 clock: Callable[[], float] = time.time, say: Callable[[str], None] | None = None,
+                 notifier: Any = None) -> None:
+        from workbench.core.lifecycle.guards import GuardEngine
+        from workbench.core.lifecycle.recovery import RecoveryEngine
+
+        self.config = config
+        self.accounts = accounts
+        self.clock = clock
+        self.say = say or (lambda line: log.info("%s", line))
+        self.notifier = notifier
+        self.profile = config.profile_obj()
+        self.board = board or Board.of_profile(accounts, self.profile, config.install_id)
+        self.owner = f"controller:{config.launch_id}"
+        self.claims = BoardClaims(self.board, self.owner, config.retry_s, clock)
+        self.events: list[dict[str, Any]] = []
+        self.roots: list[str] = []
+        self.guards = GuardEngine(accounts, clock=clock, on_event=self._on_event, retry_s=config.retry_s,
+                                  finish_grace_s=config.finish_grace_s, collect_samples=False,
+                                  only=self._watched_ids)
+        self.recovery = RecoveryEngine(accounts, clock=clock, on_event=self._on_event, retry_s=config.retry_s,
+                                       claims=self._claims_of)
+        self.remote: Any = None
+        self.authorized: set[str] = set()
+        self.started = clock()
+        self.last_busy = clock()
+        self.workdirs = paths.data_dir() / "controller" / "workdirs"
+
+    # -- engines' hooks --------------------------------------------------------------------------
+    def _claims_of(self, root: Any) -> BoardClaims | None:
+        return self.claims if root.launch_id in self.roots else None
+
+    def _watched_ids(self) -> set[str]:
+        store = self.accounts.store
+        ids = set(self.roots)
+        for r in self.roots:
+            ids.update(a.launch_id for a in store.attempts(r))
+        return ids
+
+    def _on_event(self, ev: Any) -> None:
+        record = {"source": "controller", "kind": type(ev).__name__, **ev.to_json()}
+        self.events.append(record)
+        self.say(f"[{record.get('guard') or 'recovery'}] {record.get('action')} {record.get('launch_id')}: "
+                 f"{record.get('message')}")
+
+    # -- one round -------------------------------------------------------------------------------
+    def poll_once(self) -> bool:
+        """One round (see the module doc); True when something is being watched."""
+        store = self.accounts.store
+        self.roots = handover.take_in(store, self.board, self.workdirs)
+        handover.import_outcomes(store, self.board, self.roots)
+        handover.import_attempts(store, self.board, self.roots)
+        self.events = []
+        if self.roots:
+            self.guards.poll()
+            self.recovery.poll()
+            self._follow()
+            handover.post_attempts(store, self.board, self.roots)
+        for ev in self.events:
+            self.board.add_event({**ev, "profile": self.profile.name})
+            self._notify(ev)
+        busy = [r for r in self.roots if self._busy(r)]
+        now = self.clock()
+        if busy:
+            self.last_busy = now
+        self._beat(busy, now)
+        return bool(busy)
+
+    def _busy(self, root_id: str) -> bool:
+        store = self.accounts.store
+        attempts = store.attempts(root_id)
+        ids = {root_id} | {a.launch_id for a in attempts}
+        insts = [i for i in store.list_instances() if i.launch_id in ids]
+        if any(i.state.billable for i in insts):
+            return True
+        rec = store.find_launch(root_id)
+        if rec is not None and (rec.spec or {}).get("recovery"):
+            live = [a for a in attempts if a.status != "launch_failed"]
+            if live and max(live, key=lambda a: a.attempt).ended_at is None:
+                return True  # recovery has not decided yet (or retries a relaunch)
+            if not live:
+                return True
+        if not insts:
+            rec_at = rec.created_at if rec is not None else 0.0
+            return self.clock() - max(rec_at, self.started) < FIRST_LOOK_S
+        return False
+
+    def _follow(self) -> None:
+        """Start (or keep following) the job of each attempt this controller relaunched."""
+        store = self.accounts.store
+        mine = {c.get("launch_id") for r in self.roots for c in self.claims.outcomes(r)
+                if c.get("owner") == self.owner and c.get("state") == "launched"}
+        from workbench.core.remote.kinds import is_remote
+
+        insts = [i for i in store.list_instances() if i.launch_id in mine and is_remote(i)]
+        if not insts:
+            return
+        if self.remote is None:
+            from workbench.core.remote.jobs import RemoteJobs
+
+            self.remote = RemoteJobs(self.accounts, telemetry=False)
+        self.remote.sync(insts, {r.launch_id: r for r in store.list_launches() if r.launch_id in mine})
+        for inst in insts:
+            if inst.instance_id not in self.authorized and inst.state.active and inst.host:
+                self._authorize_app(inst)
+
+    def _authorize_app(self, inst: Any) -> None:
+        """Add the app's public key (from the handover) to a machine this controller started."""
+        from workbench.core.controller.handover import root_of
+        from workbench.core.remote.connection import Target, connect
+
+        got = self.board.get(f"launches/{root_of(self.accounts.store, inst.launch_id)}.json")
+        key = (got[0].get("app_public_key") if got else "") or ""
+        if not key or "\n" in key or "'" in key:
+            self.authorized.add(inst.instance_id)
+            return
+        line = ("umask 077; mkdir -p ~/.ssh && touch ~/.ssh/authorized_keys && "
+                f"(grep -qxF '{key}' ~/.ssh/authorized_keys || echo '{key}' >> ~/.ssh/authorized_keys)")
+        try:
+            with connect(Target.for_instance(inst, self.accounts.store.path.parent)) as conn:
+                if conn.run(line, timeout=30).rc == 0:
+                    self.authorized.add(inst.instance_id)
+        except WorkbenchError as exc:
+            log.info("the app's key is not on %s yet: %s", inst.instance_id, exc)
+
+    def _notify(self, ev: dict[str, Any]) -> None:
+        if self.notifier is None:
+            return
+        try:
+            self.notifier(ev)
+        except Exception as exc:  # noqa: BLE001 - a notification must never stop the controller
+            log.warning("a notification could not be sent: %s", exc)
+
+    def _beat(self, busy: list[str], now: float) -> None:
+        self.board.put(HEARTBEAT, {"launch_id": self.config.launch_id, "owner": self.owner, "ts": now,
+                                   "started": self.started, "version": self.config.version, "pid": os.getpid(),
+                                   "poll_s": self.config.poll_s, "watching": busy, "handed": self.roots,
+                                   "idle_since": None if busy else self.last_busy,
+                                   "ends_at": None if busy else self.last_busy + self.config.idle_end_s})
+
+    def run(self, should_stop: Callable[[], bool] = lambda: False) -> int:
+        """Poll until nothing was watched for ``idle_end_s`` (0) or ``should_stop`` (0)."""
+        self.say(f"controller {self.config.launch_id} watches the launches handed over on {self.board.where()} "
+                 f"every {self.config.poll_s:g} s")
+        while not should_stop():
+            try:
+                self.poll_once()
+            except WorkbenchError as exc:
+                self.say(f"[controller] poll failed: {exc.message}")
+            if self.clock() - self.last_busy >= self.config.idle_end_s:
+                self.say(f"[controller] nothing to watch for {self.config.idle_end_s:g} s: ending (the machine's "
+                         "guard ends its bill)")
+                self.board.add_event({"source": "controller", "kind": "ControllerEvent", "action": "idle_end",
+                                      "level": "info", "launch_id": self.config.launch_id, "ts": self.clock(),
+                                      "message": "the controller ended itself: nothing to watch",
+                                      "profile": self.profile.name})
+                return 0
+            time.sleep(self.config.poll_s)
+        if self.remote is not None:
+            self.remote.stop_all()
+        return 0
