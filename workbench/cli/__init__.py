@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.storage_args import add_parsers as add_storage_parsers  # storage, attempts, interrupt
 
     add_storage_parsers(sub, common)
+    from workbench.cli.notify_args import add_parsers as add_notify_parsers  # notify
+
+    add_notify_parsers(sub, common)
     return p
 
 
@@ -315,7 +318,7 @@ COMMANDS = {
     "advise": ("advice", "cmd_advise"), "report": ("advice", "cmd_report"),
     "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
     "interrupt": ("recovery", "cmd_interrupt"),
-    "catalog": ("catalog", "cmd_catalog"),
+    "catalog": ("catalog", "cmd_catalog"), "notify": ("notify", "cmd_notify"),
 }
 
 
