@@ -42,7 +42,8 @@ log = logging.getLogger("workbench.alibaba")
 ACCESS_KEY_ID, ACCESS_KEY_SECRET, CLI_PROFILE = "access_key_id", "access_key_secret", "cli_profile"
 PRODUCTS = {"ecs": ("alibabacloud_ecs20140526", "2014-05-26"), "vpc": ("alibabacloud_vpc20160428", "2016-04-28"),
             "sts": ("alibabacloud_sts20150401", "2015-04-01"),
-            "bss": ("alibabacloud_bssopenapi20171214", "2017-12-14")}
+            "bss": ("alibabacloud_bssopenapi20171214", "2017-12-14"),
+            "ram": ("alibabacloud_ram20150501", "2015-05-01")}
 RENEW_BEFORE_S = 300.0
 ENV_KEY_ID, ENV_KEY_SECRET = "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
 #: every API action the plugin calls, by product (RAM prefixes: ecs, vpc, sts, bssapi, oss); a call outside this
@@ -64,7 +65,12 @@ ACTIONS: dict[str, frozenset[str]] = {
     "oss": frozenset({"ListBuckets", "GetBucketLocation", "ListObjects", "PutObject", "ListMultipartUploads",
                       "AbortMultipartUpload"}),
 }
-RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi", "oss": "oss"}
+#: what only ``controller_identity`` calls (issue 33): the controller's RAM role and policy, which the app's own
+#: policy does not grant; resources/policies/alibaba-app-controller-additions.json does (test_ali_controller.py)
+CONTROLLER_ACTIONS: dict[str, frozenset[str]] = {
+    "ram": frozenset({"GetRole", "CreateRole", "GetPolicy", "CreatePolicy", "AttachPolicyToRole",
+                      "ListPoliciesForRole"})}
+RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi", "oss": "oss", "ram": "ram"}
 _observers: list[Callable[[str, str], None]] = []
 
 
@@ -99,6 +105,8 @@ def endpoint_for(product: str, region: str, settings: AlibabaSettings) -> str:
         return "sts.aliyuncs.com" if settings.site == "china" else "sts.ap-southeast-1.aliyuncs.com"
     if product == "bss":
         return "business.aliyuncs.com" if settings.site == "china" else "business.ap-southeast-1.aliyuncs.com"
+    if product == "ram":
+        return "ram.aliyuncs.com"  # global, one endpoint for every site
     return f"{product}.{region}.aliyuncs.com"
 
 
@@ -259,13 +267,16 @@ class Api:
     def bss(self, action: str, **params: Any) -> Any:
         return self.call("bss", action, self.settings.regions[0], params)
 
+    def ram(self, action: str, **params: Any) -> Any:
+        return self.call("ram", action, self.settings.regions[0], params)
+
     def call(self, product: str, action: str, region: str, params: Mapping[str, Any]) -> Any:
         """The answer's body as the API's JSON (CamelCase dict); workbench errors only (retries transient failures first)."""
         key = self.key()
         return self._send(self._client(product, region, key), product, action, region, params)
 
     def _send(self, client: Any, product: str, action: str, region: str, params: Mapping[str, Any]) -> Any:
-        if action not in ACTIONS.get(product, ()):
+        if action not in ACTIONS.get(product, ()) and action not in CONTROLLER_ACTIONS.get(product, ()):
             from workbench.core.domain.errors import PluginError
 
             raise PluginError(f"the Alibaba plugin tried {product}:{action}, which is not in its list of actions",

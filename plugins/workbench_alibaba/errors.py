@@ -22,7 +22,7 @@ from workbench.core.providers.redaction import redact
 from workbench.core.providers.sdk_errors import ErrorRule, ErrorTable, scrub
 
 POLICY_HINT = "attach the policy in resources/policies/alibaba-ram-policy.json to this RAM user or role"
-RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi"}
+RAM_PREFIX = {"ecs": "ecs", "vpc": "vpc", "sts": "sts", "bss": "bssapi", "ram": "ram"}
 _DENIED = (r"^(NoPermission|Forbidden\.RAM|Forbbiden\.SubUser|Forbidden\.SubUser|Forbidden|Forbedden\.NotSupportRAM|"
            r"Forbidden\.AccessDenied|NotAuthorized)$")
 _RETRYABLE = ("Throttling", "Throttling.User", "Throttling.Api", "Throttling.Resource", "ServiceUnavailable",

@@ -24,6 +24,9 @@ Steps in one region (every resource tagged with the launch's tags):
    one vSwitch (all or nothing, one zone; no stock for N moves all N to the next zone), a rule that
    lets the group's members reach each other, and a ``workbench:node-rank`` tag per node
    (see :mod:`.cluster`).
+7. The controller's machine (tag ``workbench:role=controller``) passes its RAM role (``RamRoleName``
+   ``workbench-controller``) and, without a max runtime, gets an AutoReleaseTime two hours ahead, which
+   the controller moves with ``extend`` while it has work (:mod:`.controller`).
 
 Any failure after something was made deletes it (by the ids this call got and by the launch tag),
 then raises the original error.  Threading: the caller's worker; one launch per launch id at a time (:class:`LaunchTracker`).
@@ -48,6 +51,8 @@ from workbench.core.providers.sshkeys import ensure_keypair
 from . import cluster, inventory, teardown, userdata
 from .inventory import (KIND_KEY, KIND_SG, KIND_VPC, KIND_VSWITCH, TAG_CURRENCY, TAG_DISK, TAG_GPU, TAG_MARKET,
                         TAG_PRICE, TAG_SSH_USER, owner_tags, pages)
+from .controller import NAME as CONTROLLER_ROLE
+from .controller import is_controller, release_deadline
 from .offers import OfferBook
 from .settings import AlibabaSettings
 
@@ -277,6 +282,7 @@ class Launcher:
         disk = max(int(spec.resources.disk_gb or 0), image.size_gb, 40)
         minutes = spec.guards.max_runtime_minutes
         not_after = None if minutes is None else time.time() + minutes * 60
+        controller = is_controller(req.tags)
         script = userdata.render(req.launch_id, self._install_id, spec, self._s.ssh_user, not_after=not_after,
                                  install_driver=self._s.gpu_driver == "install")
         more = {TAG_MARKET: "spot" if req.spot else "ondemand", TAG_SSH_USER: self._s.ssh_user, TAG_DISK: str(disk),
@@ -293,7 +299,11 @@ class Launcher:
             "UserData": userdata.encode(script), "Amount": req.count, "MinAmount": req.count,
             "Tag": self._tags(req, **more),
         }
-        release = release_time(not_after, self._s.release_margin_s)
+        if controller:  # its own RAM role (ram:PassRole), never a key; the cloud-side end it moves by `extend`
+            params["RamRoleName"] = CONTROLLER_ROLE
+            release = release_time(release_deadline(req.tags, not_after), 0.0)
+        else:
+            release = release_time(not_after, self._s.release_margin_s)
         if release:
             params["AutoReleaseTime"] = release
         if req.spot:

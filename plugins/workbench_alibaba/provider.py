@@ -24,8 +24,9 @@ from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 from workbench.core.domain.errors import TransientError
 from workbench.core.domain.models import ActualCost, Identity, Instance, InstanceState, LaunchRequest, Offer, Profile, \
     Region, Resource
-from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SupportsBilling,
-                                               SupportsExtend, SupportsSpotHistory, SupportsStop)
+from workbench.core.providers.contract import (ControllerIdentity, CredentialField, Provider, ProviderContext,
+                                               SupportsBilling, SupportsController, SupportsExtend, SupportsSpotHistory,
+                                               SupportsStop)
 from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.launch_kit import LaunchTracker, check_launch
 from workbench.core.providers.leftover_sweep import first_failure, still_running, sweep
@@ -53,7 +54,8 @@ REGION_NAMES = {
 }
 
 
-class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, OssStorageMixin, SupportsExtend):
+class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHistory, OssStorageMixin, SupportsExtend,
+                      SupportsController):
     """ECS GPU instances, pay-as-you-go and spot, found again by their tags in every enabled region."""
 
     id = "alibaba"
@@ -190,6 +192,16 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
             if inst.provider == self.id and inst.state.billable:
                 self._api.ecs("ModifyInstanceAutoReleaseTime", inst.region, InstanceId=inst.instance_id,
                               AutoReleaseTime=when)
+
+    def controller_identity(self, create: bool = False) -> ControllerIdentity:
+        """The controller's RAM role ``workbench-controller`` and its policy (:mod:`.controller`), scoped to this
+        install's tag and the profile's ``storage_role_arn``.  Blocks; AuthError names
+        resources/policies/alibaba-app-controller-additions.json when the user may not create them."""
+        from .controller import controller_identity
+        from .storage import ROLE_SETTING
+
+        storage_role = (self.profile.settings.get(ROLE_SETTING) or "").strip() or None
+        return controller_identity(self._api, self.context.install_id, storage_role, create)
 
     # -- money --------------------------------------------------------------------------------
     def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:

@@ -14,6 +14,9 @@ adds a proximity placement group and one IP, NIC, VM and disk per node: :mod:`.c
                                       disks encrypted with platform keys, and at host where allowed
       OS disk       wb-osdisk         tagged after the VM exists (Azure does not copy VM tags)
       role assignment                 the VM's identity gets guard_role_id on wb-L (the guard may delete it)
+                                      — not for the controller's VM (tag workbench:role=controller): it runs
+                                      as the user-assigned identity workbench-controller alone, whose role
+                                      already may delete its group (:mod:`.controller`)
       schedule      shutdown-computevm-wb-vm   DevTestLab auto-shutdown (deallocates) as a second line
 
 Idempotent per launch id: an existing ``wb-L`` with its VM is returned as it is; a
@@ -42,7 +45,7 @@ from workbench.core.domain.models import Instance, LaunchRequest
 from workbench.core.paths import check_launch_id
 from workbench.core.providers.contract import ProviderContext, TAG_OWNER
 
-from . import cluster, customdata
+from . import cluster, controller, customdata
 from .clients import AzureClients
 from .self_delete import add_shutdown_schedule, grant_guard_role
 from .inventory import (TAG_GPU, TAG_GPUS, TAG_NAME, TAG_PRICE, TAG_SIZE, TAG_SPOT, TAG_VM, VM_NAME, Inventory,
@@ -162,6 +165,10 @@ class Launcher:
 
     def _launch(self, req: LaunchRequest, group: str, deadline: float) -> Instance | list[Instance]:
         lid = req.launch_id
+        if controller.is_controller(req.tags):
+            if req.count != 1:
+                raise ConfigError("the controller is one machine, not a multi-node launch")
+            controller.require_identity(self.clients, self.clients.subscription_id())
         regions = [req.region] + [r for r in req.spec.regions if r != req.region]
         capacity: list[str] = []
         for n, region in enumerate(regions):
@@ -269,7 +276,8 @@ class Launcher:
         if text(vm.provisioning_state).lower() == "failed":
             raise CapacityError(f"VM {size.name} in {region} ended in provisioning state Failed")
         step("tagging the OS disk", lambda: c.compute.disks.begin_update(group, OS_DISK, {"tags": tags}))
-        grant_guard_role(self.clients, gid, vm, sub, lid, deadline, lambda: self._check(lid))
+        if not controller.is_controller(req.tags):
+            grant_guard_role(self.clients, gid, vm, sub, lid, deadline, lambda: self._check(lid))
         shutdown = add_shutdown_schedule(self.clients, req, region, gid, tags)
         step("marking the launch group", lambda: c.resources.resource_groups.update(
             group, {"tags": {**group_tags, TAG_VM: "created"}}))
@@ -312,8 +320,8 @@ class Launcher:
         if req.spot:
             cap = req.spec.resources.max_price
             props.update(priority="Spot", evictionPolicy="Delete", billingProfile={"maxPrice": cap if cap else -1})
-        body: dict[str, Any] = {"location": region, "tags": tags, "identity": {"type": "SystemAssigned"},
-                                "properties": props}
+        identity = controller.vm_identity(sub) if controller.is_controller(req.tags) else {"type": "SystemAssigned"}
+        body: dict[str, Any] = {"location": region, "tags": tags, "identity": identity, "properties": props}
         if zone:
             body["zones"] = [zone]
         return body

@@ -27,8 +27,8 @@ from workbench.core.domain.models import ActualCost, Identity, Instance, LaunchR
 from workbench.core.providers.profile_settings import apply_ssh_address
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.contract import (CredentialField, Provider, ProviderContext, SettingField, SupportsBilling,
-                                               SupportsCancelLaunch, SupportsExtend, SupportsPublicPrices, SupportsStop,
-                                               launch_tags)
+                                               SupportsCancelLaunch, SupportsController, SupportsExtend,
+                                               SupportsPublicPrices, SupportsStop, ControllerIdentity, launch_tags)
 from workbench.core.storage.contract import ServesObjectStorage
 
 from .settings import AzureSettings, parse
@@ -45,7 +45,7 @@ REGION_NAMES = {
 
 
 class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage, SupportsPublicPrices, SupportsExtend,
-                    SupportsCancelLaunch):
+                    SupportsCancelLaunch, SupportsController):
     """Azure virtual machines through azure-mgmt-compute/network/resource (see the module doc)."""
 
     id = "azure"
@@ -204,6 +204,18 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage
         from .billing import actual_costs
 
         return actual_costs(self._clients, self.id, self.profile.name, self.context.install_id, start_day, end_day)
+
+    def controller_identity(self, create: bool = False,
+                            storage_accounts: Sequence[str] | None = None) -> ControllerIdentity:
+        """The controller's user-assigned identity and its roles (:mod:`.controller`); ``storage_accounts``
+        (resource ids) adds to the profile's ``controller_storage_accounts``.  Blocks; AuthError names the
+        role of resources/policies/azure-app-controller-additions.json when the user may not create it."""
+        from .controller import controller_identity
+        from .settings import storage_account_ids
+
+        settings, clients = self._build()[:2]
+        wanted = storage_account_ids([*settings.controller_storage_accounts, *storage_account_ids(storage_accounts)])
+        return controller_identity(clients, create, wanted)
 
     def console_url(self, item: Instance | Resource) -> str | None:
         """The Azure portal page of a VM, resource group or resource (no network)."""

@@ -23,6 +23,8 @@ credential form; the client secret only ever comes from the keyring):
 ``encryption_at_host``  "auto" (default: where the size allows), "on", "off"
 ``auto_shutdown``       "auto" (default: the max-runtime deadline when under 24 h), "off" or "HHMM" UTC
 ``guard_role_id``       role definition GUID given to the VM's identity on its group (default: Contributor)
+``controller_storage_accounts``   comma list of storage account resource ids the controller (issue 33) may read
+                        the keys of, for the SAS of the storage mounts of the jobs it relaunches (:mod:`.controller`)
 ``pricing``             "auto" (live, snapshot on failure), "live" or "snapshot"
 ``prices_url``          Retail Prices API (default: prices.azure.com for public; none for china)
 ``currency``            the Retail Prices ``currencyCode`` (default USD; e.g. CNY)
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.providers.profile_settings import PRICING_MODES, region_list, ssh_address, ssh_cidr
@@ -100,6 +102,7 @@ class AzureSettings:
     encryption_at_host: str = "auto"
     auto_shutdown: str = "auto"
     guard_role_id: str = CONTRIBUTOR_ROLE
+    controller_storage_accounts: tuple[str, ...] = ()
     pricing: str = "auto"
     prices_url: str | None = CLOUDS["public"].prices_url
     currency: str = "USD"
@@ -126,6 +129,21 @@ class AzureSettings:
         return [z for z in wanted if z in offered] or [None]
 
 
+
+
+_ACCOUNT = re.compile(r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[^/]+/providers/Microsoft\.Storage/"
+                      r"storageAccounts/[a-z0-9]{3,24}$", re.IGNORECASE)
+
+
+def storage_account_ids(raw: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Storage account resource ids from a comma list or a sequence, each once (ConfigError naming a bad one)."""
+    items = [x.strip() for x in (raw.split(",") if isinstance(raw, str) else list(raw or [])) if x and x.strip()]
+    for x in items:
+        if not _ACCOUNT.match(x):
+            raise ConfigError(f"not a storage account id: {x!r}", hint="give /subscriptions/<id>/resourceGroups/<g>/"
+                              "providers/Microsoft.Storage/storageAccounts/<name> (the account's Properties → "
+                              "Resource ID)")
+    return tuple(dict.fromkeys(items))
 
 
 def _url(profile: str, key: str, raw: str) -> str:
@@ -190,6 +208,10 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
     if not re.fullmatch(r"[A-Z]{3}", currency):
         raise ConfigError(f"profile {name!r}: currency must be a three-letter code such as USD or CNY")
     ca = (s.get("ca_bundle") or "").strip() or None
+    try:
+        controller_accounts = storage_account_ids(s.get("controller_storage_accounts"))
+    except ConfigError as exc:
+        raise ConfigError(f"profile {name!r}: controller_storage_accounts: {exc.message}", hint=exc.hint) from None
     return AzureSettings(
         profile_name=name, tenant_id=tenant, client_id=client, auth=auth, cloud=cloud_name,
         arm_endpoint=arm, authority_host=authority,
@@ -200,7 +222,7 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
         ssh_address=ssh_address(name, s.get("ssh_address")),
         zones=zones.replace(" ", ""),
         encryption_at_host=_choice(name, "encryption_at_host", s.get("encryption_at_host"), ("auto", "on", "off")),
-        auto_shutdown=shutdown, guard_role_id=role,
+        auto_shutdown=shutdown, guard_role_id=role, controller_storage_accounts=controller_accounts,
         pricing=_choice(name, "pricing", s.get("pricing"), PRICING_MODES),
         prices_url=prices, currency=currency,
         retry_total=int(_number(name, "retry_total", s.get("retry_total"), 5, 0, 20)),

@@ -74,6 +74,22 @@ class AlibabaHarness:
         return LaunchRequest(launch_id=launch_id, spec=JobSpec(name="contract-sleep", run="sleep 30"), offer=offer,
                              profile=self._provider.profile.name, tags=launch_tags(launch_id, self.install_id))
 
+    # -- the controller's identity (tests/contract/test_contract_controller.py) ------------------------
+    def allow_controller_setup(self) -> None:
+        """Grant the account also resources/policies/alibaba-app-controller-additions.json (RAM role set-up)."""
+        import dataclasses
+
+        doc = json.loads((POLICY.parent / "alibaba-app-controller-additions.json").read_text(encoding="utf-8"))
+        more = tuple(a for st in doc["Statement"] for a in st["Action"])
+        with self.server.state.lock:
+            self.account = dataclasses.replace(self.account, actions=(*self.account.actions, *more))
+            self.server.state.accounts[self.account.access_key_id] = self.account
+
+    def runs_as(self, instance) -> str | None:
+        """The RAM role RunInstances attached to the instance (None: none)."""
+        found = [i for i in self.server.instances(self.account) if i["InstanceId"] == instance.instance_id]
+        return found[0].get("_ram_role") if found else None
+
     def cleanup(self) -> None:
         """Nothing to stop: the account's resources live only in the test server's memory."""
 

@@ -44,6 +44,17 @@ class AzureHarness:
         return LaunchRequest(launch_id=launch_id, spec=JobSpec(name="contract-sleep", run="sleep 30"), offer=offer,
                              profile=self._provider.profile.name, tags=launch_tags(launch_id, self.install_id))
 
+    # -- the controller's identity (tests/contract/test_contract_controller.py) ------------------------
+    def allow_controller_setup(self) -> None:
+        """The harness's principal holds every action ("*"): nothing to grant."""
+
+    def runs_as(self, instance) -> str | None:
+        """The name of the user-assigned identity the instance's VM runs as (None: none)."""
+        group = instance.extra.get("resource_group") or instance.instance_id.split("/")[4]
+        vm = self.server.vm(self.account.subscription, group) or {}
+        users = (vm.get("identity") or {}).get("userAssignedIdentities") or {}
+        return next((uid.rsplit("/", 1)[-1] for uid in users), None)
+
     def cleanup(self) -> None:
         """Close the provider's connections; its resources live only in the test server's memory."""
         if self._provider is not None:

@@ -60,6 +60,25 @@ def _private_ip(space: Any, vsw: dict[str, Any]) -> str:
     return free
 
 
+def _ram_role(ctx: Any, name: str | None) -> str | None:
+    """RunInstances' ``RamRoleName``: the caller may pass roles (ram:PassRole), the role exists and ECS may
+    assume it (the RunInstances error table: InvalidUser.PassRoleForbidden, InvalidRamRole.NotFound/.NotEcsRole)."""
+    if not name:
+        return None
+    from .ram import role_named, trusted_services
+
+    if not ctx.account.may("ram:PassRole"):
+        raise ApiError(403, "InvalidUser.PassRoleForbidden", "The RAM user does not have the privilege to pass a RAM "
+                       "role.")
+    role = role_named(ctx.state, ctx.account.account_id, name)
+    if role is None:
+        raise ApiError(404, "InvalidRamRole.NotFound", "The specified RAMRoleName does not exist.")
+    if "ecs.aliyuncs.com" not in trusted_services(role):
+        raise ApiError(401, "InvalidRamRole.NotEcsRole", "The specified ram role is not authorized for ecs, please "
+                       "check your role policy.")
+    return name
+
+
 def run_instances(ctx: Any) -> dict[str, Any]:
     region = ctx.region()
     return idempotent(ctx, "RunInstances", lambda: _run(ctx, region))
@@ -136,6 +155,7 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
             raise ApiError(400, "InvalidUserData.Base64FormatInvalid", "The specified UserData is not valid: it must "
                            "be base64-encoded.") from None
     release_at = check_release_time(ctx, p.get("AutoReleaseTime")) if p.get("AutoReleaseTime") else None
+    role = _ram_role(ctx, p.get("RamRoleName"))
     amount = p.int("Amount", 1) or 1
     least = p.int("MinAmount", amount) or amount
     if not 1 <= least <= amount:
@@ -173,7 +193,7 @@ def _run(ctx: Any, region: str) -> dict[str, Any]:
             "InstanceChargeType": "PostPaid", "InternetChargeType": p.get("InternetChargeType") or "PayByTraffic",
             "InternetMaxBandwidthOut": bandwidth, "SpotStrategy": spot, "SpotPriceLimit": limit or 0.0,
             "SpotInterruptionBehavior": p.get("SpotInterruptionBehavior") or "Terminate",
-            "AutoReleaseTime": iso(release_at) if release_at else "",
+            "AutoReleaseTime": iso(release_at) if release_at else "", "_ram_role": role,
             "KeyPairName": key or "", "StoppedMode": "Not-applicable", "InstanceNetworkType": "vpc",
             "VpcAttributes": {"VpcId": vsw["VpcId"], "VSwitchId": vsw_id, "NatIpAddress": "",
                               "PrivateIpAddress": {"IpAddress": [_private_ip(ctx.space, vsw)]}},

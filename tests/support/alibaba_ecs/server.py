@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-from . import ecs, identity, vpc
+from . import ecs, identity, ram, vpc
 from .errors import ApiError
 from .params import Params
 from .signing import SignatureError, verify
@@ -48,6 +48,7 @@ PRODUCTS: dict[str, tuple[str, dict[str, Callable[..., dict[str, Any]]]]] = {
     "2016-04-28": ("vpc", vpc.ACTIONS),
     "2015-04-01": ("sts", identity.STS_ACTIONS),
     "2017-12-14": ("bssapi", identity.BSS_ACTIONS),
+    "2015-05-01": ("ram", ram.RAM_ACTIONS),
 }
 #: calls every identity may make without a RAM grant
 UNGUARDED = {"sts:GetCallerIdentity"}
@@ -279,6 +280,9 @@ class AlibabaServer:
             if handler is None:
                 raise ApiError(404, "InvalidApi.NotFound", "Specified api is not found, please check your url and method.")
             self._fault(ram_action, account, before=True)
+            if ram_action not in UNGUARDED and not account.may(ram_action, allowed) and product[0] == "ram":
+                raise ApiError(403, "NoPermission", "You are not authorized to do this action. You should be "
+                               "authorized by RAM.")  # RAM's own code (www.alibabacloud.com/help/en/ram …)
             if ram_action not in UNGUARDED and not account.may(ram_action, allowed):
                 raise ApiError(403, "Forbidden.RAM", "User not authorized to operate on the specified resource, or "
                                "this API doesn't support RAM.",

@@ -123,6 +123,7 @@ class CloudState:
         self.spaces: dict[str, Space] = {}  # by account id
         self.knobs: dict[str, Knobs] = {}
         self.nonces: set[str] = set()
+        self.ram: dict[str, dict] = {}  # by account id: RAM roles, custom policies, attachments (ram.py)
         self._ids = itertools.count(1)
 
     # -- identities -----------------------------------------------------------------

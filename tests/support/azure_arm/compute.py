@@ -241,11 +241,8 @@ def put_vm(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any],
     }
     if c["zones"]:
         vm["zones"] = c["zones"]
-    if (body.get("identity") or {}).get("type") == "SystemAssigned":
-        vm["identity"] = {"type": "SystemAssigned", "principalId": str(uuid.uuid4()), "tenantId": ctx.client.tenant}
-        state.principals.add(vm["identity"]["principalId"])
-    elif body.get("identity"):
-        raise _bad(f"Unsupported identity type {body['identity'].get('type')!r}.")
+    if body.get("identity"):
+        vm["identity"] = _vm_identity(state, ctx, body["identity"], require)
     state.store(vm)
     for ref in c["nics"]:
         state.find(ref["id"])["properties"]["virtualMachine"] = {"id": rid}
@@ -284,6 +281,34 @@ def put_vm(state: ArmState, ctx: Ctx, rid: str, name: str, body: dict[str, Any],
     return Reply(201, vm_json(vm, False), state.async_headers(ctx, NS, c["region"], op))
 
 
+def _vm_identity(state: ArmState, ctx: Ctx, ident: dict[str, Any], require) -> dict[str, Any]:
+    """The VM's ``identity`` as ARM echoes it: a system-assigned principal made now, each user-assigned identity
+    (which must exist; attaching one needs ``…/userAssignedIdentities/assign/action`` on it) with its ids."""
+    kind = ident.get("type") or ""
+    parts = {p.strip() for p in kind.split(",")}
+    if not parts or not parts <= {"SystemAssigned", "UserAssigned"}:
+        raise _bad(f"Unsupported identity type {kind!r}.")
+    out: dict[str, Any] = {"type": kind}
+    if "SystemAssigned" in parts:
+        out.update(principalId=str(uuid.uuid4()), tenantId=ctx.client.tenant)
+        state.principals.add(out["principalId"])
+    users = ident.get("userAssignedIdentities") or {}
+    if ("UserAssigned" in parts) != bool(users):
+        raise _bad("The identity type 'UserAssigned' needs userAssignedIdentities, and only it may have them.")
+    if users:
+        echoed = {}
+        for uid in users:
+            require("Microsoft.ManagedIdentity/userAssignedIdentities/assign/action", uid)
+            found = state.find(uid)
+            if found is None or found["type"] != "Microsoft.ManagedIdentity/userAssignedIdentities":
+                raise ArmError(400, "FailedIdentityOperation", f"Identity operation for resource '{uid}' failed: "
+                               "the user-assigned identity was not found.")
+            echoed[found["id"]] = {"principalId": found["properties"]["principalId"],
+                                   "clientId": found["properties"]["clientId"]}
+        out["userAssignedIdentities"] = echoed
+    return out
+
+
 def remove_vm(state: ArmState, vm: dict[str, Any]) -> None:
     """Delete a VM now, with each part's deleteOption (also what a spot eviction with policy Delete does)."""
     os_disk = vm["properties"]["storageProfile"]["osDisk"]
@@ -301,7 +326,7 @@ def remove_vm(state: ArmState, vm: dict[str, Any]) -> None:
         nic["properties"]["virtualMachine"] = None
         if (ref.get("properties") or {}).get("deleteOption") == "Delete":
             release_nic(state, nic, delete_ips=True)
-    if vm.get("identity"):
+    if (vm.get("identity") or {}).get("principalId"):
         state.principals.discard(vm["identity"]["principalId"])
     ppg = state.find((vm["properties"].get("proximityPlacementGroup") or {}).get("id", ""))
     if ppg is not None:

@@ -31,6 +31,11 @@ def put_role_assignment(state: ArmState, ctx: Ctx, rid: str, name: str, scope: s
     if not _ROLE_DEF.match(props.get("roleDefinitionId") or ""):
         raise ArmError(400, "InvalidRoleDefinitionId", f"The role definition ID '{props.get('roleDefinitionId')}' "
                        "is not valid.")
+    from .authz import check_definition
+
+    check_definition(state, props["roleDefinitionId"])
+    if props.get("condition") and props.get("conditionVersion", "2.0") != "2.0":
+        raise ArmError(400, "InvalidConditionVersion", "The condition version must be '2.0'.")
     principal = props.get("principalId") or ""
     cfg = state.config(ctx.sub)
     if principal in state.principals and cfg.principal_delay > 0:
@@ -59,6 +64,8 @@ def put_role_assignment(state: ArmState, ctx: Ctx, rid: str, name: str, scope: s
           "properties": {"roleDefinitionId": props["roleDefinitionId"], "principalId": principal,
                          "principalType": props.get("principalType", "ServicePrincipal"), "scope": scope,
                          "createdOn": now, "updatedOn": now, "createdBy": ctx.client.object_id}}
+    if props.get("condition"):
+        ra["properties"].update(condition=props["condition"], conditionVersion=props.get("conditionVersion", "2.0"))
     state.store(ra)
     return Reply(201, public(ra))
 

@@ -10,7 +10,7 @@ import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import compute, costs, extensions, network, odata, storage
+from . import authz, compute, costs, extensions, network, odata, storage
 from .state import ArmError, Ctx, Reply, public
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ def _page(server: ArmServer, ctx: Ctx, segs: list[str], query: dict[str, str], i
     return Reply(200, out)
 
 
+#: types a resource listing never shows (extension resources, authorization objects)
+_EXTENSIONS = {extensions.ROLE_TYPE, authz.ROLE_DEF_TYPE}
 _TAG_FILTER = re.compile(r"^\s*tagName eq '([^']*)'(?:\s+and\s+tagValue eq '([^']*)')?\s*$", re.IGNORECASE)
 
 
@@ -80,11 +82,11 @@ def route(server: ArmServer, ctx: Ctx, method: str, segs: list[str], query: dict
         if method == "DELETE":
             return st.delete_group(ctx, rest[1])
     if rlow == ["resources"]:
-        items = [_listed(r) for r in st.in_subscription(sub) if r["type"] != extensions.ROLE_TYPE]
+        items = [_listed(r) for r in st.in_subscription(sub) if r["type"] not in _EXTENSIONS]
         return _page(server, ctx, segs, query, _filtered(items, query.get("$filter")))
     if rlow[0] == "resourcegroups" and rlow[2:] == ["resources"]:
         st.group(sub, rest[1])
-        items = [_listed(r) for r in st.in_group(sub, rest[1]) if r["type"] != extensions.ROLE_TYPE]
+        items = [_listed(r) for r in st.in_group(sub, rest[1]) if r["type"] not in _EXTENSIONS]
         return _page(server, ctx, segs, query, _filtered(items, query.get("$filter")))
     if rlow[0] == "operationresults" and len(rest) == 2:
         op = st.poll(rest[1])
@@ -123,6 +125,9 @@ def _subscription_provider(server: ArmServer, ctx: Ctx, method: str, segs, rest,
         with_view = query.get("statusOnly") == "true"
         vms = [compute.vm_json(r, with_view) for r in st.in_subscription(ctx.sub) if r["type"] == compute.VM_TYPE]
         return _page(server, ctx, segs, query, vms)
+    if rlow[1] == "microsoft.authorization" and len(rlow) == 4:
+        return _authorization(server, ctx, method, "/" + "/".join(segs), rlow[2], rest[3],
+                              f"/subscriptions/{ctx.sub}", data)
     if rlow[1:] == ["microsoft.costmanagement", "query"] and method == "POST":
         return costs.query(st, ctx, data, f"{server.url}/{'/'.join(segs)}")
     if len(rlow) == 3 and rlow[1] in ("microsoft.network", "microsoft.compute", "microsoft.storage"):  # list_all
@@ -152,6 +157,16 @@ def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, 
     if method != "DELETE" or kind != "microsoft.compute/virtualmachines":
         st.group(ctx.sub, group)
     scope = "/" + "/".join(segs[:4])
+    if kind == "microsoft.authorization/roleassignments" and method != "PUT" and not tail:
+        return _authorization(server, ctx, method, rid, "roleassignments", name, scope, data)
+    if len(tail) == 4 and tail[:3] == ["providers", "microsoft.authorization", "roleassignments"]:
+        st.get(rid)  # an extension resource on an existing resource (a storage account)
+        return _authorization(server, ctx, method, "/" + "/".join(segs), "roleassignments", segs[-1], rid, data)
+    if kind == "microsoft.managedidentity/userassignedidentities" and not tail:
+        if method == "PUT":
+            return authz.put_identity(st, ctx, rid, name, data)
+        if method == "DELETE":
+            return authz.delete_identity(st, st.find(rid), rid)
     if method == "PUT" and not tail:
         if kind == "microsoft.network/networksecuritygroups":
             return network.put_nsg(st, ctx, rid, name, data)
@@ -197,3 +212,24 @@ def _resource(server: ArmServer, ctx: Ctx, method: str, segs, rest, rlow, data, 
         st.remove(rid)
         return Reply(200)
     raise ArmError(405, "MethodNotAllowed", f"{method} is not supported on {'/'.join(rlow)}.")
+
+
+def _authorization(server: ArmServer, ctx: Ctx, method: str, rid: str, kind: str, name: str, scope: str,
+                   data: dict[str, Any]) -> Reply:
+    """Role definitions and role assignments at any scope (subscription, group, a resource)."""
+    st = server.state
+    if kind == "roledefinitions":
+        if method == "PUT":
+            return authz.put_role_definition(st, ctx, rid, name, scope, data)
+        if method == "GET":
+            return authz.get_role_definition(st, rid, name)
+        if method == "DELETE":
+            return authz.delete_role_definition(st, rid)
+    if kind == "roleassignments":
+        if method == "PUT":
+            return extensions.put_role_assignment(st, ctx, rid, name, scope, data)
+        if method == "GET":
+            return authz.get_role_assignment(st, rid)
+        if method == "DELETE":
+            return authz.delete_role_assignment(st, rid)
+    raise ArmError(405, "MethodNotAllowed", f"{method} is not supported on {rid}.")

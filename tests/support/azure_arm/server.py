@@ -63,6 +63,7 @@ API_VERSIONS = {
     "microsoft.devtestlab": {"2018-09-15"},
     "microsoft.costmanagement": {"2023-03-01"},
     "microsoft.storage": {"2026-09-01"},
+    "microsoft.managedidentity": {"2023-01-31"},
 }
 PRICE_PAGE_SIZE = 100  # the Retail Prices API's page
 CNY_PER_USD = 7.2  # the Retail Prices API converts with its own rate; any fixed rate shows the mechanism
@@ -148,7 +149,7 @@ def action_for(method: str, segs: list[str]) -> str | None:
         return "Microsoft.Resources/subscriptions/operationresults/read"
     if "providers" not in rest:
         return None
-    i = rest.index("providers")
+    i = len(rest) - 1 - rest[::-1].index("providers")  # the last: an extension resource's own provider
     ns, tail = segs[2 + i + 1], segs[2 + i + 2:]
     types = [tail[j] for j in range(0, len(tail), 2)]
     if len(tail) % 2 == 1 and len(tail) > 1:  # a trailing action or child collection
@@ -361,7 +362,7 @@ class ArmServer(Holding):
         if len(low) <= 2 or (len(low) == 3 and low[2] == "locations"):
             key = "subscriptions"
         elif "providers" in low:
-            i = low.index("providers")
+            i = len(low) - 1 - low[::-1].index("providers")  # an extension resource: its own provider's version
             ns = low[i + 1]
             key = f"{ns}/{low[i + 2]}" if len(low) > i + 2 and f"{ns}/{low[i + 2]}" in API_VERSIONS else ns
             if len(low) > i + 4 and low[i + 2] == "locations" and low[i + 4] in ("operations", "operationresults"):
