@@ -18,6 +18,7 @@ Where each figure comes from:
 - telemetry CPU and redraw time, memory with 24 h of history: benchmarks/monitor.py.
 - folder upload to S3 vs the transfer manager alone (issue 18): benchmarks/storage.py (moto in its own process).
 - launch of 8 nodes vs 1 into moto, setup on 4 sshd nodes vs 1 (issue 17): benchmarks/multinode.py.
+- the controller's all-in $/h per cloud from the catalog (issue 33): benchmarks/controller_cost.py.
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -286,6 +287,13 @@ def remote_rows() -> list[Row]:
     ]
 
 
+def controller_cost_rows() -> list[Row]:
+    """(issue 33) The controller's all-in $/h per cloud from the catalog vs <= 0.02 USD/h (controller_cost.py)."""
+    from benchmarks import controller_cost
+
+    return [Row(measure, value, "-", None, target, judge) for measure, value, target, judge in controller_cost.rows()]
+
+
 def storage_upload() -> Row:
     """(issue 18) A 1 GB folder of 1,000 files to moto S3: ours vs boto3's transfer manager alone, interleaved."""
     from benchmarks import storage
@@ -342,6 +350,7 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "cold-start": cold_start, "teardown": teardown_scale, "stall": event_loop_stall,
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
     "storage-upload": storage_upload, "nodes-launch": nodes_launch, "nodes-setup": nodes_setup,
+    "controller-cost": controller_cost_rows,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,

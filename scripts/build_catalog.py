@@ -54,6 +54,9 @@ class Feed:
     date: str  # as_of as the catalog writes it: a date, <=DATE (upper bound) or unknown
     kinds: dict  # price_kind → (term, basis)
     drop_spot_equal_to_on_demand: bool = False  # placeholders in the source (Azure H100 v5)
+    #: more files of the same source and layout: the controller's small CPU types (issue 33, SOURCES.md S4);
+    #: read when present (a test's fixture folder may lack them)
+    more_files: tuple[str, ...] = ()
 
 
 FEEDS = {
@@ -63,16 +66,18 @@ FEEDS = {
                 "<=2026-07-05",
                 {"on_demand": ("on_demand", ""), "spot_avg": ("spot", ps.BASIS_SPOT_AVERAGE),
                  "reserved_1y_standard_all_upfront_effective_hourly": ("reserved_1y", ps.BASIS_ALL_UPFRONT),
-                 "reserved_3y_standard_all_upfront_effective_hourly": ("reserved_3y", ps.BASIS_ALL_UPFRONT)}),
+                 "reserved_3y_standard_all_upfront_effective_hourly": ("reserved_3y", ps.BASIS_ALL_UPFRONT)},
+                more_files=("aws_ec2_controller_prices.csv",)),
     "azure": Feed("azure", "azure_vm_gpu_prices.csv",
                   "Azure Retail Prices API via the SkyPilot catalog v6 "
                   "(github.com/skypilot-org/skypilot-catalog@098741e7, Apache-2.0)",
                   ps.UNKNOWN_DATE, {"on_demand": ("on_demand", ""), "spot": ("spot", "")},
-                  drop_spot_equal_to_on_demand=True),
+                  drop_spot_equal_to_on_demand=True, more_files=("azure_vm_controller_prices.csv",)),
     "alibaba": Feed("alibaba", "alibaba_ecs_gpu_prices.csv",
                     "Alibaba Cloud China-site ECS price list (pay-as-you-go, Linux) via "
                     "github.com/cloudpilot-ai/karpenter-provider-alibabacloud@5d2e0774 (Apache-2.0)",
-                    "<=2024-12-30", {"pay_as_you_go": ("on_demand", "")}),
+                    "<=2024-12-30", {"pay_as_you_go": ("on_demand", "")},
+                    more_files=("alibaba_ecs_controller_prices.csv",)),
 }
 
 #: on-demand × these, where no published reserved or savings-plan price exists (the factors the catalog
@@ -87,9 +92,11 @@ HEADERS = {
     "aws": "Amazon EC2 GPU instances (Linux, shared tenancy): shapes and prices bundled for offline use, for "
            "comparing before any account exists, and as the fallback when the live APIs fail.",
     "azure": "Azure GPU VM sizes (Linux, pay-as-you-go): shapes and prices bundled for offline use, for comparing "
-             "before any account exists, and as the fallback when the Retail Prices API fails.",
+             "before any account exists, and as the fallback when the Retail Prices API fails.  Rows with gpu_count "
+             "0 are the controller's small CPU sizes (issue 33): only a job that asks for no GPU sees them.",
     "alibaba": "Alibaba Cloud ECS GPU instance types (pay-as-you-go, Linux): shapes and prices bundled for use "
-               "without an account, offline, and when the live price calls fail.",
+               "without an account, offline, and when the live price calls fail.  Rows with gpu_count 0 are the "
+               "controller's small CPU types (issue 33): only a job that asks for no GPU sees them.",
 }
 MISSING = {
     "aws": "No published savings-plan prices and no reserved prices for p3.* and p5en (estimated where missing: "
@@ -126,15 +133,17 @@ def feed_rows(feed: Feed, sources: Path, shapes: dict) -> tuple[list[ps.PriceRow
     prices: dict[tuple[str, str], dict[str, float]] = {}
     currency: dict[tuple[str, str], str] = {}
     types: dict[str, str] = {}
-    with open(sources / feed.file, encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if row.get("os", "linux") != "linux" or row["price_kind"] not in feed.kinds:
-                continue
-            key = (row["region"], row["instance_type"].lower())
-            types[key[1]] = row["instance_type"]
-            term = feed.kinds[row["price_kind"]][0]
-            prices.setdefault(key, {})[term] = float(row["price_per_hour"])
-            currency[key] = row["currency"].split()[0].upper()  # "CNY (inferred, see SOURCES.md)" → CNY
+    files = [feed.file, *(f for f in feed.more_files if (sources / f).exists())]
+    for name in files:
+        with open(sources / name, encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("os", "linux") != "linux" or row["price_kind"] not in feed.kinds:
+                    continue
+                key = (row["region"], row["instance_type"].lower())
+                types[key[1]] = row["instance_type"]
+                term = feed.kinds[row["price_kind"]][0]
+                prices.setdefault(key, {})[term] = float(row["price_per_hour"])
+                currency[key] = row["currency"].split()[0].upper()  # "CNY (inferred, see SOURCES.md)" → CNY
     out, missing = [], set()
     for (region, itype), got in sorted(prices.items()):
         shape = shapes.get((feed.provider, itype))

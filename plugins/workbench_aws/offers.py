@@ -33,6 +33,7 @@ from typing import Any, Callable
 from workbench.core.domain.gpus import GPU_MODELS, normalize_gpu_name
 from workbench.core.domain.models import Offer, PriceDetail, Prices
 from workbench.core.providers import live_offers
+from workbench.core.providers.price_snapshot import CPU_ONLY
 from workbench.core.providers.price_snapshot import PriceSnapshot as Snapshot
 
 from . import pricing, quotas
@@ -78,12 +79,13 @@ def _network_gbps(info: dict[str, Any]) -> float | None:
     return None
 
 
-def shape_from_type(it: dict[str, Any]) -> Shape | None:
-    """One describe_instance_types entry → Shape; None for a type without GPUs."""
+def shape_from_type(it: dict[str, Any], cpu_ok: bool = False) -> Shape | None:
+    """One describe_instance_types entry → Shape; None for a type without GPUs unless ``cpu_ok`` (the catalog's
+    small CPU types, the controller's)."""
     gpus = (it.get("GpuInfo") or {}).get("Gpus") or []
-    if not gpus:
+    if not gpus and not cpu_ok:
         return None
-    first = gpus[0]
+    first = gpus[0] if gpus else {}
     model = normalize_gpu_name(str(first.get("Name", ""))) or str(first.get("Name") or "") or None
     return Shape(
         instance_type=it["InstanceType"],
@@ -98,8 +100,9 @@ def shape_from_type(it: dict[str, Any]) -> Shape | None:
     )
 
 
-def live_shapes(ec2: Any, families: tuple[str, ...]) -> dict[str, Shape]:
-    """GPU shapes the region lists for ``families`` (paginated describe_instance_types)."""
+def live_shapes(ec2: Any, families: tuple[str, ...], cpu_types: tuple[str, ...] = ()) -> dict[str, Shape]:
+    """GPU shapes the region lists for ``families`` (paginated describe_instance_types), plus the CPU types
+    ``cpu_types`` (the catalog's rows without a GPU: the controller's small machines) where it lists them."""
     found: dict[str, Shape] = {}
     paginator = ec2.get_paginator("describe_instance_types")
     filters = [{"Name": "instance-type", "Values": [f"{f}.*" for f in families]}]
@@ -108,6 +111,13 @@ def live_shapes(ec2: Any, families: tuple[str, ...]) -> dict[str, Shape]:
             shape = shape_from_type(it)
             if shape is not None:
                 found[shape.instance_type] = shape
+    if cpu_types:
+        cpu_filter = [{"Name": "instance-type", "Values": list(cpu_types)}]
+        for page in paginator.paginate(Filters=cpu_filter, PaginationConfig={"PageSize": 100}):
+            for it in page.get("InstanceTypes") or []:
+                shape = shape_from_type(it, cpu_ok=True)
+                if shape is not None:
+                    found[shape.instance_type] = shape
     return found
 
 
@@ -150,15 +160,17 @@ class OfferBook(live_offers.OfferBook):
         snap = self.snapshot()
         notes = dict(notes or {})
         shapes: dict[str, Shape] = {}
+        cpu_types = tuple(sorted(r.instance_type for r in snap.region(region) if r.gpu_count == 0))
         if live:
             try:
-                shapes = live_shapes(self._clients.client("ec2", region), self._settings.families)
+                shapes = live_shapes(self._clients.client("ec2", region), self._settings.families, cpu_types)
             except Exception as exc:  # noqa: BLE001 - snapshot fallback (or raised in live mode)
                 notes["shapes"] = self._fail(exc, "listing GPU instance types", region, "ec2",
                                              "DescribeInstanceTypes")
                 live = False  # the region does not answer: no point asking for its prices
         for row in snap.region(region):
-            if row.instance_type not in shapes and self._family_wanted(row.instance_type):
+            wanted = self._family_wanted(row.instance_type) or row.gpu_count == 0  # the controller's CPU types
+            if row.instance_type not in shapes and wanted:
                 shapes[row.instance_type] = Shape(row.instance_type, row.gpu_model, row.gpu_count, row.gpu_memory_gb,
                                                   row.vcpus, row.memory_gb, row.network_gbps, row.rdma, "snapshot")
         types = sorted(shapes)
@@ -236,6 +248,8 @@ class OfferBook(live_offers.OfferBook):
         available, note, quota_extra = self._quota(region, shape) if live else (True, None, {})
         extra: dict[str, Any] = {"shape_source": shape.source, "quota": quota_extra,
                                  "fetched_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+        if shape.gpu_count == 0:
+            extra[CPU_ONLY] = True  # a small CPU machine: offered only to a job that asks for no GPU
         if spot_by_az:
             extra["spot_by_az"] = dict(spot_by_az)
         if row is not None:

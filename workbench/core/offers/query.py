@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from workbench.core.domain.gpus import GPU_MODELS
 from workbench.core.domain.models import Alternative, JobSpec, Offer
+from workbench.core.providers.price_snapshot import CPU_ONLY
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class OfferQuery:
     max_gpu_memory_gb: float | None = None
     instance_type: str | None = None  # exactly this type (SkyPilot's instance_type)
     gpu_vendor: str | None = None  # "NVIDIA", "AMD", … (gpus.GPU_MODELS): only that maker's models
+    #: also the clouds' small CPU machines (offers whose extra marks them ``CPU_ONLY``: the catalog's rows with
+    #: gpu_count 0, the controller's types of issue 33); only a spec without a GPU asks for them, so the GPU
+    #: lists (Prices, `workbench offers`, the planner, the advisor) never show them
+    cpu_machines: bool = False
 
     @classmethod
     def from_spec(cls, spec: JobSpec, provider: str | None = None, region: str | None = None,
@@ -45,7 +50,7 @@ class OfferQuery:
             max_gpu_memory_gb=gpu.max_memory_gb if gpu else None,
             provider=provider, region=region, spot=r.spot if alt.spot is None else alt.spot, max_price=r.max_price,
             cpus=r.cpus, memory_gb=r.memory_gb, network_min_gbps=r.network_min_gbps, rdma=r.rdma,
-            instance_type=alt.instance_type, gpu_vendor=gpu.vendor if gpu else None,
+            instance_type=alt.instance_type, gpu_vendor=gpu.vendor if gpu else None, cpu_machines=gpu is None,
         )
 
 
@@ -63,6 +68,8 @@ def matches(offer: Offer, q: OfferQuery) -> bool:
     if q.provider and offer.provider != q.provider:
         return False
     if q.region and offer.region != q.region:
+        return False
+    if not q.cpu_machines and (offer.extra or {}).get(CPU_ONLY):
         return False
     if q.gpu_count is not None or q.gpu_model is not None:
         if offer.gpu_count < (q.gpu_count or 1):

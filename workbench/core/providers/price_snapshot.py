@@ -87,6 +87,9 @@ STALE_AFTER_DAYS = 90
 #: the label of offers priced from a snapshot when no account was asked
 BUNDLED_LABEL = N_("bundled snapshot")
 CACHED_LABEL = N_("price cache")
+#: ``Offer.extra`` key marking a cloud's small CPU machine (a catalog row with gpu_count 0: the controller's types,
+#: issue 33); the offer query shows such offers only to a job that asks for no GPU (``OfferQuery.cpu_machines``)
+CPU_ONLY = "cpu_only"
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,8 @@ class PriceRow:
     def offer(self, provider: str, *, available: bool = True, note: str | None = None,
               source: str | None = None, extra: dict | None = None) -> Offer:
         """An Offer of this shape priced from the row (``extra`` gets ``price_origin`` and ``price_list``)."""
-        more = {"price_origin": self.origin, "price_list": self.source, **(extra or {})}
+        cpu = {CPU_ONLY: True} if self.gpu_count == 0 else {}  # the controller's small CPU types
+        more = {"price_origin": self.origin, "price_list": self.source, **cpu, **(extra or {})}
         return Offer(provider=provider, region=self.region, instance_type=self.instance_type,
                      gpu_model=self.gpu_model, gpu_count=self.gpu_count, gpu_memory_gb=self.gpu_memory_gb,
                      vcpus=self.vcpus, memory_gb=self.memory_gb, prices=self.prices(source),
