@@ -39,13 +39,39 @@ class WatchRecovery:
 
     def __init__(self, ctx: CliContext, as_json: bool, retry_s: float) -> None:
         self.ctx = ctx
-        self.engine = RecoveryEngine(ctx.accounts, on_event=print_event(as_json), retry_s=retry_s)
+        from workbench.core.controller.away import app_claims
+
+        # launches handed to a controller: relaunched by it while it answers, else by us through its board's claims
+        self.engine = RecoveryEngine(ctx.accounts, on_event=print_event(as_json), retry_s=retry_s,
+                                     claims=app_claims(ctx.accounts, retry_s=retry_s))
+        self.as_json = as_json
         self.remote: Any = None
+        self._told: dict[str, bool] = {}
 
     def poll(self) -> list[RecoveryEvent]:
+        self._catch_up()
         events = self.engine.poll()
         self._follow()
         return events
+
+    def _catch_up(self) -> None:
+        """What the controllers did (their attempts into this store); say once when one stops answering."""
+        from workbench.core.controller.away import catch_up
+
+        for away in catch_up(self.ctx.accounts):
+            for ev in away.events:
+                line = {"guard": "controller", "profile": away.profile, **ev}
+                if self.as_json:
+                    sys.stdout.write(json.dumps(line) + "\n")
+                else:
+                    print(f"[controller {away.profile}] {ev.get('action')} {ev.get('launch_id')}: {ev.get('message')}")
+            if self._told.get(away.profile) != away.took_over:
+                self._told[away.profile] = away.took_over
+                if away.took_over:
+                    sys.stderr.write(f"the controller of {away.profile} does not answer"
+                                     f"{': ' + away.error if away.error else ''}; this process relaunches the "
+                                     "launches handed to it\n")
+            sys.stdout.flush()
 
     def _follow(self) -> None:
         """Start (or keep following) the job of each relaunched attempt on a cloud machine."""

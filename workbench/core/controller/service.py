@@ -118,7 +118,7 @@ class Controller:
         self.board = board or Board.of_profile(accounts, self.profile, config.install_id)
         self.owner = f"controller:{config.launch_id}"
         self.claims = BoardClaims(self.board, self.owner, config.retry_s, clock)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[tuple[dict[str, Any], Any]] = []  # (board record, the engine's event) of this round
         self.roots: list[str] = []
         self.guards = GuardEngine(accounts, clock=clock, on_event=self._on_event, retry_s=config.retry_s,
                                   finish_grace_s=config.finish_grace_s, collect_samples=False,
@@ -144,7 +144,7 @@ class Controller:
 
     def _on_event(self, ev: Any) -> None:
         record = {"source": "controller", "kind": type(ev).__name__, **ev.to_json()}
-        self.events.append(record)
+        self.events.append((record, ev))
         self.say(f"[{record.get('guard') or 'recovery'}] {record.get('action')} {record.get('launch_id')}: "
                  f"{record.get('message')}")
 
@@ -161,8 +161,8 @@ class Controller:
             self.recovery.poll()
             self._follow()
             handover.post_attempts(store, self.board, self.roots)
-        for ev in self.events:
-            self.board.add_event({**ev, "profile": self.profile.name})
+        for record, ev in self.events:
+            self.board.add_event({**record, "profile": self.profile.name})
             self._notify(ev)
         busy = [r for r in self.roots if self._busy(r)]
         now = self.clock()
@@ -228,7 +228,8 @@ class Controller:
         except WorkbenchError as exc:
             log.info("the app's key is not on %s yet: %s", inst.instance_id, exc)
 
-    def _notify(self, ev: dict[str, Any]) -> None:
+    def _notify(self, ev: Any) -> None:
+        """``notifier(event)``: the profile's channel (webhook or mail), when the app gave the controller one."""
         if self.notifier is None:
             return
         try:
@@ -242,6 +243,19 @@ class Controller:
                                    "poll_s": self.config.poll_s, "watching": busy, "handed": self.roots,
                                    "idle_since": None if busy else self.last_busy,
                                    "ends_at": None if busy else self.last_busy + self.config.idle_end_s})
+
+    def _end_machine(self) -> None:
+        """Under systemd (no job runner waiting for the exit code): end the bill through the instance guard."""
+        command = os.environ.get("WORKBENCH_CONTROLLER_END")
+        if not command:
+            return  # the job runner applies on_finish: terminate when this process returns 0
+        import shlex
+        import subprocess
+
+        try:
+            subprocess.run(shlex.split(command), check=False, timeout=120)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.say(f"[controller] ending the machine failed: {exc}")
 
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> int:
         """Poll until nothing was watched for ``idle_end_s`` (0) or ``should_stop`` (0)."""
@@ -259,6 +273,7 @@ class Controller:
                                       "level": "info", "launch_id": self.config.launch_id, "ts": self.clock(),
                                       "message": "the controller ended itself: nothing to watch",
                                       "profile": self.profile.name})
+                self._end_machine()
                 return 0
             time.sleep(self.config.poll_s)
         if self.remote is not None:

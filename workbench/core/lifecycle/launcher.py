@@ -221,12 +221,16 @@ def _describe_request(spec: JobSpec) -> str:
 def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
             wait_s: float = 0.0, poll_s: float = 2.0,
             should_stop: Callable[[], bool] | None = None,
-            secret_env: Mapping[str, str] | None = None) -> list[Instance]:
+            secret_env: Mapping[str, str] | None = None,
+            extra_tags: Mapping[str, str] | None = None) -> list[Instance]:
     """Record the launch, call the provider, store the instances.  Raises the provider's error.
 
     ``secret_env``: the values of ``lp.spec.secrets`` given at launch; they reach the provider
     (the job's environment) and nothing else: not the store, not the log.  A secret without a
     value is an error before anything is recorded.
+
+    ``extra_tags``: more tags for the launch's resources (the controller's launch carries
+    ``TAG_ROLE: ROLE_CONTROLLER``); they never replace the app's own tags.
 
     ``progress`` receives the ``STEP_*`` keys as the launch goes.  With
     ``wait_s`` > 0, after the provider returns this polls its instances until
@@ -256,7 +260,8 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     ))
     crash_point("launch:recorded")
     req = LaunchRequest(launch_id=lp.launch_id, spec=job_spec, offer=offer, profile=lp.profile.name,
-                        tags=launch_tags(lp.launch_id, accounts.context.install_id), spot=lp.spot,
+                        tags={**(extra_tags or {}), **launch_tags(lp.launch_id, accounts.context.install_id)},
+                        spot=lp.spot,
                         secret_env=dict(secret_env or {}), count=lp.num_nodes)
     report(STEP_PROVIDER)
     try:

@@ -64,7 +64,11 @@ class RecoveryHook(QObject):
         if self.engine is None:
             from workbench.core.lifecycle.recovery import RecoveryEngine
 
-            self.engine = RecoveryEngine(self.session.accounts, clock=lambda: self.clock())
+            from workbench.core.controller.away import app_claims
+
+            # launches handed to a controller are relaunched by it while it answers, else here (its board's claims)
+            self.engine = RecoveryEngine(self.session.accounts, clock=lambda: self.clock(),
+                                         claims=app_claims(self.session.accounts, clock=lambda: self.clock()))
         self._busy = True
         return (self.session.run(self.engine.poll, lane=RECOVERY).then(self._show)
                 .fail(lambda exc: self.session.notify.emit(tr("Recovery problem"), str(exc), "error"))
