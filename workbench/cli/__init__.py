@@ -195,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.notify_args import add_parsers as add_notify_parsers  # notify
 
     add_notify_parsers(sub, common)
+    from workbench.cli.controller_args import add_parsers as add_controller_parsers  # controller
+
+    add_controller_parsers(sub, common)
     return p
 
 
@@ -319,6 +322,7 @@ COMMANDS = {
     "storage": ("storage", "cmd_storage"), "attempts": ("recovery", "cmd_attempts"),
     "interrupt": ("recovery", "cmd_interrupt"),
     "catalog": ("catalog", "cmd_catalog"), "notify": ("notify", "cmd_notify"),
+    "controller": ("controller", "cmd_controller"),
 }
 
 
