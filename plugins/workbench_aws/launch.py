@@ -19,7 +19,9 @@ Steps in one region:
    encrypted gp3 root volume deleted on termination; IMDSv2 required;
    shutdown from inside terminates; user data records the start; spot as a
    one-time request with an optional max price.  InsufficientInstanceCapacity
-   (or an AZ that does not offer the type) moves on to the next AZ.
+   (or an AZ that does not offer the type) moves on to the next AZ.  The account's controller
+   machine (``TAG_ROLE: ROLE_CONTROLLER`` in the request's tags) gets the controller's instance
+   profile (:mod:`.controller_identity`), asked again while IAM has not propagated it to EC2.
 
 Any failure after something was created deletes it again (found both by the ids
 this call got and by the launch tag), then raises the original error.
@@ -44,7 +46,7 @@ from typing import Any
 
 from workbench.core.domain.errors import CapacityError, ConfigError, SpecError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, LaunchRequest, Resource
-from workbench.core.providers.contract import TAG_LAUNCH
+from workbench.core.providers.contract import ROLE_CONTROLLER, TAG_LAUNCH, TAG_ROLE
 from workbench.core.providers.launch_kit import LaunchTracker
 from workbench.core.providers.public_address import public_cidr
 from workbench.core.providers.sdk_errors import mapped
@@ -52,7 +54,7 @@ from workbench.core.providers.sshkeys import ensure_keypair
 
 from . import cluster, inventory, teardown, userdata
 from .codes import error_code
-from .consistency import NEW_GROUP, NEW_INSTANCE, settled
+from .consistency import NEW_GROUP, NEW_INSTANCE, new_instance_profile, settled
 from .errors import translate
 from .clients import Clients
 from .settings import AwsSettings
@@ -327,6 +329,14 @@ class Launcher:
             if spec.resources.max_price is not None:
                 spot_options["MaxPrice"] = f"{spec.resources.max_price:.4f}"
             params["InstanceMarketOptions"] = {"MarketType": "spot", "SpotOptions": spot_options}
+        controller = req.tags.get(TAG_ROLE) == ROLE_CONTROLLER
+        if controller:  # the controller runs as its own role, never with the user's keys
+            params["IamInstanceProfile"] = {"Name": self._settings.controller_role}
+        new_group = NEW_GROUP if group_id in created["sg"] else ()
+
+        def not_yet(exc: BaseException) -> bool:
+            return error_code(exc) in new_group or (controller and new_instance_profile(exc))
+
         tried: list[str] = []
         last: WorkbenchError | None = None
         for az in self._zones(ec2, req, subnets):
@@ -340,8 +350,8 @@ class Launcher:
                 where = {**cluster.network_params(req, subnets[az], group_id, public),
                          "Placement": {"AvailabilityZone": az, "GroupName": placement}}
             try:
-                answer = settled(lambda: ec2.run_instances(**params, **where, ClientToken=token),
-                                 NEW_GROUP if group_id in created["sg"] else (), self._settings.poll_s)
+                answer = settled(lambda: ec2.run_instances(**params, **where, ClientToken=token), not_yet,
+                                 self._settings.poll_s)
             except Exception as exc:  # noqa: BLE001
                 err = self._err(exc, f"launching {itype}", "RunInstances", req.region, itype)
                 if isinstance(err, TransientError):

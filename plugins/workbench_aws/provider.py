@@ -36,7 +36,8 @@ from workbench.core.providers.fan_out import RegionPool, by_region
 from workbench.core.providers.launch_kit import LaunchTracker, check_launch
 from workbench.core.providers.leftover_sweep import first_failure, still_running, sweep
 from workbench.core.providers.profile_settings import apply_ssh_address
-from workbench.core.providers.contract import (CredentialField, Listing, Provider, ProviderContext, SupportsBilling,
+from workbench.core.providers.contract import (ControllerIdentity, CredentialField, Listing, Provider,
+                                               ProviderContext, SupportsBilling, SupportsController,
                                                SupportsEndReason, SupportsMfa, SupportsPublicPrices,
                                                SupportsSpotHistory, SupportsStop, SupportsTelemetry)
 from workbench.core.providers.sdk_errors import mapped
@@ -70,7 +71,7 @@ REGION_NAMES = {
 
 
 class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, SupportsSpotHistory, ServesObjectStorage,
-                  SupportsEndReason, SupportsPublicPrices, SupportsMfa):
+                  SupportsEndReason, SupportsPublicPrices, SupportsMfa, SupportsController):
     """EC2 GPU instances, on-demand and spot, found again by their tags in every enabled region."""
 
     id = "aws"
@@ -361,6 +362,14 @@ class AwsProvider(Provider, SupportsStop, SupportsTelemetry, SupportsBilling, Su
             return [inventory.to_instance(r, self.id, self.profile.name, region) for r in raw]
 
         return [i for batch in self._fan_out(sorted(groups), one) for i in batch]
+
+    # -- the controller machine's identity (IAM role + instance profile: see .controller_identity) ----------
+    def controller_identity(self, create: bool = False) -> ControllerIdentity:
+        """The role ``controller_role`` (default workbench-controller), its instance profile and the job storage
+        role: looked for, or with ``create`` made where the profile may; AuthError naming the refused actions."""
+        from .controller_identity import ControllerIdentities
+
+        return ControllerIdentities(self._clients, self.settings, dict(self.profile.settings)).identity(create)
 
     # -- object storage (S3: see .storage; the storage_* methods are ServesObjectStorage's) ----------
     def _object_store(self) -> S3Storage:

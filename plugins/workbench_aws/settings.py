@@ -20,6 +20,9 @@ plugin reads from ``Profile.settings`` (all optional):
 ``retry_backoff_cap_s``   cap of the standard retry mode's backoff (default: botocore's 20 s; tests use less)
 ``poll_s`` ``terminate_wait_s``    how often / how long terminate waits for "terminated"
 ``cache_ttl_s``           how long live offers and prices are reused
+``controller_role``       the controller machine's IAM role and instance profile (default workbench-controller;
+                          any name starting so: the app's policy additions name that prefix); its job storage
+                          role is ``workbench-job-storage`` + the same suffix (:mod:`.controller_identity`)
 
 Failure rules: a bad value raises ConfigError naming the key and the profile.
 """
@@ -42,6 +45,10 @@ DEFAULT_AMI_PARAMETER = "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-dr
 #: EC2 families with NVIDIA GPUs (plus their metal sizes); describe_instance_types is asked for these
 GPU_FAMILIES = ("p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "g4dn", "g5", "g6", "g6e", "gr6")
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+CONTROLLER_ROLE = "workbench-controller"
+JOB_STORAGE_ROLE = "workbench-job-storage"
+#: IAM role names: up to 64 of these characters
+_CONTROLLER_ROLE = re.compile(r"workbench-controller[\w+=,.@-]{0,44}")
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,12 @@ class AwsSettings:
     poll_s: float = 5.0
     terminate_wait_s: float = 600.0
     cache_ttl_s: float = 3600.0
+    controller_role: str = CONTROLLER_ROLE
+
+    @property
+    def job_storage_role(self) -> str:
+        """The role the controller assumes for a job machine's storage credentials (same suffix as its own)."""
+        return JOB_STORAGE_ROLE + self.controller_role[len(CONTROLLER_ROLE):]
 
     def endpoint(self, service: str) -> str | None:
         """The endpoint for ``service`` (botocore's name, e.g. "ec2", "pricing"), None = AWS's own."""
@@ -105,6 +118,11 @@ def parse(profile: Profile) -> AwsSettings:
     if subnet and not re.fullmatch(r"subnet-[0-9a-f]{8,17}", subnet):
         raise ConfigError(f"profile {name!r}: {subnet!r} is not a subnet id (subnet-…)")
     endpoint = profile.endpoint_url or s.get("endpoint_url") or None
+    controller_role = (s.get("controller_role") or "").strip() or CONTROLLER_ROLE
+    if not _CONTROLLER_ROLE.fullmatch(controller_role):
+        raise ConfigError(f"profile {name!r}: controller_role {controller_role!r} is not a role name starting "
+                          f"with {CONTROLLER_ROLE}", hint="the app's IAM additions (resources/policies/"
+                                                          "aws-app-controller-additions.json) allow only those names")
     return AwsSettings(
         profile_name=name,
         regions=regions,
@@ -130,4 +148,5 @@ def parse(profile: Profile) -> AwsSettings:
         poll_s=_number(name, "poll_s", s.get("poll_s"), 5.0, 0.0, 60),
         terminate_wait_s=_number(name, "terminate_wait_s", s.get("terminate_wait_s"), 600.0, 0.0, 3600),
         cache_ttl_s=_number(name, "cache_ttl_s", s.get("cache_ttl_s"), 3600.0, 0.0, 7 * 86400),
+        controller_role=controller_role,
     )

@@ -10,7 +10,14 @@ The machine never gets the user's keys: :meth:`S3Storage.machine_remote` asks ST
 session credentials (``GetFederationToken``; ``AssumeRole`` of the profile setting
 ``storage_role_arn`` where the profile's own credentials are temporary, e.g. SSO) under a
 policy that allows only the mount's bucket and prefix: read for ``copy`` mounts, read and
-write for ``sync`` ones.  They expire with the launch's max runtime (at most 36 h).
+write for ``sync`` ones.  They expire with the launch's max runtime (at most 36 h; 12 h with a role).
+
+Where the plugin itself runs on a role's credentials (the account's controller machine, which relaunches
+attempts while the app is closed: ``GetCallerIdentity`` names an ``:assumed-role/``), AWS allows less:
+``GetFederationToken`` needs an IAM user's long-term key, so without ``storage_role_arn`` the call is
+refused here with an AuthError naming the job storage role (:mod:`.controller_identity`) instead of being
+sent; and one role assuming another is role chaining, whose sessions last one hour at most, so
+``AssumeRole`` is asked for 3600 s at most (the credentials of such an attempt expire after an hour).
 
 Threading: one S3Storage per provider; boto3 clients per thread (see :mod:`.clients`).
 Failure rules: botocore errors leave through :func:`.errors.translate`, S3's own codes
@@ -38,6 +45,8 @@ from .errors import translate
 ROLE_SETTING = "storage_role_arn"
 MAX_FEDERATION_S = 36 * 3600
 MAX_ROLE_S = 12 * 3600
+#: role chaining (a role's credentials calling AssumeRole) caps the session at one hour
+MAX_CHAINED_S = 3600
 
 
 def bucket_policy(uri: StorageUri, write: bool, partition: str = "aws") -> dict[str, Any]:
@@ -74,6 +83,7 @@ class S3Storage(S3CompatibleStore):
         self.profile_name = profile_name
         self.role_arn = (settings.get(ROLE_SETTING) or "").strip() or None
         self._regions: dict[str, str] = {}
+        self._caller: str | None = None  # the ARN the profile's credentials act as, asked once
         self._lock = threading.Lock()
 
     # -- plumbing ------------------------------------------------------------------
@@ -111,15 +121,41 @@ class S3Storage(S3CompatibleStore):
             self._regions[uri.bucket] = region
         return region
 
+    def caller_arn(self) -> str:
+        """The ARN the profile's credentials act as (``…:assumed-role/ROLE/SESSION`` on a role); asked once."""
+        with self._lock:
+            known = self._caller
+        if known is not None:
+            return known
+        try:
+            arn = str(self.clients.client("sts", self.home).get_caller_identity().get("Arn") or "")
+        except Exception as exc:  # noqa: BLE001 - mapped
+            raise translate(exc, "checking the credentials", service="sts", operation="GetCallerIdentity",
+                            secrets=self.clients.secret_values()) from None
+        with self._lock:
+            self._caller = arn
+        return arn
+
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
         region = self.region_of(uri)
         policy = json.dumps(bucket_policy(uri, write, _partition(region)), separators=(",", ":"))
         sts = self.clients.client("sts", self.home)
         name = re.sub(r"[^\w+=,.@-]", "-", f"wb-{label}")[:32]
+        caller = self.caller_arn()
+        on_role = ":assumed-role/" in caller
+        if on_role and not self.role_arn:
+            role = caller.split(":assumed-role/", 1)[1].split("/", 1)[0]
+            raise AuthError(f"profile {self.profile_name!r} runs as the role {role}, and AWS lets no role call "
+                            f"GetFederationToken: the machine's credentials for s3://{uri.bucket} need a role to "
+                            "assume", hint=f"set {ROLE_SETTING} to a role this one may assume that can use the "
+                                           "bucket (on the controller machine: its job storage role, arn:aws:iam::"
+                                           "ACCOUNT:role/workbench-job-storage); AWS ends such sessions after one "
+                                           "hour (role chaining)")
         try:
             if self.role_arn:
+                longest = MAX_CHAINED_S if on_role else MAX_ROLE_S
                 answer = sts.assume_role(RoleArn=self.role_arn, RoleSessionName=name, Policy=policy,
-                                         DurationSeconds=int(min(duration_s, MAX_ROLE_S)))
+                                         DurationSeconds=int(min(duration_s, longest)))
             else:
                 answer = sts.get_federation_token(Name=name, Policy=policy,
                                                   DurationSeconds=int(min(duration_s, MAX_FEDERATION_S)))

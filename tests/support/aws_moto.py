@@ -26,7 +26,9 @@ talks real HTTP to it.  The injector:
 - refuses DeleteSecurityGroup with DependencyViolation while an instance that is not terminated uses
   the group (DeleteSecurityGroup reference; moto deletes it anyway), and, when a test sets
   ``shutting_down_s``, keeps a terminated instance ``shutting-down`` that long (DescribeInstances by
-  id shows it, its group stays in use): moto terminates at once, real instances take a while.
+  id shows it, its group stays in use): moto terminates at once, real instances take a while;
+- refuses what STS refuses a caller (:class:`aws_sts.StrictSts`, always on): GetFederationToken with
+  session credentials, AssumeRole by role chaining for more than an hour.
 
 What the other asynchronous behaviour of the plugin's calls looks like here, against the API
 references: tests/support/README.md.
@@ -50,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from aws_sts import StrictSts
 from holds import Hold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -289,6 +292,7 @@ class FaultInjector:
         self.calls: list[AwsCall] = []
         self.serve_pricing = True
         self.placement_groups = PlacementGroups()
+        self.sts = StrictSts()
         #: seconds a new instance / security group id stays unknown to the other EC2 calls (0: off)
         self.propagation_s = 0.0
         self._fresh: dict[str, tuple[float, str, str]] = {}  # id -> (made at, error code, message)
@@ -325,6 +329,7 @@ class FaultInjector:
             self.calls.clear()
             self.serve_pricing = True
             self.placement_groups.clear()
+            self.sts.clear()
             self.propagation_s = 0.0
             self._fresh.clear()
             self.shutting_down_s = 0.0
@@ -386,6 +391,8 @@ class FaultInjector:
                 answer = (status, ctype, text.encode())
             elif rule.error is not None or rule.status >= 500:
                 answer = error_response(call, rule.error, rule.message, rule.status)
+        if answer is None and (refused := self.sts.refuse(call, environ)) is not None:
+            answer = error_response(call, *refused)
         if answer is None and call.service == "pricing" and self.serve_pricing:
             answer = _synthetic_pricing(call)
         if answer is None and call.service == "ec2" and call.operation in PlacementGroups.OPERATIONS:

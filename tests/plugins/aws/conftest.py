@@ -3,7 +3,8 @@
 - ``moto``: the session's server (one per test process), reset before and after every test.
 - ``make_provider(**settings)``: an AwsProvider whose profile points at that server.
 - every test records the AWS operations the plugin sends (botocore before-call hooks) and fails
-  if one is missing from resources/policies/aws-iam-policy.json.
+  if one is missing from resources/policies/aws-iam-policy.json (the IAM calls that make the controller's
+  identity: from aws-app-controller-additions.json, which the app's user holds beside it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from workbench.core.providers.contract import ProviderContext, launch_tags
 
 ROOT = Path(__file__).resolve().parents[3]
 POLICY = ROOT / "resources" / "policies" / "aws-iam-policy.json"
+ADDITIONS = ROOT / "resources" / "policies" / "aws-app-controller-additions.json"
 INSTALL_ID = "wbtest000001"
 
 
@@ -37,12 +39,14 @@ FAST = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "1
         "read_timeout": "20", "retry_backoff_cap_s": "0.02"}
 
 
-def policy_actions() -> set[str]:
-    doc = json.loads(POLICY.read_text(encoding="utf-8"))
+def policy_actions(*paths: Path) -> set[str]:
+    """The actions the documents allow (default: the app's policy and its controller additions)."""
     actions: set[str] = set()
-    for statement in doc["Statement"]:
-        listed = statement["Action"]
-        actions.update([listed] if isinstance(listed, str) else listed)
+    for path in paths or (POLICY, ADDITIONS):
+        for statement in json.loads(path.read_text(encoding="utf-8"))["Statement"]:
+            if statement["Effect"] == "Allow":
+                listed = statement["Action"]
+                actions.update([listed] if isinstance(listed, str) else listed)
     return actions
 
 
@@ -70,7 +74,7 @@ def operations_within_policy() -> Iterator[set[str]]:
     finally:
         clients.remove_operation_observer(seen.add)
     missing = sorted(seen - policy_actions())
-    assert not missing, f"operations missing from {POLICY.name}: {missing}"
+    assert not missing, f"operations missing from {POLICY.name} + {ADDITIONS.name}: {missing}"
 
 
 @pytest.fixture

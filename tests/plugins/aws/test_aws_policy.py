@@ -19,15 +19,25 @@ PLUGIN = ROOT / "plugins" / "workbench_aws"
 #: core code the plugin hands its own clients to (the S3 calls AWS and OSS share): its calls are the plugin's
 SHARED = [ROOT / "workbench" / "core" / "storage" / "s3_api.py", ROOT / "workbench" / "core" / "storage" / "s3_store.py"]
 SERVICES = {"ec2": "ec2", "sts": "sts", "pricing": "pricing", "service-quotas": "servicequotas", "ssm": "ssm",
-            "cloudwatch": "cloudwatch", "ce": "ce", "s3": "s3"}
+            "cloudwatch": "cloudwatch", "ce": "ce", "s3": "s3", "iam": "iam"}
 #: needed for the TagSpecifications of RunInstances / CreateSecurityGroup / ImportKeyPair, never called alone;
 #: s3:PutObject is what boto3's transfer manager sends for an upload (never named in the plugin's code), and
 #: with s3:GetObject what the machines' session credentials may do: GetFederationToken gives them the
 #: intersection of the profile's policy and the mount's, so the profile must hold what the machine needs
-IMPLIED = {"ec2:CreateTags", "s3:PutObject", "s3:GetObject"}
+IMPLIED = {"ec2:CreateTags", "s3:PutObject", "s3:GetObject",
+           # the controller's identity (aws-app-controller-additions.json): CreateRole / CreateInstanceProfile with
+           # tags need the Tag* actions, AddRoleToInstanceProfile and RunInstances with the profile iam:PassRole
+           "iam:TagRole", "iam:TagInstanceProfile", "iam:PassRole",
+           # the app's clean-up of the controller's board (core's board, through the store's delete_object)
+           "s3:DeleteObject"}
 
 
-def called_actions() -> set[str]:
+#: names in the plugin that look like SDK methods but are its own (``cluster.list_groups``: placement groups)
+NOT_CALLS = {"iam:ListGroups"}
+
+
+def called_actions(paths: list[Path] | None = None) -> set[str]:
+    """The AWS actions the code of ``paths`` (default: the whole plugin and the core S3 modules) calls."""
     import botocore.session
     from botocore import xform_name
 
@@ -39,14 +49,15 @@ def called_actions() -> set[str]:
         model = session.get_service_model(service)
         for op in model.operation_names:
             by_method.setdefault(xform_name(op), set()).add(iam_action(prefix, op))
-    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PLUGIN.glob("*.py")) + SHARED)
+    paths = paths if paths is not None else sorted(PLUGIN.glob("*.py")) + SHARED
+    source = "\n".join(p.read_text(encoding="utf-8") for p in paths)
     # client.run_instances(...), a bound method handed on (ec2.describe_vpcs), or a paginator's name
     names = set(re.findall(r"\.([a-z][a-z0-9_]+)\b", source)) | set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)',
                                                                            source))
     found: set[str] = set()
     for name in names & set(by_method):
         found |= by_method[name]
-    return found
+    return found - NOT_CALLS
 
 
 def test_policy_is_valid_iam_json_with_conditions_on_mutations():
