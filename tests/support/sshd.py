@@ -67,8 +67,10 @@ def _keygen(path: Path) -> None:
 class Sshd:
     """One sshd process and its files under ``root``."""
 
-    def __init__(self, root: Path, address: str = "127.0.0.1", port: int | None = None) -> None:
+    def __init__(self, root: Path, address: str = "127.0.0.1", port: int | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.root = root
+        self.env = dict(env or {})  # more of the sessions' environment (e.g. the machine's metadata service)
         self.address = address  # another loopback address (127.x.y.z) makes a second "machine"
         self.port = port or _free_port()
         self.user = psutil.Process().username()
@@ -83,8 +85,9 @@ class Sshd:
 
     # -- life cycle ----------------------------------------------------------
     @classmethod
-    def start(cls, root: Path, address: str = "127.0.0.1", port: int | None = None) -> "Sshd":
-        server = cls(root, address, port)
+    def start(cls, root: Path, address: str = "127.0.0.1", port: int | None = None,
+              env: dict[str, str] | None = None) -> "Sshd":
+        server = cls(root, address, port, env)
         server._prepare()
         server._launch()
         return server
@@ -129,7 +132,8 @@ class Sshd:
             f"SetEnv PATH={path} HOME={self.home} WORKBENCH_REMOTE_DIR={self.remote_dir} "
             f"FAKE_NVIDIA_SMI_STATE={self.nvidia_state} WORKBENCH_SELF_STOP={end_bill} "
             f"WORKBENCH_CLOUD_INIT_LOG={self.root / 'cloud-init-output.log'} "
-            f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}{marker}",
+            f"WORKBENCH_AUTHORIZED_KEYS={self.authorized} WORKBENCH_SSH_DIR={self.root / 'dot-ssh'}{marker}"
+            + "".join(f" {k}={v}" for k, v in self.env.items()),
             "Subsystem sftp internal-sftp",
             "",
         ]))

@@ -13,7 +13,7 @@ from workbench.cli.output import EXIT_BILLING, EXIT_INPUT, EXIT_OK, emit_json, m
 from workbench.core.controller import deploy, handover
 from workbench.core.domain.errors import ConfigError, NotFoundError
 
-CONFIRMED = "controller:confirmed:"  # store setting per profile: the user said yes to its identities once
+CONFIRMED = deploy.CONFIRMED  # store setting per profile: the user said yes to its identities once (shared with the app)
 
 
 def err(line: str) -> None:
@@ -70,9 +70,7 @@ def _confirm(question: str, yes: bool) -> bool:
 
 
 def _up(ctx: CliContext, args: argparse.Namespace) -> int:
-    from workbench.core.domain.jobspec import spec_from_dict
     from workbench.core.notify import settings as notify_settings
-    from workbench.core.remote.job import RemoteJob
 
     acc = ctx.accounts
     prof = _profile(ctx, args)
@@ -96,9 +94,7 @@ def _up(ctx: CliContext, args: argparse.Namespace) -> int:
     res = deploy.up(acc, prof, wheelhouse=wheelhouse, poll_s=args.poll, idle_end_s=args.idle_end * 60,
                     notify=notify, progress=None if ctx.json else (lambda step: err(f"  {step}")))
     if not res.already:
-        rec = acc.store.get_launch(res.launch_id)
-        (inst, *_) = res.instances
-        RemoteJob(acc, inst, spec_from_dict(rec.spec)).launch()  # upload, install, start; it runs on there
+        deploy.start(acc, res)  # upload, install, start; it runs on there by itself
     beat = deploy.wait_for_heartbeat(acc, prof, res.launch_id, since if not res.already else 0.0, args.wait) \
         if args.wait > 0 else None
     out = {**res.to_json(), "heartbeat": beat, "answering": beat is not None}
@@ -218,6 +214,12 @@ def _serve(args: argparse.Namespace) -> int:
     config = ControllerConfig.load(path)
     ensure_install_id(config.install_id)
     applog.setup(paths.log_dir(), verbose=False)
+    import logging
+
+    shown = logging.StreamHandler(sys.stdout)  # warnings in its own log too (`workbench controller logs`)
+    shown.setLevel(logging.WARNING)
+    shown.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("workbench").addHandler(shown)
     accounts = Accounts(Store.open(), credentials=MachineCredentials())  # type: ignore[arg-type]
     profile = config.profile_obj()
     accounts.save_profile(profile)

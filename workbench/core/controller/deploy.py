@@ -39,6 +39,10 @@ NAME = "workbench-controller"
 ENV_MARK = "WORKBENCH_CONTROLLER"
 DEFAULT_POLL_S = 30.0
 DEFAULT_IDLE_END_S = 1800.0
+#: store setting per profile: the user said yes to creating its controller (and its identities) once
+CONFIRMED = "controller:confirmed:"
+#: the controller machine's own on_finish waits this long after the service ended (no app takes over there)
+END_GRACE_S = 60
 
 SETUP = r"""# the controller's install (Cloud GPU Workbench): the app's own wheel and pinned dependencies
 set -e
@@ -197,7 +201,7 @@ class UpResult:
 
 def up(accounts: Any, profile: Profile, wheelhouse: Path | None = None, poll_s: float = DEFAULT_POLL_S,
        idle_end_s: float = DEFAULT_IDLE_END_S, notify: Callable[[Path], None] | None = None,
-       progress: Callable[[str], None] | None = None) -> UpResult:
+       progress: Callable[[str], None] | None = None, finish_grace_s: float = 120.0) -> UpResult:
     """Create the profile's controller (identity, board check, launch); the caller then starts its job on the
     machine (``RemoteJob.launch``) as for every launch.  A live controller of the profile is returned as is."""
     from workbench.core.lifecycle.launcher import execute, plan_offer
@@ -215,13 +219,39 @@ def up(accounts: Any, profile: Profile, wheelhouse: Path | None = None, poll_s: 
     board.put("probe.json", {"ts": time.time(), "by": "app"})  # the bucket takes our writes: fail before billing
     lp = plan_offer(accounts, spec_for(Path("."), int(getattr(planned.cost, "disk_gb", 0) or 8)), planned.choice)
     config = ControllerConfig(launch_id=lp.launch_id, install_id=paths.install_id(), poll_s=poll_s,
-                              idle_end_s=idle_end_s, version=bundle.version(),
+                              idle_end_s=idle_end_s, version=bundle.version(), finish_grace_s=finish_grace_s,
                               profile={"name": profile.name, "provider": profile.provider, "region": profile.region,
-                                       "endpoint_url": profile.endpoint_url, "settings": dict(profile.settings)})
+                                       "endpoint_url": profile.endpoint_url,
+                                       "settings": controller_settings(profile, planned.identity)})
     folder = stage(paths.data_dir() / "controller" / lp.launch_id, config, [profile.provider], wheelhouse, notify)
     lp = dataclasses.replace(lp, spec=dataclasses.replace(lp.spec, workdir=str(folder)))
     instances = execute(accounts, lp, progress=progress, extra_tags={TAG_ROLE: ROLE_CONTROLLER})
     return UpResult(lp.launch_id, planned, instances)
+
+
+def start(accounts: Any, result: UpResult, grace_s: int = END_GRACE_S, options: Any = None) -> bool:
+    """Upload the controller's install to its machine and start it there (blocks through the boot, the
+    upload and the install's start); the app does not follow it afterwards: it runs on its own."""
+    from workbench.core.domain.jobspec import spec_from_dict
+    from workbench.core.remote.job import RemoteJob
+    from workbench.core.remote.job_state import JobOptions
+
+    rec = accounts.store.get_launch(result.launch_id)
+    opts = options or JobOptions()
+    opts.grace_s = grace_s
+    (inst, *_) = result.instances
+    return RemoteJob(accounts, inst, spec_from_dict(rec.spec), opts).launch()
+
+
+def controller_settings(profile: Profile, identity: ControllerIdentity | None) -> dict[str, str]:
+    """The profile's settings as the controller uses them: a role may not mint a job's storage credentials the
+    way a user's key does (AWS: no GetFederationToken from a role), so the job storage role its identity came
+    with becomes the profile's ``storage_role_arn`` there."""
+    settings = dict(profile.settings)
+    role = (identity.details or {}).get("job_storage_role_arn") if identity is not None else None
+    if role and not settings.get("storage_role_arn"):
+        settings["storage_role_arn"] = role
+    return settings
 
 
 def heartbeat(accounts: Any, profile: Profile) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ Threading: blocks on the board's bucket; call from a worker.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -183,7 +184,13 @@ def _unpack(data: bytes, target: Path) -> None:
     tmp = target.with_name(target.name + ".part")
     tmp.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(tmp, filter="data")
+        members = tar.getmembers()
+        for m in members:  # what _pack writes: regular files under relative paths, nothing else
+            if not m.isfile() or m.name.startswith("/") or ".." in Path(m.name).parts:
+                raise ValueError(f"its workdir archive holds {m.name!r}, which the app never writes")
+        for m in members:
+            m.mode = 0o644 | (m.mode & 0o111)
+        tar.extractall(tmp, members=members)  # checked above (Python < 3.11.4 has no extraction filter)
     tmp.replace(target)
 
 
@@ -236,9 +243,14 @@ def post_attempts(store: Store, board: Board, roots: list[str]) -> None:
         except Exception as exc:  # noqa: BLE001 - one launch's record must not stop the others
             log.warning("attempts of %s cannot be listed: %s", root_id, exc)
             continue
-        record = {"root_id": root_id, "attempts": rows, "ts": time.time()}
+        ids = {str(r["launch_id"]) for r in rows}
+        machines = [{"instance": i.to_json(),
+                     "ledger": [[e.ts, e.state, e.price_per_hour, e.storage_per_hour]
+                                for e in store.ledger(i.provider, i.profile, i.instance_id)]}
+                    for i in store.list_instances() if i.launch_id in ids]
+        record = {"root_id": root_id, "attempts": rows, "machines": machines, "ts": time.time()}
         got = board.get(f"attempts/{root_id}.json")
-        if got is None or got[0].get("attempts") != rows:
+        if got is None or got[0].get("attempts") != rows or got[0].get("machines") != machines:
             board.put(f"attempts/{root_id}.json", record)
 
 
@@ -250,6 +262,8 @@ def import_attempts(store: Store, board: Board, roots: list[str]) -> list[dict[s
         got = board.get(f"attempts/{root_id}.json")
         if got is None:
             continue
+        for machine in got[0].get("machines") or []:
+            _replay(store, machine)
         for row in got[0].get("attempts") or []:
             rows.append(row)
             lid = str(row.get("launch_id") or "")
@@ -259,3 +273,33 @@ def import_attempts(store: Store, board: Board, roots: list[str]) -> list[dict[s
             store.end_attempt(lid, str(row.get("end_reason") or ""), str(row.get("detail") or ""),
                               float(row["ended_at"]))
     return rows
+
+
+def _replay(store: Store, machine: dict[str, Any]) -> None:
+    """Bring the other side's record of a machine into this store: its billing history (state and price from
+    each time on) before what this store saw first, so Spend and ``attempts`` count what it cost."""
+    from workbench.core.domain.models import Instance, InstanceState
+
+    try:
+        raw = dict(machine["instance"])
+        raw.pop("billable", None)
+        raw["state"] = InstanceState(raw["state"])
+        inst = Instance(**raw)
+        theirs = [(float(ts), InstanceState(state), float(price), storage) for ts, state, price, storage
+                  in machine.get("ledger") or []]
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("a machine on the board cannot be read: %s", exc)
+        return
+    mine = store.ledger(inst.provider, inst.profile, inst.instance_id)
+    first_seen = mine[0].ts if mine else None
+    earlier = [t for t in theirs if first_seen is None or t[0] < first_seen]
+    if not earlier:
+        return
+    known = store.get_instance(inst.provider, inst.profile, inst.instance_id)
+    for ts, state, price, storage in earlier:
+        extra = {**inst.extra, "storage_per_hour": storage} if storage is not None else inst.extra
+        store.upsert_instance(dataclasses.replace(inst, state=state, price_per_hour=price, extra=extra), ts=ts)
+    if known is not None:  # what this store knew last stays the machine's current state
+        store.upsert_instance(known, ts=mine[-1].ts)
+    elif theirs[-1][1] != earlier[-1][1]:
+        store.upsert_instance(inst, ts=theirs[-1][0])

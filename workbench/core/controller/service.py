@@ -219,8 +219,9 @@ class Controller:
         if not key or "\n" in key or "'" in key:
             self.authorized.add(inst.instance_id)
             return
-        line = ("umask 077; mkdir -p ~/.ssh && touch ~/.ssh/authorized_keys && "
-                f"(grep -qxF '{key}' ~/.ssh/authorized_keys || echo '{key}' >> ~/.ssh/authorized_keys)")
+        line = ('umask 077; AK="${WORKBENCH_AUTHORIZED_KEYS:-$HOME/.ssh/authorized_keys}"; '
+                'mkdir -p "$(dirname "$AK")" && touch "$AK" && '
+                f"(grep -qxF '{key}' \"$AK\" || echo '{key}' >> \"$AK\")")
         try:
             with connect(Target.for_instance(inst, self.accounts.store.path.parent)) as conn:
                 if conn.run(line, timeout=30).rc == 0:
