@@ -287,6 +287,9 @@ def one(lang: str, out: Path) -> int:
     _outcome_shots(app, win, acc, shot)
     _cpu_report_shot(app, win, store, shot)
     _no_keyring_shot(app, store, shot)
+    from screenshots_controller import controller_shots  # the account's controller (issue 33)
+
+    controller_shots(app, win, acc, shot, lambda s: _pump(app, s), lambda c: _wait(app, c))
     win.session.shutdown()
     from workbench.core.lifecycle.teardown import teardown
 

@@ -32,6 +32,7 @@ from workbench.core.providers.credentials import CredentialStore
 from workbench.core.domain.errors import AuthError, ConfigError, KeyringLockedError, NoKeyringError, WorkbenchError
 from workbench.core.domain.models import Identity, Profile
 from workbench.core.providers.registry import ProviderEntry
+from workbench.ui.accounts.controller_panel import ControllerPanel
 from workbench.ui.accounts.credentials_form import describe_failure, describe_identity, run_for, set_status
 from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.accounts.profile_dialog import ProfileDialog
@@ -178,6 +179,8 @@ class AccountsView(QWidget):
         layout.addWidget(self.backend_label)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.details)
+        self.controller = ControllerPanel(session)  # the selected cloud profile's controller (issue 33)
+        layout.addWidget(self.controller)
         layout.addLayout(buttons)
         layout.addLayout(result_row)
 
@@ -350,6 +353,7 @@ class AccountsView(QWidget):
         self.remove_button.setEnabled(prof is not None and prof.name in self.stored)
         self.test_button.setEnabled(usable and not self.testing)
         self.details.setText(self._details_text())
+        self.controller.set_profile(prof if usable and prof.name in self.stored else None)
 
     def _details_text(self) -> str:
         prof = self.selected_profile()

@@ -99,6 +99,11 @@
       <translation>复制 SSH 命令(&amp;C)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>&amp;Create controller</source>
+      <translation>创建控制器(&amp;C)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>&amp;Download results</source>
       <translation>下载结果(&amp;D)</translation>
@@ -157,6 +162,11 @@
       <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>&amp;Keep running and quit</source>
       <translation>保持运行并退出(&amp;K)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/watch_actions.py" />
+      <source>&amp;Keep watching while this computer is off</source>
+      <translation>本机关机时继续看护(&amp;K)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
@@ -349,9 +359,24 @@
       <translation>（竞价）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>(the controller of {profile} runs already)</source>
+      <translation>（{profile} 的控制器已在运行）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>(unavailable: {why})</source>
+      <translation>（不可用：{why}）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>(uploaded first to {uri})</source>
       <translation>（先上传到 {uri}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>(what it needs: {missing})</source>
+      <translation>（需要：{missing}）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -359,14 +384,34 @@
       <translation>* 必填</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>+ {price}/h while it watches</source>
+      <translation>看护期间另加 {price}/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>, </source>
+      <translation>，</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>0 billable resources remain</source>
       <translation>0 个计费资源剩余</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>0 s</source>
+      <translation>0 秒</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>1 USD = </source>
       <translation>1 美元 = </translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>1 attempt cost {cost}</source>
+      <translation>1 次尝试花费 {cost}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
@@ -604,6 +649,11 @@
       <translation>正在向 {provider} 申请机器</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Attempt</source>
+      <translation>尝试</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>Availability</source>
       <translation>可用性</translation>
@@ -784,6 +834,21 @@
       <translation>云端 GPU 工作台 — {state}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Cloud identity it creates: {name}</source>
+      <translation>将创建的云身份：{name}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Cloud identity: none needed on this cloud</source>
+      <translation>云身份：此云不需要</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Cloud identity: {name} (exists)</source>
+      <translation>云身份：{name}（已存在）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
       <source>Collecting what a problem report needs…</source>
       <translation>正在收集问题报告所需的信息…</translation>
@@ -807,6 +872,21 @@
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Continue in &amp;background</source>
       <translation>转入后台继续(&amp;B)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>Controller</source>
+      <translation>控制器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Controller (watches your launches while this computer is off)</source>
+      <translation>控制器（本机关机时看护你的启动）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Controller does not answer</source>
+      <translation>控制器没有响应</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/open_folder.py" />
@@ -854,9 +934,59 @@
       <translation>无法全部核实；可能仍有资源在计费：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Create &amp;controller…</source>
+      <translation>创建控制器(&amp;C)…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Create a controller</source>
+      <translation>创建控制器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Create the controller of {profile}? A small machine in this cloud account watches your launches while this computer is off: it relaunches interrupted spot jobs and ends what should end.</source>
+      <translation>创建 {profile} 的控制器？这个云账号中的一台小机器会在本机关机时看护你的启动：重新启动被中断的竞价作业，并结束该结束的机器。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_view.py" />
       <source>Created</source>
       <translation>创建时间</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: asking the cloud for its machine…</source>
+      <translation>正在创建控制器：向云申请它的机器…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: installing the workbench on its machine…</source>
+      <translation>正在创建控制器：在它的机器上安装 Workbench…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: its machine runs…</source>
+      <translation>正在创建控制器：它的机器已运行…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: recording the launch…</source>
+      <translation>正在创建控制器：记录这次启动…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: waiting for its first heartbeat…</source>
+      <translation>正在创建控制器：等待它的第一次心跳…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller: waiting for its machine to start…</source>
+      <translation>正在创建控制器：等待它的机器启动…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Creating the controller…</source>
+      <translation>正在创建控制器…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -939,6 +1069,16 @@
       <translation>时长…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>E&amp;nd controller</source>
+      <translation>结束控制器(&amp;N)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>E&amp;nd controller…</source>
+      <translation>结束控制器(&amp;N)…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>E&amp;xtend max runtime…</source>
       <translation>延长最长运行时间(&amp;X)…</translation>
@@ -957,6 +1097,21 @@
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Edit profile {name}</source>
       <translation>编辑配置文件 {name}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>End controller</source>
+      <translation>结束控制器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>End the controller of {profile}? The launches it watches go back to this app, which relaunches them only while it runs.</source>
+      <translation>结束 {profile} 的控制器？它看护的启动交回本应用，本应用只在运行时才会重新启动它们。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Ending the controller and checking nothing of it is left…</source>
+      <translation>正在结束控制器，并确认它没有留下任何东西…</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -987,6 +1142,11 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Every (s)</source>
       <translation>间隔（秒）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Every attempt and what it cost:</source>
+      <translation>每一次尝试及其花费：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
@@ -1219,6 +1379,21 @@
       <translation>保护规则：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>Hands the launch to the controller of {profile} once its job has started: it relaunches and ends it while this computer is off.</source>
+      <translation>作业开始后把这次启动交给 {profile} 的控制器：本机关机时由它重新启动和结束。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Hide</source>
+      <translation>隐藏</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>How it ended</source>
+      <translation>如何结束</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>How this file was read</source>
       <translation>此文件的读取方式</translation>
@@ -1244,6 +1419,11 @@
       <translation>实例</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>It bills while it runs, and ends itself after 30 minutes with nothing to watch. You are asked this once for this account.</source>
+      <translation>它运行期间计费，没有可看护的内容 30 分钟后自行结束。每个账号只询问这一次。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
       <source>It will be ended at {time}. Keep it running to look at it; the maximum runtime, idle and budget guards still apply.</source>
       <translation>它将在 {time} 被结束。如需查看,可保持运行;最长运行时间、空闲和预算守护仍然有效。</translation>
@@ -1252,6 +1432,16 @@
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Its credentials are deleted from the keyring.</source>
       <translation>其凭据将从密钥环中删除。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Its records cannot be read: {error}</source>
+      <translation>无法读取它的记录：{error}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Its records live in: {where}</source>
+      <translation>它的记录保存在：{where}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1307,6 +1497,11 @@
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>Jobs on this computer</source>
       <translation>这台计算机上的作业</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>Keep watching while this computer is off</source>
+      <translation>本机关机时继续看护</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/runtime/guard_loop.py" />
@@ -1467,6 +1662,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Machine:</source>
       <translation>机器：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Machine: {type} in {region}</source>
+      <translation>机器：{type}，位于 {region}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -1764,6 +1964,11 @@
       <translation>未延长：{message}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/watch_actions.py" />
+      <source>Not handed to the controller</source>
+      <translation>未交给控制器</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/runtime/recovery_loop.py" />
       <source>Not relaunched</source>
       <translation>未重新启动</translation>
@@ -1919,6 +2124,16 @@
       <translation>价格来源</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Price:</source>
+      <translation>价格：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>Price: {price} (machine {machine}, {gb} GB disk {disk}, public address {address})</source>
+      <translation>价格：{price}（机器 {machine}，{gb} GB 磁盘 {disk}，公网地址 {address}）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>Prices</source>
       <translation>价格</translation>
@@ -1954,6 +2169,11 @@
       <translation>计价失败。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Pricing the controller's machine…</source>
+      <translation>正在为控制器的机器定价…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>Pricing {gpus}× {gpu} for {hours} h…</source>
       <translation>正在计算 {gpus}× {gpu} 使用 {hours} 小时的价格…</translation>
@@ -1962,6 +2182,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Pricing:</source>
       <translation>计费方式：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Profile</source>
+      <translation>配置文件</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2289,6 +2514,11 @@
       <translation>显示或隐藏已输入的内容</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>Show what happened…</source>
+      <translation>查看发生了什么…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
@@ -2307,6 +2537,16 @@
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>Some prices are in {source}: enter your exchange rate (1 USD = … CNY) in the box beside “Show in” to see every row in {target}.</source>
       <translation>部分价格以 {source} 计：请在“显示为”旁的输入框中填写您的汇率（1 USD = … CNY），即可将所有行显示为 {target}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>Something of the controller of {profile} still bills: see Instances.</source>
+      <translation>{profile} 的控制器仍有部分在计费：请查看“实例”。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Something of the controller still bills: see Instances.</source>
+      <translation>控制器仍有部分在计费：请查看“实例”。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/quit_guard.py" />
@@ -2394,6 +2634,11 @@
       <translation>状态</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>State:</source>
+      <translation>状态：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Status</source>
       <translation>状态</translation>
@@ -2427,6 +2672,11 @@
       <location filename="../../../workbench/ui/instances/stop_all.py" />
       <source>Stop all billing: result</source>
       <translation>停止所有计费：结果</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/watch_actions.py" />
+      <source>Stop the controller &amp;watching</source>
+      <translation>不再由控制器看护(&amp;W)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -2542,6 +2792,41 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>The comparison needs a maximum runtime: set one under Guards.</source>
       <translation>该比较需要最长运行时间：请在“保护规则”中设置。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>The controller is gone (verified).</source>
+      <translation>控制器已结束（已核实）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>The controller of {profile} answers.</source>
+      <translation>{profile} 的控制器有响应。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>The controller of {profile} does not answer; the app relaunches its launches while it runs.</source>
+      <translation>{profile} 的控制器没有响应；本应用运行期间由它重新启动这些启动。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>The controller of {profile} is gone (verified).</source>
+      <translation>{profile} 的控制器已结束（已核实）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>The controller of {profile} was created but has not answered yet.</source>
+      <translation>{profile} 的控制器已创建，但还没有响应。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>The controller of {profile}: a small machine in this account that watches the launches handed to it while this computer is off (Accounts ▸ Controller).</source>
+      <translation>{profile} 的控制器：这个账号中的一台小机器，在本机关机时看护交给它的启动（账号 ▸ 控制器）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>The controller of {profile}: {error}</source>
+      <translation>{profile} 的控制器：{error}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -2834,6 +3119,21 @@
       <translation>正在等待 {launch} 在 {profile} 上完成启动…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>Watched by the controller</source>
+      <translation>由控制器看护</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>Watched by the controller of {profile}: it relaunches and ends this launch while this computer is off.</source>
+      <translation>由 {profile} 的控制器看护：本机关机时由它重新启动和结束这次启动。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>Watches:</source>
+      <translation>看护：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Ways to pay for this job</source>
       <translation>这个任务的付费方式</translation>
@@ -2849,9 +3149,19 @@
       <translation>当前所有计费资源的费用，以及今天到目前为止的花费</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>What happened</source>
+      <translation>发生了什么</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>What it became, or why</source>
       <translation>转换结果或原因</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>What the controllers did:</source>
+      <translation>控制器做了什么：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -2864,6 +3174,11 @@
       <translation>要运行什么：打开作业规格、SkyPilot 任务或 dstack 任务（YAML），或填写表单。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>When</source>
+      <translation>时间</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>When the job ends:</source>
       <translation>作业结束时：</translation>
@@ -2872,6 +3187,16 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Where:</source>
       <translation>位置：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>While you were away</source>
+      <translation>你不在时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>While you were away: {summary}</source>
+      <translation>你不在时：{summary}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2902,6 +3227,16 @@
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a dstack task</source>
       <translation>dstack 任务</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>a job on this computer stops when the computer does: there is nothing to watch</source>
+      <translation>本机上的作业随本机一起停止：没有可看护的内容</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>a job with launch secrets cannot be handed over: their values live only in this app's memory</source>
+      <translation>带启动密钥的作业不能交出：密钥的值只保存在本应用的内存中</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -2947,6 +3282,11 @@
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>an IAM user's key (AKIA…); leave empty to use a named profile instead</source>
       <translation>IAM 用户的密钥（AKIA…）；留空则改用命名配置</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>answering, last heard {age} ago</source>
+      <translation>有响应，最近一次在 {age} 前</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -3029,6 +3369,26 @@
       <translation>无法检查 {profile}：{reason}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>checking whether {profile} can have a controller…</source>
+      <translation>正在检查 {profile} 能否使用控制器…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>checking…</source>
+      <translation>正在检查…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>controller of {profile}</source>
+      <translation>{profile} 的控制器</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>controller · machine {state}</source>
+      <translation>控制器 · 机器{state}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>converted from {currency} at your rate</source>
       <translation>按您的汇率从 {currency} 换算</translation>
@@ -3077,6 +3437,21 @@
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>deleting…</source>
       <translation>正在删除…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>disk</source>
+      <translation>磁盘</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>does not answer (last heard {age} ago): this app relaunches its launches while it runs</source>
+      <translation>没有响应（最近一次在 {age} 前）：本应用运行期间由它重新启动这些启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>does not answer: this app relaunches its launches while it runs</source>
+      <translation>没有响应：本应用运行期间由它重新启动这些启动</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -3204,6 +3579,11 @@
       <translation>低</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>machine</source>
+      <translation>机器</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>machine {state}</source>
       <translation>机器{state}</translation>
@@ -3229,6 +3609,11 @@
       <translation>每月预算 {amount}:{used}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>needs the profile's storage_uri bucket, where the app and the controller meet (Accounts ▸ Edit)</source>
+      <translation>需要配置的 storage_uri 存储桶，应用和控制器在那里交换记录（账号 ▸ 编辑）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no GPU</source>
       <translation>无 GPU</translation>
@@ -3237,6 +3622,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>no budget</source>
       <translation>无预算</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_watch.py" />
+      <source>no controller can be asked here</source>
+      <translation>这里无法询问控制器</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3289,7 +3679,7 @@
       <translation>本次启动 {n} 台机器中的节点 {rank}：终止和停止会作用于全部机器</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
       <source>none</source>
       <translation>无</translation>
     </message>
@@ -3317,6 +3707,16 @@
       <location filename="../../../workbench/core/money/planner.py" />
       <source>not available to this account now</source>
       <translation>此账户当前不可用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>not relaunched again after attempt {n}</source>
+      <translation>第 {n} 次尝试后不再重新启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>nothing handed to it</source>
+      <translation>没有交给它的启动</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3389,6 +3789,11 @@
       <translation>配置文件设置</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>public address</source>
+      <translation>公网地址</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/core/money/planner.py" />
       <source>published price: {basis}</source>
       <translation>公布价格：{basis}</translation>
@@ -3427,6 +3832,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>relaunched as attempt {n}</source>
       <translation>已作为第 {n} 次尝试重新启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>relaunched: attempt {n} runs as {id}</source>
+      <translation>已重新启动：第 {n} 次尝试以 {id} 运行</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3494,6 +3904,11 @@
       <translation>启动中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>starting (installing the workbench on its machine)</source>
+      <translation>正在启动（在它的机器上安装 Workbench）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>still billing</source>
       <translation>仍在计费</translation>
@@ -3522,6 +3937,11 @@
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>stopped by a guard</source>
       <translation>已被保护规则停止</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>stopped by the {guard} guard</source>
+      <translation>被 {guard} 守护停止</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
@@ -3604,6 +4024,16 @@
       <translation>云机器的磁盘（机器存在期间计费）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>the controller ended itself: nothing to watch</source>
+      <translation>控制器已自行结束：没有可看护的内容</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>the controller kept watching</source>
+      <translation>控制器一直在看护</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>the first with an offer of</source>
       <translation>以下中第一个有报价的：</translation>
@@ -3622,6 +4052,11 @@
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>the subscription to launch in; Test lists the ones this identity may use (empty: the only one it sees)</source>
       <translation>在其中启动的订阅；测试会列出此身份可使用的订阅（留空：它能看到的唯一订阅）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/watch_actions.py" />
+      <source>this cloud has no controller</source>
+      <translation>此云没有控制器</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -3669,6 +4104,11 @@
       <translation>原因未知</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/controller_panel.py" />
+      <source>unknown: {reason}</source>
+      <translation>未知：{reason}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>uploaded to your account's bucket when you launch</source>
       <translation>启动时上传到你账户的存储桶</translation>
@@ -3697,6 +4137,11 @@
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>waiting</source>
       <translation>等待中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>watched by the controller</source>
+      <translation>由控制器看护</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -3859,6 +4304,21 @@
       <translation>{total} 块 GPU 中有 {idle} 块一直接近 0%（{gpus}）：作业只用到 {used} 块。{offer} 有 {offer_gpus} 块 {model} GPU，每小时 {offer_price}，而不是 {price}。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>{id} is watched by the controller of {profile}, also while this computer is off.</source>
+      <translation>{id} 由 {profile} 的控制器看护，本机关机时也一样。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/runtime/controller_hook.py" />
+      <source>{id} is watched by this app again (while it runs).</source>
+      <translation>{id} 重新由本应用看护（在它运行期间）。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/watch_actions.py" />
+      <source>{id}: {error}</source>
+      <translation>{id}：{error}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
       <source>{label} (optional)</source>
       <translation>{label}（可选）</translation>
@@ -3996,9 +4456,29 @@ What to do: {hint}</source>
       <translation>{n} MB</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} attempts cost {cost}</source>
+      <translation>{n} 次尝试花费 {cost}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>{n} buckets: choose one, or type an address.</source>
       <translation>{n} 个存储桶：选择一个，或输入地址。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} failed</source>
+      <translation>{n} 个失败</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} finished</source>
+      <translation>{n} 个完成</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} gave up</source>
+      <translation>{n} 个放弃</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -4016,9 +4496,19 @@ What to do: {hint}</source>
       <translation>{n} 分钟</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} relaunched</source>
+      <translation>{n} 个重新启动</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>{n} s</source>
       <translation>{n} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/shell/away_notice.py" />
+      <source>{n} stopped by a guard</source>
+      <translation>{n} 个被守护停止</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -4029,6 +4519,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
       <source>{price}/h</source>
       <translation>{price}/小时</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>{price}/h all-in</source>
+      <translation>{price}/小时（全包）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/mfa.py" />
@@ -4101,6 +4596,11 @@ What to do: {hint}</source>
       <translation>{thing}，{cost}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>{type} in {region}, {price}/h all-in:</source>
+      <translation>{type}，位于 {region}，{price}/小时（全包）：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM</source>
       <translation>{type}：{gpus}，{cpus} 个 vCPU，{ram} GB 内存</translation>
@@ -4124,6 +4624,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_wizard.py" />
       <source>• {kind} {id} ({region})</source>
       <translation>• {kind} {id}（{region}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/controller_confirm.py" />
+      <source>• {part} ({what}): {price}/h — {source}, {date}</source>
+      <translation>• {part}（{what}）：{price}/小时 — {source}，{date}</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />

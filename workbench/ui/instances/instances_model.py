@@ -23,7 +23,7 @@ from workbench.core.lifecycle.outcome import Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money
 from workbench.core.lifecycle.attempts import attempt_of
 from workbench.core.store.database import LaunchRecord
-from workbench.ui.common.format import duration, money
+from workbench.ui.common.format import duration, money, state_label
 from workbench.ui.common.icons import icon
 from workbench.ui.common.job_state import OUTCOME_LOOK, outcome_text, state_text  # noqa: F401 (re-exported)
 from workbench.ui.common.table_model import RowTableModel
@@ -134,6 +134,8 @@ class InstancesModel(RowTableModel):
 
     def name_cell(self, inst: Instance) -> str:
         """The Name cell: a multi-node launch's head names the launch and its size; the others hang under it."""
+        if inst.launch_id in self._snap.controllers:  # the account's controller, not a job of the user's
+            return tr("controller of {profile}").format(profile=inst.profile)
         name = name_text(inst, self._snap.launches.get(inst.launch_id))
         nodes = self._nodes.get(inst.launch_id)
         if not nodes:
@@ -149,8 +151,24 @@ class InstancesModel(RowTableModel):
                            self._snap.relaunched.get(inst.launch_id))
 
     def _state_text(self, inst: Instance) -> str:
-        return state_text(inst, self._snap.launches.get(inst.launch_id), self._snap.guard_ended.get(inst.launch_id),
+        if inst.launch_id in self._snap.controllers:
+            return tr("controller · machine {state}").format(state=state_label(inst.state))
+        text = state_text(inst, self._snap.launches.get(inst.launch_id), self._snap.guard_ended.get(inst.launch_id),
                           self._snap.relaunched.get(inst.launch_id))
+        if inst.launch_id in self._snap.watched and inst.state.billable:
+            text += " · " + tr("watched by the controller")
+        return text
+
+    def _controller_tip(self, inst: Instance) -> str | None:
+        """The row's tooltip line about the controller: it is one, or it watches this launch."""
+        if inst.launch_id in self._snap.controllers:
+            return tr("The controller of {profile}: a small machine in this account that watches the launches "
+                      "handed to it while this computer is off (Accounts ▸ Controller).").format(profile=inst.profile)
+        watcher = self._snap.watched.get(inst.launch_id)
+        if watcher is not None:
+            return tr("Watched by the controller of {profile}: it relaunches and ends this launch while this "
+                      "computer is off.").format(profile=watcher)
+        return None
 
     # -- Qt model API -----------------------------------------------------------
     def _uptime(self, inst: Instance) -> float | None:
@@ -212,6 +230,8 @@ class InstancesModel(RowTableModel):
             if got is not None:
                 tip.append(tr("attempt {n} of {root}: relaunched after an interruption (Spend lists every "
                               "attempt)").format(n=got[0], root=got[1]))
+            if (about := self._controller_tip(inst)) is not None:
+                tip.append(about)
             if costs_money(inst):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:

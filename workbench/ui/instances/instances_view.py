@@ -24,6 +24,7 @@ from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.instances.instances_model import COL_STATE, INSTANCE_ROLE, InstancesFilter, InstancesModel
 from workbench.ui.instances.remote_access import open_terminal, ssh_command
+from workbench.ui.instances.watch_actions import WatchActions
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.lanes import TEARDOWN
 
@@ -130,6 +131,7 @@ class InstancesView(QWidget):
         self.stop_action = act(tr("&Stop (deallocate)…"), "stop-billing", "Ctrl+Shift+S", self.stop_selected)
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
+        self.watch = WatchActions(self, self.session)  # hand to / take back from the account's controller
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
                             self.outputs_action, self.report_action, self.extend_action, self.stop_action,
                             self.terminate_action]
@@ -158,6 +160,7 @@ class InstancesView(QWidget):
         self.outputs_action.setEnabled(one is not None)
         self.stop_action.setEnabled(bool(self._stoppable(sel)))
         self.extend_action.setEnabled(one is not None and one.state == InstanceState.RUNNING)
+        self.watch.update(sel, self.session.snapshot)
 
     def extend_selected(self):
         """"Extend max runtime…" for the selected machine's launch (the dialog runs it on the worker)."""
@@ -182,6 +185,9 @@ class InstancesView(QWidget):
         menu = QMenu(self)
         for a in self.row_actions[:-1]:
             menu.addAction(a)
+        menu.addSeparator()
+        menu.addAction(self.watch.hand_action)
+        menu.addAction(self.watch.release_action)
         menu.addSeparator()
         menu.addAction(self.terminate_action)
         menu.popup(self.table.viewport().mapToGlobal(pos))

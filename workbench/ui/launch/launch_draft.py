@@ -30,6 +30,8 @@ field                written by  read by
                      (StorageBox) mounts; local folders are uploaded at launch)
 ``recovery``         JobPage     ReviewPage, the launch (UNSET: the spec's own policy)
                      (StorageBox)
+``keep_watching``    ReviewPage  the wizard: hand the launch to the account's controller once
+                     (WatchOption) its job started (issue 33)
 ==================== =========== ==================================================
 
 :meth:`LaunchDraft.launch_spec` is the job that will be launched: ``spec``
@@ -97,6 +99,8 @@ class LaunchDraft:
     storage: tuple[StorageMount, ...] | None = None
     #: the recovery policy set on the job page (None: off); UNSET: the spec's own
     recovery: Recovery | None | str = UNSET
+    #: hand the launch to the account's controller once its job started ("Keep watching while this computer is off")
+    keep_watching: bool = False
 
     def launch_spec(self) -> JobSpec:
         """The job to launch: ``spec`` with the pages' own parts (guards, machines, disk size, storage, recovery)

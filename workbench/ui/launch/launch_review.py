@@ -29,6 +29,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft, LaunchDraft
+from workbench.ui.launch.launch_watch import WatchOption
 
 ON_FINISH_TEXT = {
     OnFinish.TERMINATE: N_("terminate the machine (billing stops)"),
@@ -276,7 +277,7 @@ class SecretsBox(QGroupBox):
 class ReviewPage(QWizardPage):
     """The draft in words, the projected cost, the Launch action and the progress panel."""
 
-    def __init__(self, draft: Draft, parent: QWidget | None = None) -> None:
+    def __init__(self, draft: Draft, parent: QWidget | None = None, session: object = None) -> None:
         super().__init__(parent)
         self.draft = draft
         self.setObjectName("launch-review-page")
@@ -308,6 +309,7 @@ class ReviewPage(QWizardPage):
         self.storage_error = InlineMessage("error", "storage-error")
         self.comparison = CostComparisonBox()
         self.secrets = SecretsBox(draft)
+        self.watch = WatchOption(draft, session)  # "Keep watching while this computer is off" (issue 33)
         self.secrets_missing = InlineMessage("error", "secrets-missing")
         self.panel = LaunchProgressPanel()
         self.panel.setVisible(False)
@@ -318,6 +320,7 @@ class ReviewPage(QWizardPage):
         self.launched = False  # the launch succeeded: the wizard may finish
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.watch)
         layout.addWidget(self.secrets)
         layout.addWidget(self.secrets_missing)
         layout.addWidget(self.cost_warning)
@@ -345,6 +348,7 @@ class ReviewPage(QWizardPage):
         self.show_summary(spec, d.choice)
         self.show_comparison(spec, list(d.offers), d.choice)
         self.secrets.show_names(spec.secrets)
+        self.watch.show_for(d)
         missing = d.missing_secrets
         self.secrets_missing.show_text(tr("Give a value for {names} to launch.").format(names=", ".join(missing))
                                        if missing else None)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget, QWizard
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, Resource
 from workbench.core.lifecycle.launcher import STEP_RUNNING
 from workbench.core.offers.query import RankedOffer
+from workbench.ui.common.controller_confirm import ask_to_create
 from workbench.ui.common.dialogs import error_parts, show_error
 from workbench.ui.common.format import money
 from workbench.ui.i18n import tr
@@ -83,7 +84,8 @@ class LaunchWizard(QWizard):
         self.job_page = JobPage(self.draft, session=session)
         self.offer_page = OfferPage(self.draft, session)
         self.guards_page = GuardsPage(self.draft)
-        self.review_page = ReviewPage(self.draft)
+        self.review_page = ReviewPage(self.draft, session=session)
+        self.watch_confirmed = False  # the one-time question about the account's controller was answered yes
         for pid, page in ((PAGE_JOB, self.job_page), (PAGE_OFFER, self.offer_page),
                           (PAGE_GUARDS, self.guards_page), (PAGE_REVIEW, self.review_page)):
             self.setPage(pid, page)
@@ -147,6 +149,10 @@ class LaunchWizard(QWizard):
         draft = self.draft.value
         if not draft.ready or self.busy() or self.launched_ok:
             return
+        plan = self.review_page.watch.plan
+        if draft.keep_watching and plan is not None and plan.needs_confirmation and not self.watch_confirmed:
+            self.error_box = ask_to_create(self, plan.planned, self._watch_yes)  # asked once per account
+            return
         if self.run is not None:
             self.run.deleteLater()  # the previous attempt is over (not busy); its callbacks check validity
         run = LaunchRun(self.session, draft, parent=self)
@@ -163,6 +169,10 @@ class LaunchWizard(QWizard):
         self.panel.status.setText(tr("Launch {id}").format(id=run.launch_id))
         run.start()
         self._set_busy_buttons(True)
+
+    def _watch_yes(self) -> None:
+        self.watch_confirmed = True
+        self.start_launch()
 
     def _step(self, key: str) -> None:
         if self.run is not None and self.run.cancel_requested:
@@ -185,6 +195,8 @@ class LaunchWizard(QWizard):
         self.launched_ok = True
         self.review_page.set_run_state(False, launched=True)
         self.session.notify.emit(tr("Launch ready"), message, "info")
+        if run.draft.keep_watching:  # the controller watches it once its job has started (created first if need be)
+            self.session.controller.hand_after_start(run.launch_id, run.profile)
         self.launched.emit(run.launch_id)
         self.accept()
 

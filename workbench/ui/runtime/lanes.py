@@ -34,6 +34,10 @@ GUARDS = Lane("guards")
 RECOVERY = Lane("recovery")
 #: reading the clouds' public price lists into the catalog: one update at a time
 PRICES = Lane("prices")
+#: "while you were away": reading the controllers' boards after a refresh, one read at a time
+AWAY = Lane("away")
+#: an account's controller: its install started on its machine, its first heartbeat awaited (minutes)
+CONTROLLER = Lane("controller")
 
 
 def profile_lane(profile: str) -> Lane:

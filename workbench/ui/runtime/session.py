@@ -70,6 +70,10 @@ class Snapshot:
     guard_ended: Mapping[str, str] = field(default_factory=dict)
     #: launch id → (why recovery ended it, the attempt it started next): "interrupted · relaunched as attempt 2"
     relaunched: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    #: launch id (every attempt) → the profile whose controller watches it while this computer is off
+    watched: Mapping[str, str] = field(default_factory=dict)
+    #: the launch ids of the accounts' controllers (their machine is no job of the user's)
+    controllers: frozenset[str] = frozenset()
 
     @property
     def billable(self) -> list[Instance]:
@@ -112,7 +116,21 @@ def take_snapshot(accounts: Accounts, profiles=None) -> Snapshot:
         may_bill=frozenset(name for name, _ in result.errors if launched_on(store, name)),
         guard_ended=guard_endings(store.guard_events(since=now - GUARD_ENDINGS_S)),
         relaunched=relaunches(store.all_attempts()),
+        **controller_view(store),
     )
+
+
+def controller_view(store: Any) -> dict[str, Any]:
+    """The snapshot's ``watched`` and ``controllers`` (worker thread: the controller's modules load here)."""
+    from workbench.core.controller.deploy import is_controller
+    from workbench.core.controller.handover import handed
+
+    watched: dict[str, str] = {}
+    for root, profile in handed(store).items():
+        watched[root] = profile
+        watched.update((a.launch_id, profile) for a in store.attempts(root))
+    return {"watched": watched,
+            "controllers": frozenset(r.launch_id for r in store.list_launches() if is_controller(r))}
 
 
 def prepare_remote(snap: Snapshot) -> None:
@@ -190,6 +208,10 @@ class Session(QObject):
         from workbench.ui.runtime.recovery_loop import RecoveryHook
 
         self.recovery = RecoveryHook(self)
+        # the accounts' controllers: "while you were away", handing launches over, creating and ending them
+        from workbench.ui.runtime.controller_hook import ControllerHook
+
+        self.controller = ControllerHook(self)
 
     # -- refresh loop -------------------------------------------------------
     first_refresh_delay_ms = FIRST_REFRESH_DELAY_MS
@@ -254,7 +276,8 @@ class Session(QObject):
             # The finish guard (ui.runtime.guard_loop) ends machines after its grace, with "keep running".
             self.remote = RemoteJobs(self.accounts, on_event=self.remote_event.emit,
                                      options=JobOptions(teardown_by_guards=True))
-        self.remote.sync(snap.instances, snap.launches)
+        # a controller's install runs on its own once started (core.controller.deploy.start): not followed here
+        self.remote.sync([i for i in snap.instances if i.launch_id not in snap.controllers], snap.launches)
 
     def _on_remote_event(self, ev: "JobEvent") -> None:
         if ev.kind == "exit":
@@ -357,6 +380,7 @@ class Session(QObject):
     def shutdown(self) -> None:
         self.timer.stop()
         self.guards.close_prompts()
+        self.controller.close()
         if self.remote is not None:
             self.remote.stop_all()  # the jobs go on on their machines; we only stop following
         self.runner.shutdown(wait=False)

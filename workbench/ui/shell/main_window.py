@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (QApplication, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                               QHBoxLayout, QSizePolicy, QStackedWidget, QSystemTrayIcon, QToolBar, QWidget)
+                               QHBoxLayout, QSizePolicy, QStackedWidget, QSystemTrayIcon, QToolBar, QVBoxLayout,
+                               QWidget)
 
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.models import Instance
@@ -31,6 +32,7 @@ from workbench.ui.accounts.mfa import MfaPrompter
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.settings import UiSettings
 from workbench.ui.shell.badge import badge_text
+from workbench.ui.shell.away_notice import AwayNotice
 from workbench.ui.shell.tray import Tray
 
 if TYPE_CHECKING:
@@ -138,8 +140,12 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(max(150, self.nav.sizeHintForColumn(0) + 28))
         self.nav.currentRowChanged.connect(self._view_changed)
         central = QWidget()
-        row = QHBoxLayout(central)
-        row.setContentsMargins(6, 6, 6, 0)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(6, 6, 6, 0)
+        self.away = AwayNotice(self.session, self)  # "while you were away" (issue 33): a banner above the views
+        column.addWidget(self.away.banner)
+        row = QHBoxLayout()
+        column.addLayout(row, 1)
         row.addWidget(self.nav)
         row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
