@@ -44,8 +44,8 @@ def controller_shots(app, win, acc, shot, pump, wait) -> None:
     board = Board(FolderObjects(home / "board"))
     win.session.controller.boards["fake-lab"] = board
 
-    spec = home / "llama-spot.yaml"
-    spec.write_text("name: llama-spot\nrun: python train.py --resume\nresources:\n  gpu: A100:8\n  spot: true\n"
+    spec = home / "llama-pretrain.yaml"
+    spec.write_text("name: llama-pretrain\nrun: python train.py --resume\nresources:\n  gpu: A100:8\n  spot: true\n"
                     "providers: [fakecloud]\nrecovery: {max_restarts: 3, on: [preemption]}\n"
                     "guards:\n  max_runtime: 72h\n", encoding="utf-8")
     win.show_view("launch")
@@ -71,7 +71,7 @@ def controller_shots(app, win, acc, shot, pump, wait) -> None:
     board.put(HEARTBEAT, {"launch_id": "ctl", "ts": now, "poll_s": 30, "watching": [watched.launch_id]})
     board.add_event({"source": "controller", "kind": "RecoveryEvent", "action": "relaunched", "attempt": 2,
                      "root_id": watched.launch_id, "launch_id": f"{watched.launch_id}-a2", "level": "warning",
-                     "ts": now - 7 * 3600, "message": "llama-spot: attempt 1 ended (spot interruption); "
+                     "ts": now - 7 * 3600, "message": "llama-pretrain: attempt 1 ended (spot interruption); "
                      "attempt 2 runs on fakecloud/fake-lab fake-west fk.a100x8"})
     board.add_event({"source": "controller", "kind": "GuardEvent", "guard": "finished", "action": "pending",
                      "launch_id": f"{watched.launch_id}-a2", "level": "info", "ts": now - 1800,
@@ -89,7 +89,7 @@ def controller_shots(app, win, acc, shot, pump, wait) -> None:
     pump(1.0)
     view.table.resizeColumnsToContents()
     rows = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
-    view.table.selectRow(rows.index("llama-spot"))
+    view.table.selectRow(rows.index("llama-pretrain"))
     pump(0.5)
     shot("instances-watched")
     dlg = win.away.open_dialog()
