@@ -220,7 +220,8 @@ def _serve(args: argparse.Namespace) -> int:
     shown.setLevel(logging.WARNING)
     shown.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger("workbench").addHandler(shown)
-    accounts = Accounts(Store.open(), credentials=MachineCredentials())  # type: ignore[arg-type]
+    identity = MachineCredentials(dict((config.extra or {}).get("identity") or {}))
+    accounts = Accounts(Store.open(), credentials=identity)  # type: ignore[arg-type]
     profile = config.profile_obj()
     accounts.save_profile(profile)
     notifier = None

@@ -40,6 +40,8 @@ from workbench.core.storage.contract import SupportsObjectStorage
 
 PREFIX = "workbench-controller"
 SETTING = "storage_uri"  # the profile setting naming the bucket the board lives in
+#: a folder of this computer instead (rehearsing on Local, where app and controller share one computer; tests)
+FOLDER_SETTING = "controller_board"
 
 
 class Objects(ABC):
@@ -148,7 +150,11 @@ class Board:
 
     @classmethod
     def of_profile(cls, accounts: Any, profile: Profile, install_id: str) -> "Board":
-        """The board of ``profile``: its ``storage_uri`` bucket, under ``workbench-controller/<install id>/``."""
+        """The board of ``profile``: its ``storage_uri`` bucket, under ``workbench-controller/<install id>/``
+        (or the folder its ``controller_board`` setting names)."""
+        folder = (profile.settings or {}).get(FOLDER_SETTING)
+        if folder:
+            return cls(FolderObjects(Path(folder).expanduser() / PREFIX / install_id))
         raw = (profile.settings or {}).get(SETTING)
         if not raw:
             raise ConfigError(f"profile {profile.name!r} has no bucket for the controller's records",

@@ -73,6 +73,14 @@ class BoardClaims(StoreClaims):
         abandoned = old.get("launch_id") if state == CLAIMED else None
         return Ticket(root_id, attempt, etag, abandoned=abandoned, record=mine)
 
+    def abandoned(self, root_id: str, attempt: int) -> bool:
+        got = self.board.get(claim_key(root_id, attempt))
+        if got is None:
+            return False
+        old = got[0]
+        age = self.clock() - float(old.get("ts") or 0)
+        return old.get("state") == CLAIMED and (old.get("owner") == self.owner or age >= self.lease_s)
+
     def _update(self, ticket: Ticket, **fields: Any) -> None:
         record = {**ticket.record, **fields, "ts": self.clock()}
         etag = self.board.put(claim_key(ticket.root_id, ticket.attempt), record, if_match=ticket.etag)

@@ -81,10 +81,17 @@ class ControllerConfig:
 
 
 class MachineCredentials:
-    """The credential store of the controller: none stored; every plugin uses the machine's own identity."""
+    """The credential store of the controller: no secret stored; every plugin uses the machine's own identity.
+
+    ``identity``: the non-secret fields that name that identity where a cloud needs them (e.g. an Azure managed
+    identity's client id and subscription), from ``controller.json``'s ``extra["identity"]``.
+    """
+
+    def __init__(self, identity: dict[str, str] | None = None) -> None:
+        self.identity = dict(identity or {})
 
     def get(self, provider: str, profile: str) -> dict[str, str]:
-        return {}
+        return dict(self.identity)
 
     def set(self, provider: str, profile: str, values: Any) -> None:
         raise ConfigError("the controller keeps no credentials: it runs as its machine's cloud identity")

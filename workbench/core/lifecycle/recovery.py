@@ -184,10 +184,15 @@ class RecoveryEngine:
         store = self.store
         mine = store.attempt_of(rec.launch_id)
         root_id, n = (mine.root_id, mine.attempt) if mine else (rec.launch_id, 1)
-        if mine is not None and (mine.ended_at is not None or mine.status == "launch_failed"):
-            return  # decided already
+        root = store.find_launch(root_id) or rec
+        claims = (self.claims_of(root) if self.claims_of is not None else None) or self._local_claims
+        if mine is not None and mine.status == "launching" and n > 1 and claims.abandoned(root_id, n):
+            self._redo(root, mine, claims, events)  # its relauncher died half way: relaunch it again
+            return
         if any(a.attempt > n and a.status != "launch_failed" for a in store.attempts(root_id)):
             return  # a later attempt exists
+        if mine is not None and (mine.ended_at is not None or mine.status == "launch_failed"):
+            return  # decided already
         spec = spec_from_dict(rec.spec or {})
         policy = spec.recovery
         assert policy is not None
@@ -205,7 +210,6 @@ class RecoveryEngine:
                                                  f"{rec.name} attempt {n} ended: {detail}; recovery.on does not list "
                                                  f"{reason}, so it is not relaunched", now))
             return
-        root = store.find_launch(root_id) or rec
         why_not = self._limits(root, spec, n, policy.max_restarts, now)
         if why_not:
             if store.end_attempt(rec.launch_id, reason, detail, now):
@@ -213,11 +217,25 @@ class RecoveryEngine:
                                                  f"{rec.name} attempt {n} ended: {detail}; not relaunched: {why_not}",
                                                  now))
             return
-        claims = (self.claims_of(root) if self.claims_of is not None else None) or self._local_claims
         ticket = claims.take(root_id, n + 1, detail)
         if ticket is None:
             return  # this process or another one is on it (or tried moments ago, or did it)
         self._relaunch(root, rec, spec, n, reason, detail, events, claims, ticket)
+
+    def _redo(self, root: LaunchRecord, mine: AttemptRecord, claims: StoreClaims, events: list[RecoveryEvent]) -> None:
+        """Relaunch attempt ``mine.attempt`` again: the process that claimed it died half way (what it made goes)."""
+        store = self.store
+        prev = next((a for a in store.attempts(root.launch_id) if a.attempt == mine.attempt - 1
+                     and a.status != "launch_failed"), None)
+        prev_rec = store.find_launch(prev.launch_id) if prev is not None else None
+        if prev is None or prev_rec is None or not prev_rec.spec:
+            return
+        detail = prev.detail or "the previous relaunch died half way"
+        ticket = claims.take(root.launch_id, mine.attempt, detail)
+        if ticket is None:
+            return
+        self._relaunch(root, prev_rec, spec_from_dict(prev_rec.spec), mine.attempt - 1, prev.end_reason or FAILURE,
+                       detail, events, claims, ticket)
 
     def _with_end_reasons(self, insts: list[Instance]) -> list[Instance]:
         """Ended machines without a known reason: ask their cloud why (and keep the answer in the store)."""

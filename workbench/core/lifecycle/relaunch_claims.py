@@ -46,6 +46,10 @@ class StoreClaims:
     def planned(self, ticket: Ticket, launch_id: str) -> None:
         """The launch id about to be used (a board claim records it for a takeover)."""
 
+    def abandoned(self, root_id: str, attempt: int) -> bool:
+        """Whether the relaunch of ``attempt`` was claimed by a process that died half way (may be taken over)."""
+        return False
+
     def launched(self, ticket: Ticket, record: dict[str, Any]) -> None:
         """The relaunch worked (``record``: the new attempt's launch, attempt and spec)."""
 
