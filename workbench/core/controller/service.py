@@ -45,6 +45,8 @@ from workbench.core.domain.models import Profile
 log = logging.getLogger("workbench.controller")
 
 HEARTBEAT = "controller.json"
+OWN_DEADLINE_S = 2 * 3600.0  # the controller machine's cloud-side deadline (Alibaba AutoReleaseTime) is kept this far
+OWN_EXTEND_EVERY_S = 1800.0
 FIRST_LOOK_S = 600.0  # a handed launch whose machines were never listed is watched this long
 
 
@@ -136,6 +138,7 @@ class Controller:
         self.authorized: set[str] = set()
         self.started = clock()
         self.last_busy = clock()
+        self._extended_at = 0.0
         self.workdirs = paths.data_dir() / "controller" / "workdirs"
 
     # -- engines' hooks --------------------------------------------------------------------------
@@ -173,10 +176,28 @@ class Controller:
             self._notify(ev)
         busy = [r for r in self.roots if self._busy(r)]
         now = self.clock()
+        self._keep_own_deadline(now)
         if busy:
             self.last_busy = now
         self._beat(busy, now)
         return bool(busy)
+
+    def _keep_own_deadline(self, now: float) -> None:
+        """Move this machine's cloud-side deadline forward while it runs (Alibaba AutoReleaseTime: the launch
+        starts with now + 2 h so a controller that stops polling is released by the cloud itself)."""
+        from workbench.core.providers.contract import SupportsExtend
+
+        if now - self._extended_at < OWN_EXTEND_EVERY_S:
+            return
+        own = [i for i in self.accounts.store.list_instances(launch_id=self.config.launch_id) if i.state.active]
+        provider = self.accounts.provider(self.profile)
+        if not own or not isinstance(provider, SupportsExtend):
+            return
+        try:
+            provider.extend(own, now + OWN_DEADLINE_S)
+            self._extended_at = now
+        except WorkbenchError as exc:
+            self.say(f"[controller] its own deadline could not be moved: {exc.message}")
 
     def _busy(self, root_id: str) -> bool:
         store = self.accounts.store
