@@ -28,7 +28,10 @@ talks real HTTP to it.  The injector:
   ``shutting_down_s``, keeps a terminated instance ``shutting-down`` that long (DescribeInstances by
   id shows it, its group stays in use): moto terminates at once, real instances take a while;
 - refuses what STS refuses a caller (:class:`aws_sts.StrictSts`, always on): GetFederationToken with
-  session credentials, AssumeRole by role chaining for more than an hour.
+  session credentials, AssumeRole by role chaining for more than an hour;
+- decides S3 conditional writes atomically, as S3 does (:class:`aws_s3_conditional.ObjectWrites`, always on):
+  moto checks ``If-None-Match`` / ``If-Match`` and then stores, so two racing creates could both win; writes
+  to one object are serialized here, so exactly one wins.
 
 What the other asynchronous behaviour of the plugin's calls looks like here, against the API
 references: tests/support/README.md.
@@ -52,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from aws_s3_conditional import ObjectWrites
 from aws_sts import StrictSts
 from holds import Hold
 
@@ -293,6 +297,7 @@ class FaultInjector:
         self.serve_pricing = True
         self.placement_groups = PlacementGroups()
         self.sts = StrictSts()
+        self.s3_writes = ObjectWrites()
         #: seconds a new instance / security group id stays unknown to the other EC2 calls (0: off)
         self.propagation_s = 0.0
         self._fresh: dict[str, tuple[float, str, str]] = {}  # id -> (made at, error code, message)
@@ -330,6 +335,7 @@ class FaultInjector:
             self.serve_pricing = True
             self.placement_groups.clear()
             self.sts.clear()
+            self.s3_writes.clear()
             self.propagation_s = 0.0
             self._fresh.clear()
             self.shutting_down_s = 0.0
@@ -410,7 +416,7 @@ class FaultInjector:
                 or (call.operation in ("TerminateInstances", "DescribeInstances") and self.shutting_down_s > 0)):
             return self._remember_new_ids(call, environ, start_response)
         if answer is None:
-            return self.app(environ, start_response)
+            return self.s3_writes.serve(environ, self.app, start_response)
         status, ctype, data = answer
         headers = [("Content-Type", ctype), ("Content-Length", str(len(data))),
                    ("x-amzn-RequestId", str(uuid.uuid4()))]
