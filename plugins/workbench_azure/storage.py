@@ -9,6 +9,16 @@ a *service SAS* for the one container instead (Azure cannot scope a SAS to a pre
 read + list for a ``copy`` mount, plus create/write/add for a ``sync`` one, expiring with
 the launch's max runtime.
 
+Small objects for the controller's board (:class:`~workbench.core.storage.contract.SmallObjects`): the board's
+address is the profile's ``storage_uri`` (``https://ACCOUNT.blob.core.windows.net/container/prefix``).  A create
+is Put Blob with ``If-None-Match: *`` (``MatchConditions.IfMissing``), a replace Put Blob with ``If-Match`` on the
+ETag read (``MatchConditions.IfNotModified``); Blob Storage decides both atomically and answers a lost condition
+409 BlobAlreadyExists or 412 ConditionNotMet (LeaseIdMissing while someone holds a lease): the write then
+answers None.  The same account key signs them.  The controller machine reaches the board the same way: its
+identity's storage role (``listKeys`` on the accounts in ``controller_storage_accounts``, see :mod:`.controller`)
+must therefore include the board's account; a data-plane role (Storage Blob Data Contributor) would be needed
+only if the key path were replaced by Entra ID tokens.
+
 Threading: the SDK clients are thread-safe; account look-ups are cached under a lock.
 Failure rules: SDK errors are mapped (ContainerNotFound → NotFoundError, 403 → AuthError,
 the rest through :func:`.errors.map_error`); the key never appears in a message.
@@ -25,13 +35,17 @@ from typing import Any, Callable, Sequence
 
 from workbench.core.domain.errors import AuthError, NotFoundError, WorkbenchError
 from workbench.core.domain.storage_uri import StorageUri
-from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject
+from workbench.core.storage.contract import BucketInfo, MachineRemote, PutFile, RemoteObject, SmallObjects
 
 from .clients import AzureClients
 
 log = logging.getLogger("workbench.azure.storage")
 
 CONCURRENCY = 16
+#: Blob Storage's answers to a conditional write that lost (status, or error code): If-None-Match on a blob that
+#: exists (409 BlobAlreadyExists), If-Match on a changed one (412 ConditionNotMet), a lease in the way (412)
+LOST_STATUS = (412,)
+LOST_CODES = ("BlobAlreadyExists", "ConditionNotMet", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation")
 SAS_START_SKEW = datetime.timedelta(minutes=5)  # a machine whose clock runs a little behind
 
 
@@ -44,7 +58,13 @@ class _Account:
     key: str
 
 
-class BlobStorage:
+def _error_code(exc: BaseException) -> str:
+    """The Blob service's error code of an SDK exception ("BlobNotFound"), '' when it has none."""
+    code = getattr(exc, "error_code", None)
+    return str(getattr(code, "value", code) or "")
+
+
+class BlobStorage(SmallObjects):
     """Azure Blob on behalf of one Azure profile (see the module doc)."""
 
     def __init__(self, clients: AzureClients, profile_name: str) -> None:
@@ -165,6 +185,48 @@ class BlobStorage:
                 if exc is not None and not should_stop():
                     item = futures[fut]
                     raise self._fail(exc, f"uploading {item.path} to {uri}", uri) from None
+
+    # -- small objects (the controller's board: workbench.core.controller.board) ---------------------
+    def _blob(self, uri: StorageUri, key: str) -> Any:
+        return self._container(uri).get_blob_client(f"{uri.prefix}/{key}" if uri.prefix else key)
+
+    def read_object(self, uri: StorageUri, key: str) -> tuple[bytes, str] | None:
+        try:
+            download = self._blob(uri, key).download_blob()
+            data = download.readall()
+        except Exception as exc:  # noqa: BLE001 - only "no such blob" is an answer; the rest is mapped
+            if _error_code(exc) == "BlobNotFound":
+                return None
+            raise self._fail(exc, f"reading {key} in {uri}", uri) from None
+        return data, str(download.properties.etag or "").strip('"')
+
+    def write_object(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                     if_match: str | None = None) -> str | None:
+        from azure.core import MatchConditions
+        from azure.storage.blob import ContentSettings
+
+        conditions: dict[str, Any] = {}
+        if if_absent:
+            conditions["match_condition"] = MatchConditions.IfMissing  # If-None-Match: *
+        if if_match is not None:
+            conditions.update(etag=f'"{if_match}"', match_condition=MatchConditions.IfNotModified)  # If-Match
+        try:
+            answer = self._blob(uri, key).upload_blob(
+                data, overwrite=True, content_settings=ContentSettings(content_type="application/json"), **conditions)
+        except Exception as exc:  # noqa: BLE001 - a lost condition is an answer; the rest is mapped
+            code = _error_code(exc)
+            if conditions and (getattr(exc, "status_code", None) in LOST_STATUS or code in LOST_CODES
+                               or (if_match is not None and code == "BlobNotFound")):
+                return None
+            raise self._fail(exc, f"writing {key} in {uri}", uri) from None
+        return str(answer.get("etag", "")).strip('"')
+
+    def delete_object(self, uri: StorageUri, key: str) -> None:
+        try:
+            self._blob(uri, key).delete_blob()
+        except Exception as exc:  # noqa: BLE001 - a blob already gone is deleted; the rest is mapped
+            if _error_code(exc) != "BlobNotFound":
+                raise self._fail(exc, f"deleting {key} in {uri}", uri) from None
 
     def buckets(self) -> list[str]:
         out = []
