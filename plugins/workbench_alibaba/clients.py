@@ -63,7 +63,7 @@ ACTIONS: dict[str, frozenset[str]] = {
     "bss": frozenset({"DescribeInstanceBill"}),
     # OSS through its S3-compatible API (boto3, see .storage): RAM actions, checked before each operation
     "oss": frozenset({"ListBuckets", "GetBucketLocation", "ListObjects", "PutObject", "ListMultipartUploads",
-                      "AbortMultipartUpload"}),
+                      "AbortMultipartUpload", "GetObject", "DeleteObject"}),
 }
 #: what only ``controller_identity`` calls (issue 33): the controller's RAM role and policy, which the app's own
 #: policy does not grant; resources/policies/alibaba-app-controller-additions.json does (test_ali_controller.py)

@@ -16,6 +16,17 @@ and prefix (read for ``copy`` mounts, read and write for ``sync`` ones), for the
 ``storage_session_max_s`` (the role's MaxSessionDuration: 3600 s unless raised in RAM, at most
 43200).  Without a role the mount is refused (ConfigError naming the setting).
 
+The controller's board (:class:`~workbench.core.storage.contract.SmallObjects`) differs from S3 here: OSS's
+PutObject refuses ``If-None-Match`` and ``If-Match`` (400 NotImplemented, OSS error 0017-00000245), so
+:meth:`OssStorage.write_object` never sends them.  Create-if-absent is OSS's own ``x-oss-forbid-overwrite: true``
+(atomic in OSS; 409 FileAlreadyExists when the key exists, error 0026-00000201), added to the signed request
+through boto3's ``before-sign.s3.PutObject`` event.  OSS has no replace-if-ETag-matches write at all; a replace
+is built from that create: the writer first creates the marker ``<key>.if-match-<ETag>`` (so of writers holding
+the same ETag exactly one goes on), reads the key again (another ETag: lost), writes it, and removes the
+marker.  Only conditional writers touch a board's claim keys, so this is as atomic as S3's If-Match, with one
+difference: a writer that dies between its marker and its write leaves that ETag unreplaceable until the marker
+is deleted (the claim then stays with its dead owner, never relaunched twice: a warning names the marker).
+
 Settings (all optional): ``oss_endpoint`` (a URL serving the S3-compatible API for every region:
 tests, a private endpoint; addressed path-style), ``oss_signature`` (v4|v2), ``storage_role_arn``,
 ``storage_session_max_s``.
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import calendar
 import json
+import logging
 import re
 import threading
 import time
@@ -42,11 +54,13 @@ from workbench.core.domain.storage_uri import StorageUri
 from workbench.core.providers.redaction import redact
 from workbench.core.storage.contract import MachineRemote, ServesObjectStorage
 from workbench.core.storage.rclone import s3_compatible_remote
-from workbench.core.storage.s3_api import CONCURRENCY
+from workbench.core.storage.s3_api import CONCURRENCY, object_key
 from workbench.core.storage.s3_store import S3CompatibleStore, transfer_config
 
 from . import clients
 from .clients import Api
+
+log = logging.getLogger("workbench.alibaba.storage")
 
 
 ROLE_SETTING, ENDPOINT_SETTING, SIGNATURE_SETTING = "storage_role_arn", "oss_endpoint", "oss_signature"
@@ -58,8 +72,12 @@ RAM_ACTION = {
     "ListBuckets": "ListBuckets", "GetBucketLocation": "GetBucketLocation", "ListObjectsV2": "ListObjects",
     "PutObject": "PutObject", "CreateMultipartUpload": "PutObject", "UploadPart": "PutObject",
     "CompleteMultipartUpload": "PutObject", "ListMultipartUploads": "ListMultipartUploads",
-    "AbortMultipartUpload": "AbortMultipartUpload",
+    "AbortMultipartUpload": "AbortMultipartUpload", "GetObject": "GetObject", "DeleteObject": "DeleteObject",
 }
+#: OSS's answer to a create with x-oss-forbid-overwrite on a key that exists (the condition lost)
+EXISTS = ("FileAlreadyExists", "409")
+FORBID_OVERWRITE = "x-oss-forbid-overwrite"
+MARKER_STALE_S = 600.0  # a replace marker older than this: its writer died between the marker and the write
 _BUSY = ("Throttling", "SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500")
 
 
@@ -131,6 +149,7 @@ class OssStorage(S3CompatibleStore):
         self._regions: dict[str, str] = {}
         self._clients: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
+        self._forbid = threading.local()  # this thread's PutObject is a create (x-oss-forbid-overwrite)
 
     # -- plumbing ------------------------------------------------------------------------------
     def _client(self, region: str) -> Any:
@@ -156,6 +175,7 @@ class OssStorage(S3CompatibleStore):
             "s3", endpoint_url=self.endpoint or oss_s3_endpoint(region), aws_access_key_id=key.access_key_id,
             aws_secret_access_key=key.secret, aws_session_token=key.token, config=config)
         client.meta.events.register("before-call.s3", self._check_action)
+        client.meta.events.register("before-sign.s3.PutObject", self._forbid_overwrite)
         with self._lock:
             self._clients = {k: v for k, v in self._clients.items() if k[1] == key.access_key_id}
             self._clients[(region, key.access_key_id)] = client
@@ -171,6 +191,11 @@ class OssStorage(S3CompatibleStore):
                               hint="add it to clients.ACTIONS and resources/policies/alibaba-ram-policy.json")
         for watch in list(clients._observers):
             watch("oss", action)
+
+    def _forbid_overwrite(self, request: Any = None, **_: Any) -> None:
+        """Before a PutObject is signed: OSS's create-if-absent header when this thread is creating."""
+        if getattr(self._forbid, "on", False) and request is not None:
+            request.headers[FORBID_OVERWRITE] = "true"
 
     def _transfer_manager(self, client: Any) -> AbstractContextManager[Any]:
         from boto3.s3.transfer import TransferConfig, create_transfer_manager
@@ -216,6 +241,56 @@ class OssStorage(S3CompatibleStore):
         return found
 
     # -- the contract's storage methods: probe, list, abort_incomplete, put, buckets (S3CompatibleStore)
+    def write_object(self, uri: StorageUri, key: str, data: bytes, if_absent: bool = False,
+                     if_match: str | None = None) -> str | None:
+        """As the contract says, with OSS's own conditions (see the module doc): never If-None-Match / If-Match."""
+        if if_match is not None:
+            return self._replace(uri, key, data, if_match)
+        if if_absent:
+            return self._create(uri, key, data)
+        return super().write_object(uri, key, data)
+
+    def _create(self, uri: StorageUri, key: str, data: bytes) -> str | None:
+        client = self._bucket_client(uri)
+        self._forbid.on = True
+        try:
+            answer = client.put_object(Bucket=uri.bucket, Key=object_key(uri, key), Body=data,
+                                       ContentType="application/json")
+        except Exception as exc:  # noqa: BLE001 - a key that exists is an answer; the rest is mapped
+            if _code(exc) in EXISTS:
+                return None
+            raise self._fail(exc, f"writing {self.url(uri, key)}", uri, "PutObject") from None
+        finally:
+            self._forbid.on = False
+        return str(answer.get("ETag", "")).strip('"')
+
+    def _replace(self, uri: StorageUri, key: str, data: bytes, etag: str) -> str | None:
+        marker = f"{key}.if-match-{etag}"
+        if self._create(uri, marker, json.dumps({"at": time.time()}).encode()) is None:
+            self._warn_if_stale(uri, marker)
+            return None  # another writer holding this ETag goes first
+        try:
+            now = self.read_object(uri, key)
+            if now is None or now[1] != etag:
+                return None
+            return super().write_object(uri, key, data)
+        finally:
+            try:
+                self.delete_object(uri, marker)
+            except WorkbenchError as exc:  # the next replace of this ETag loses; the record was written
+                log.warning("could not remove %s: %s", self.url(uri, marker), exc.message)
+
+    def _warn_if_stale(self, uri: StorageUri, marker: str) -> None:
+        got = self.read_object(uri, marker)
+        try:
+            at = float(json.loads(got[0]).get("at") or 0) if got else time.time()
+        except (ValueError, AttributeError):
+            at = 0.0
+        if time.time() - at > MARKER_STALE_S:
+            log.warning("%s is %d s old: the writer that made it died before replacing the record, which stays as it "
+                        "is until the marker is deleted (check that nothing is being relaunched for it first)",
+                        self.url(uri, marker), time.time() - at)
+
     def machine_remote(self, uri: StorageUri, write: bool, duration_s: int, label: str) -> MachineRemote:
         if not self.role_arn:
             raise ConfigError(f"profile {self.profile_name!r} has no RAM role to make the machine's OSS credentials "

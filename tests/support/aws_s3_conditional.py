@@ -15,6 +15,12 @@ orders them against the conditional ones the same way).  ``conflict = True`` ans
 ConditionalRequestConflict to a conditional write that finds the key busy instead of waiting (S3 may do
 either).  ``enabled = False`` restores moto's own behaviour (a test shows the race it loses).
 
+``oss = True`` makes PutObject answer as OSS's does (moto stands in for OSS in the Alibaba tests): OSS refuses
+the conditional headers on PutObject (400 NotImplemented, OSS error 0017-00000245: "The PutObject operation does
+not allow you to specify a condition parameter") and offers ``x-oss-forbid-overwrite: true`` instead (409
+FileAlreadyExists when the key exists, OSS error 0026-00000201), which moto ignores; both are decided here,
+under the key's lock.
+
 Always on: nothing S3 allows is refused, writes to one key only wait for each other.  The audit table:
 tests/support/README.md ("S3: conditional writes").  Thread-safe.
 """
@@ -30,10 +36,27 @@ CONFLICT = ("ConditionalRequestConflict",
             "A conflicting conditional operation is currently in progress against this resource. Please try again.")
 
 
+NOT_IMPLEMENTED = ("NotImplemented", "A header you provided implies functionality that is not implemented.")
+FILE_EXISTS = ("FileAlreadyExists", "The object you specified already exists and can not be overwritten.")
+_REASONS = {400: "Bad Request", 409: "Conflict"}
+
+
 def _error(code: str, message: str, status: int) -> tuple[str, list[tuple[str, str]], bytes]:
     body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code><Message>{message}</Message>'
             f"<RequestId>{uuid.uuid4()}</RequestId></Error>").encode()
-    return f"{status} Conflict", [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))], body
+    return f"{status} {_REASONS[status]}", [("Content-Type", "application/xml"),
+                                            ("Content-Length", str(len(body)))], body
+
+
+def _exists(bucket: str, key: str) -> bool:
+    """Whether moto holds ``key`` in ``bucket`` (whichever account made the bucket)."""
+    from moto.s3.models import s3_backends
+
+    where = s3_backends.bucket_accounts.get(bucket)
+    if where is None:
+        return False
+    partition, account = where
+    return s3_backends[account][partition].get_object(bucket, key) is not None
 
 
 class ObjectWrites:
@@ -43,6 +66,7 @@ class ObjectWrites:
         self.enabled = True
         self.conflict = False
         self.conflicts = 0  # how many 409 answers were given
+        self.oss = False
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -50,6 +74,7 @@ class ObjectWrites:
         self.enabled = True
         self.conflict = False
         self.conflicts = 0
+        self.oss = False
 
     @staticmethod
     def object_of(environ: dict[str, Any]) -> tuple[str, str] | None:
@@ -74,6 +99,17 @@ class ObjectWrites:
     def conditional(environ: dict[str, Any]) -> bool:
         return bool(environ.get("HTTP_IF_NONE_MATCH") or environ.get("HTTP_IF_MATCH"))
 
+    @staticmethod
+    def _as_oss(environ: dict[str, Any], obj: tuple[str, str]) -> tuple[str, list[tuple[str, str]], bytes] | None:
+        """OSS's answer to a PutObject moto would answer otherwise (see the module doc); None: moto's answer."""
+        if environ.get("REQUEST_METHOD") != "PUT" or environ.get("HTTP_X_AMZ_COPY_SOURCE"):
+            return None
+        if ObjectWrites.conditional(environ):
+            return _error(*NOT_IMPLEMENTED, 400)
+        if environ.get("HTTP_X_OSS_FORBID_OVERWRITE", "").lower() == "true" and _exists(*obj):
+            return _error(*FILE_EXISTS, 409)
+        return None
+
     def _lock(self, obj: tuple[str, str]) -> threading.Lock:
         with self._guard:
             return self._locks.setdefault(obj, threading.Lock())
@@ -94,6 +130,10 @@ class ObjectWrites:
         else:
             lock.acquire()
         try:  # the whole answer inside the lock: moto stores the object while it makes the answer
+            refused = self._as_oss(environ, obj) if self.oss else None
+            if refused is not None:
+                start_response(refused[0], refused[1])
+                return [refused[2]]
             head: list[tuple[str, list[tuple[str, str]]]] = []
             data = b"".join(app(environ, lambda status, headers, exc_info=None: head.append((status, headers))))
         finally:
