@@ -7,7 +7,11 @@ Credentials, by the profile's ``auth`` setting:
 * ``ram_role``: those used only to call STS AssumeRole for ``role_arn``; the temporary key
   and token (kept in memory, renewed five minutes before they expire) sign everything else;
 * ``cli``: a profile of the Alibaba Cloud CLI (``~/.aliyun/config.json``) in mode AK,
-  StsToken or RamRoleArn (the last assumes its role like ``ram_role``).
+  StsToken or RamRoleArn (the last assumes its role like ``ram_role``);
+* ``ecs_ram_role``: on an ECS instance (the controller, issue 33), the temporary key and token of the RAM role
+  attached to it, from the metadata service (alibabacloud_credentials' ECS RAM role provider: IMDSv2 token
+  first; renewed like an assumed role's).  The SDK has no setting for the service's host, 100.100.100.200: a
+  test's loopback one is set through the test-only profile setting ``ecs_metadata_host``.
 
 Every call goes through :meth:`Api.call` (``api.ecs("RunInstances", region, …)``):
 the SDK's request model for the action is filled from keyword arguments, sent with the
@@ -140,11 +144,12 @@ class Api:
         self._clients: dict[tuple[str, str, str], Any] = {}
         self._key: Key | None = None
         self._modules: dict[str, tuple[Any, Any]] = {}
+        self._ecs_role: Any = None  # alibabacloud_credentials' EcsRamRoleCredentialsProvider, built on first use
 
     # -- secrets -----------------------------------------------------------------------------
     def secret_values(self) -> list[str]:
         """Every secret this object knows (for redaction of messages)."""
-        values = [v for k, v in self._secrets.items() if k != ACCESS_KEY_ID and v]
+        values = [v for k, v in self._secrets.items() if k not in (ACCESS_KEY_ID, "ram_role_name") and v]
         key = self._key
         if key is not None:
             values += [key.secret] + ([key.token] if key.token else [])
@@ -152,6 +157,8 @@ class Api:
 
     def _base_key(self) -> Key:
         s = self.settings
+        if s.auth == "ecs_ram_role":
+            return self._instance_role_key()
         if s.auth == "cli":
             prof = read_cli_profile(s)
             mode = str(prof.get("mode") or "AK")
@@ -179,6 +186,43 @@ class Api:
                             hint="add them in Accounts (RAM console → AccessKey), or set auth=cli to use "
                                  "the Alibaba Cloud CLI's profile")
         return Key(ak, secret)
+
+    def _instance_role_key(self) -> Key:
+        """The key of the instance's RAM role, from the metadata service (see the module doc)."""
+        s = self.settings
+        with self._lock:
+            provider = self._ecs_role
+        if provider is None:
+            try:
+                from alibabacloud_credentials.http import HttpOptions
+                from alibabacloud_credentials.provider.ecs_ram_role import EcsRamRoleCredentialsProvider
+            except ModuleNotFoundError as exc:
+                from workbench.core.domain.errors import PluginError
+
+                raise PluginError(f"the Alibaba Cloud SDK is not installed (missing {exc.name})",
+                                  hint="install the [alibaba] extra: pip install 'cloud-gpu-workbench[alibaba]'") \
+                    from None
+            # no background refresh thread: key() renews it five minutes before it expires, as an assumed role's
+            provider = EcsRamRoleCredentialsProvider(
+                role_name=s.ram_role_name, async_update_enabled=False,
+                http_options=HttpOptions(connect_timeout=int(s.connect_timeout * 1000),
+                                         read_timeout=int(s.read_timeout * 1000)))
+            if s.ecs_metadata_host:  # tests only (settings.py allows loopback only): the SDK hard-codes its host
+                setattr(provider, "_EcsRamRoleCredentialsProvider__metadata_service_host", s.ecs_metadata_host)
+            with self._lock:
+                self._ecs_role = provider
+        role = s.ram_role_name or "(the instance's)"
+        try:
+            cred = provider.get_credentials()
+        except Exception as exc:  # noqa: BLE001 - the SDK's CredentialException or a connection error
+            raise AuthError(f"the instance's RAM role {role} gave no credentials ({type(exc).__name__})",
+                            hint="the controller's instance must run with its RAM role (RunInstances RamRoleName); "
+                                 "check it in the ECS console (Instance → RAM role)") from None
+        self._secrets["ecs:secret"] = cred.get_access_key_secret()
+        self._secrets["ecs:token"] = cred.get_security_token() or ""
+        expires = cred.get_expiration()
+        return Key(cred.get_access_key_id(), cred.get_access_key_secret(), cred.get_security_token() or None,
+                   float(expires) if expires else None, source=f"ECS RAM role {role}")
 
     def _role_arn(self) -> str | None:
         if self.settings.auth == "ram_role":

@@ -15,6 +15,8 @@ What exists once ``controller_identity(create=True)`` ran (fixed names: a second
 A launch tagged ``workbench:role=controller`` passes the role (RunInstances ``RamRoleName``: the app needs
 ``ram:PassRole`` on it) and gets an AutoReleaseTime (:func:`release_deadline`: two hours ahead by default),
 the cloud-side deadline the controller moves forward with ``extend`` while it has work.
+On that instance the plugin signs in as the role (``auth=ecs_ram_role``: the metadata service's temporary key,
+:mod:`.clients`), named by ``ControllerIdentity.machine`` in ``controller.json``.
 
 RAM through its own SDK (alibabacloud_ram20150501, the [alibaba] extra), called like every product through
 :meth:`.clients.Api.call` (signature, retries, errors); its actions are ``clients.CONTROLLER_ACTIONS``, which
@@ -128,7 +130,8 @@ class ControllerRole:
         arn = ((role or {}).get("Role") or {}).get("Arn", "")
         return ControllerIdentity(NAME, ready=ready, created=tuple(self.created) if create else (),
                                   missing=() if ready else tuple(missing), policy_files=POLICY_FILES,
-                                  details={"role_arn": arn, "policy": NAME})
+                                  details={"role_arn": arn, "policy": NAME},
+                                  machine={"ram_role_name": NAME})  # settings.ram_role_name on its instance
 
     def _get(self, action: str, absent: str, **params: str) -> dict | None:
         try:

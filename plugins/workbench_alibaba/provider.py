@@ -73,7 +73,7 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)
-        self.settings = parse(profile, secrets)
+        self.settings = parse(profile, secrets, context.machine_identity)
         self._api = Api(self.settings, secrets)
         self._offers = OfferBook(self.id, self.settings, self._api)
         self._launches = LaunchTracker()

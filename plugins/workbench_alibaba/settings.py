@@ -5,8 +5,13 @@ Keys read from ``Profile.settings`` (all optional; the AccessKey secret only eve
 ``site``                  "china" (default; regions cn-*, bills in CNY) or "international" (ap-*, eu-*, us-*, USD)
 ``regions``               comma list of enabled regions; default: the profile's region, else cn-hangzhou /
                           ap-southeast-1 by site
-``auth``                  "access_key" (default: the stored AccessKey), "ram_role" (assume ``role_arn`` with it)
-                          or "cli" (a profile of the Alibaba Cloud CLI, ``~/.aliyun/config.json``)
+``auth``                  "access_key" (default: the stored AccessKey), "ram_role" (assume ``role_arn`` with it),
+                          "cli" (a profile of the Alibaba Cloud CLI, ``~/.aliyun/config.json``) or "ecs_ram_role"
+                          (the instance's own RAM role from the metadata service: the controller, issue 33; chosen
+                          by itself on a machine-identity Accounts with no AccessKey)
+``ram_role_name``         the instance's RAM role for auth=ecs_ram_role (the controller's identity fields carry it;
+                          default: the one the metadata service names)
+``ecs_metadata_host``     HOST:PORT of the metadata service (default 100.100.100.200; tests only: a loopback one)
 ``role_arn`` ``role_session_name``   the RAM role for auth=ram_role (and CLI profiles in RamRoleArn mode)
 ``cli_profile`` ``cli_config``       the CLI profile's name (default: its "current") and file
 ``endpoint``              HOST[:PORT] serving every product (tests, private endpoints); ``protocol`` http|https
@@ -62,6 +67,8 @@ class AlibabaSettings:
     role_session_name: str = "cloud-gpu-workbench"
     cli_profile: str | None = None
     cli_config: Path | None = None
+    ram_role_name: str | None = None
+    ecs_metadata_host: str | None = None
     endpoint: str | None = None
     protocol: str = "https"
     ssh_cidr: str | None = None
@@ -92,8 +99,12 @@ class AlibabaSettings:
         return "CNY" if self.site == "china" else "USD"
 
 
-def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> AlibabaSettings:
-    """Check every key once; raise ConfigError naming the first bad one."""
+def parse(profile: Profile, credentials: Mapping[str, str] | None = None,
+          machine_identity: bool = False) -> AlibabaSettings:
+    """Check every key once; raise ConfigError naming the first bad one.
+
+    ``machine_identity`` (the controller): with no AccessKey, the instance's RAM role signs in, whatever the
+    profile's ``auth`` said on the user's computer (no key, CLI profile or user's role exists on that machine)."""
     s = dict(profile.settings)
     name = profile.name
     creds = credentials or {}
@@ -101,7 +112,16 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Ali
     regions = region_list(name, s.get("regions") or profile.region, SITES[site], _REGION,
                           "an Alibaba Cloud region id (e.g. cn-hangzhou)")
     auth = _choice(name, "auth", s.get("auth") or ("cli" if creds.get("cli_profile") else None),
-                   ("access_key", "ram_role", "cli"))
+                   ("access_key", "ram_role", "cli", "ecs_ram_role"))
+    if machine_identity and not creds.get("access_key_secret"):
+        auth = "ecs_ram_role"
+    ecs_role = (creds.get("ram_role_name") or s.get("ram_role_name") or "").strip() or None
+    if ecs_role and not re.fullmatch(r"[A-Za-z0-9.-]{1,64}", ecs_role):
+        raise ConfigError(f"profile {name!r}: ram_role_name {ecs_role!r} is not a RAM role name")
+    metadata = (s.get("ecs_metadata_host") or "").strip() or None
+    if metadata and not (_ENDPOINT.match(metadata) and metadata.split(":")[0] in ("127.0.0.1", "localhost")):
+        raise ConfigError(f"profile {name!r}: ecs_metadata_host is for a test service on this computer only",
+                          hint="leave it unset: the instance's metadata service is 100.100.100.200")
     role = (s.get("role_arn") or "").strip() or None
     if role and not _ROLE_ARN.match(role):
         raise ConfigError(f"profile {name!r}: role_arn must look like acs:ram::<account id>:role/<name>, not {role!r}")
@@ -138,7 +158,8 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Ali
     return AlibabaSettings(
         profile_name=name, site=site, regions=regions, auth=auth, role_arn=role,
         role_session_name=session, cli_profile=(s.get("cli_profile") or creds.get("cli_profile") or "").strip() or None,
-        cli_config=Path(cli_config).expanduser() if cli_config else None, endpoint=endpoint, protocol=protocol,
+        cli_config=Path(cli_config).expanduser() if cli_config else None, ram_role_name=ecs_role,
+        ecs_metadata_host=metadata, endpoint=endpoint, protocol=protocol,
         ssh_cidr=cidr, checkip_url=s.get("checkip_url") or CHECKIP_URL, allow_ssh_from_anywhere=anywhere,
         ssh_user=user, ssh_address=ssh_address(name, s.get("ssh_address")), image=image,
         image_family=(s.get("image_family") or DEFAULT_IMAGE_FAMILY).strip(),

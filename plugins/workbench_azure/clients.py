@@ -1,7 +1,8 @@
 """Sign-in and SDK clients for one Azure profile (credentials and clouds).
 
 :class:`AzureClients` builds the credential (a service principal's
-ClientSecretCredential, or AzureCliCredential) and the management clients on
+ClientSecretCredential, AzureCliCredential, or on the controller the VM's
+ManagedIdentityCredential from IMDS) and the management clients on
 first use, with the profile's cloud endpoints, CA bundle, retry policy
 (which honours 429 Retry-After), timeouts and LRO polling interval, and
 resolves the subscription.
@@ -53,6 +54,12 @@ class AzureClients:
             from azure.identity import AzureCliCredential
 
             return AzureCliCredential(tenant_id=s.tenant_id or None, process_timeout=30)
+        if s.auth == "managed_identity":
+            # the VM's identity from IMDS (169.254.169.254; AZURE_POD_IDENTITY_AUTHORITY_HOST moves it, as the SDK
+            # documents): the controller machine's user-assigned identity, never a stored secret
+            from azure.identity import ManagedIdentityCredential
+
+            return ManagedIdentityCredential(client_id=s.managed_identity_client_id or None)
         if not self._secret:
             raise AuthError(f"no client secret stored for Azure profile {s.profile_name!r}",
                             hint=f"run `workbench credentials set azure {s.profile_name} --stdin`, or set auth=cli")

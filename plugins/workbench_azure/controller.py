@@ -14,7 +14,9 @@ What exists once ``controller_identity(create=True)`` ran (every name fixed, so 
                                                    specs mount (setting ``controller_storage_accounts`` or the
                                                    ``storage_accounts`` argument), never wider
 
-A launch tagged ``workbench:role=controller`` (:func:`vm_identity`) runs as that identity alone (no
+On that VM the plugin signs in as the identity (``ManagedIdentityCredential`` from IMDS, :mod:`.clients`) with
+the non-secret fields of ``ControllerIdentity.machine`` (client id, subscription, tenant) that ``controller.json``
+carries.  A launch tagged ``workbench:role=controller`` (:func:`vm_identity`) runs as that identity alone (no
 system-assigned one): IMDS then hands the instance-side guard its token without a client id, and the
 controller role's ``resourceGroups/delete`` lets the guard delete the controller's own launch group — its
 end on Azure, where auto-shutdown only deallocates (disk and address would still bill).
@@ -172,11 +174,17 @@ class ControllerSetup:
         ready = create or not missing
         details = {"identity_id": identity_id(self.sub), "resource_group": GROUP,
                    "storage_accounts": ",".join(self.accounts)}
+        machine: dict[str, str] = {}
         if principal:
+            props = (ident or {}).get("properties") or {}
             details["principal_id"] = principal
-            details["client_id"] = ((ident or {}).get("properties") or {}).get("clientId", "")
+            details["client_id"] = props.get("clientId", "")
+            # what the controller's plugin signs in with on its VM (controller.json; settings.managed_identity_*)
+            machine = {"managed_identity_client_id": details["client_id"], "subscription_id": self.sub,
+                       "tenant_id": props.get("tenantId") or self.clients.settings.tenant_id}
         return ControllerIdentity(NAME, ready=ready, created=tuple(self.created) if create else (),
-                                  missing=() if ready else tuple(missing), policy_files=POLICY_FILES, details=details)
+                                  missing=() if ready else tuple(missing), policy_files=POLICY_FILES, details=details,
+                                  machine={k: v for k, v in machine.items() if v})
 
     def _get_group(self) -> Any:
         try:

@@ -100,7 +100,7 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage
                 from .launch import Launcher
                 from .offers import OfferCatalog
 
-                settings = parse(self.profile, self._secrets)
+                settings = parse(self.profile, self._secrets, self.context.machine_identity)
                 clients = AzureClients(settings, self._secrets.get("client_secret"))
                 catalog = OfferCatalog(clients, self.context.data_dir / "azure")
                 inventory = Inventory(clients, self.profile.name, self.context.install_id)
@@ -121,7 +121,8 @@ class AzureProvider(Provider, SupportsStop, SupportsBilling, ServesObjectStorage
             next(iter(clients.resources.resource_groups.list(top=1)), None)
         except Exception as exc:  # noqa: BLE001 - mapped
             raise clients.error(exc, "listing resource groups") from None
-        who = settings.client_id if settings.auth == "secret" else "Azure CLI login"
+        who = {"secret": settings.client_id, "cli": "Azure CLI login"}.get(
+            settings.auth, f"managed identity {settings.managed_identity_client_id}".strip())
         return Identity(account=sub["id"], principal=who,
                         display=f"{who} on subscription {sub['name'] or sub['id']} ({sub['id']}), {settings.cloud} cloud")
 

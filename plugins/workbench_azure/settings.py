@@ -5,7 +5,11 @@ A :class:`~workbench.core.domain.models.Profile` carries strings only.  Keys rea
 credential form; the client secret only ever comes from the keyring):
 
 ``tenant_id`` ``client_id``   the service principal (app registration)
-``auth``                "secret" (default: ClientSecretCredential) or "cli" (the user's ``az login``)
+``auth``                "secret" (default: ClientSecretCredential), "cli" (the user's ``az login``) or
+                        "managed_identity" (the VM's own identity through IMDS: the controller, issue 33; chosen by
+                        itself on a machine-identity Accounts with no client secret)
+``managed_identity_client_id``   which user-assigned identity of the VM (default: its only one); may come with
+                        ``subscription_id`` and ``tenant_id`` from the controller's identity fields
 ``cloud``               "public" (default), "china" (21Vianet) or "custom"
 ``arm_endpoint`` ``authority_host``   required for cloud=custom (sovereign clouds, tests)
 ``arm_audience``        token audience (default: the ARM endpoint)
@@ -84,6 +88,7 @@ class AzureSettings:
     tenant_id: str = ""
     client_id: str = ""
     auth: str = "secret"
+    managed_identity_client_id: str = ""
     cloud: str = "public"
     arm_endpoint: str = CLOUDS["public"].arm_endpoint
     authority_host: str = CLOUDS["public"].authority_host
@@ -154,12 +159,21 @@ def _url(profile: str, key: str, raw: str) -> str:
     return value
 
 
-def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> AzureSettings:
-    """Check every key once; raise ConfigError naming the first bad one."""
+def parse(profile: Profile, credentials: Mapping[str, str] | None = None,
+          machine_identity: bool = False) -> AzureSettings:
+    """Check every key once; raise ConfigError naming the first bad one.
+
+    ``machine_identity`` (the controller): with no client secret, the VM's managed identity signs in, whatever the
+    profile's ``auth`` said on the user's computer (no ``az login`` and no secret exist on that machine)."""
     s = dict(profile.settings)
     creds = credentials or {}
     name = profile.name
-    auth = _choice(name, "auth", s.get("auth"), ("secret", "cli"))
+    auth = _choice(name, "auth", s.get("auth"), ("secret", "cli", "managed_identity"))
+    if machine_identity and not creds.get("client_secret"):
+        auth = "managed_identity"
+    mi_client = (creds.get("managed_identity_client_id") or s.get("managed_identity_client_id") or "").strip()
+    if mi_client and not _GUID.match(mi_client):
+        raise ConfigError(f"profile {name!r}: managed_identity_client_id must be a GUID, not {mi_client!r}")
     cloud_name = _choice(name, "cloud", s.get("cloud"), ("public", "china", "custom"))
     tenant = (s.get("tenant_id") or creds.get("tenant_id") or "").strip()
     client = (s.get("client_id") or creds.get("client_id") or "").strip()
@@ -184,7 +198,7 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
         prices, default_region = s.get("prices_url") or c.prices_url, c.default_region
     regions = region_list(name, s.get("regions") or profile.region, default_region, _REGION,
                           "an Azure region name (e.g. eastus, chinanorth3)")
-    sub = (s.get("subscription_id") or "").strip() or None
+    sub = (s.get("subscription_id") or creds.get("subscription_id") or "").strip() or None
     if sub and not _GUID.match(sub):
         raise ConfigError(f"profile {name!r}: subscription_id must be a GUID, not {sub!r}")
     anywhere = _flag(s.get("allow_ssh_from_anywhere"))
@@ -213,7 +227,8 @@ def parse(profile: Profile, credentials: Mapping[str, str] | None = None) -> Azu
     except ConfigError as exc:
         raise ConfigError(f"profile {name!r}: controller_storage_accounts: {exc.message}", hint=exc.hint) from None
     return AzureSettings(
-        profile_name=name, tenant_id=tenant, client_id=client, auth=auth, cloud=cloud_name,
+        profile_name=name, tenant_id=tenant, client_id=client, auth=auth, managed_identity_client_id=mi_client,
+        cloud=cloud_name,
         arm_endpoint=arm, authority_host=authority,
         arm_audience=_url(name, "arm_audience", s["arm_audience"]) if s.get("arm_audience") else arm,
         ca_bundle=ca, portal_url=portal.rstrip("/"), subscription_id=sub, regions=regions,

@@ -90,6 +90,24 @@ class AlibabaHarness:
         found = [i for i in self.server.instances(self.account) if i["InstanceId"] == instance.instance_id]
         return found[0].get("_ram_role") if found else None
 
+    # -- the controller machine's own identity (tests/contract/test_contract_machine_identity.py) ----------
+    #: what a launch and its teardown need: the machine's role must have done these itself
+    machine_launch_actions = ("ecs:RunInstances", "ecs:DeleteInstances")
+
+    def machine_metadata(self, instance):
+        """The metadata service of ``instance`` (its RAM role's STS key): (the service, the profile settings the
+        plugin on that instance needs beyond the app's — the test-only ``ecs_metadata_host`` —, no variables)."""
+        from alibaba_ecs.metadata import InstanceMetadata
+
+        meta = InstanceMetadata(self.server, self.account, instance.instance_id)
+        return meta, {"ecs_metadata_host": meta.host}, {}
+
+    def machine_actions(self, meta) -> set[str]:
+        """The RAM actions of the calls signed with the keys ``meta`` minted."""
+        keys = {t.access_key_id for t in meta.minted}
+        with self.server.state.lock:
+            return {s.action for s in self.server.seen if s.access_key_id in keys and s.status < 400}
+
     def cleanup(self) -> None:
         """Nothing to stop: the account's resources live only in the test server's memory."""
 

@@ -55,6 +55,29 @@ class AzureHarness:
         users = (vm.get("identity") or {}).get("userAssignedIdentities") or {}
         return next((uid.rsplit("/", 1)[-1] for uid in users), None)
 
+    # -- the controller machine's own identity (tests/contract/test_contract_machine_identity.py) ----------
+    #: what a launch and its teardown need: the machine's identity must have done these itself
+    machine_launch_actions = ("Microsoft.Compute/virtualMachines/write",
+                              "Microsoft.Resources/subscriptions/resourceGroups/delete")
+
+    def machine_metadata(self, instance):
+        """The IMDS of ``instance``'s VM (the identities it runs as): (the service, the profile settings the plugin
+        on that VM needs beyond the app's, the environment variables that point azure-identity at it)."""
+        from azure_arm.imds import VmMetadata
+
+        group = instance.extra.get("resource_group") or instance.instance_id.split("/")[4]
+        vm = self.server.vm(self.account.subscription, group) or {}
+        meta = VmMetadata(self.server)
+        for uid in (vm.get("identity") or {}).get("userAssignedIdentities") or {}:
+            meta.attach(uid)
+        return meta, {}, meta.env()
+
+    def machine_actions(self, meta) -> set[str]:
+        """The RBAC actions of the answered calls signed with the tokens ``meta`` handed out."""
+        clients = set(meta.issued.values())
+        with self.server.state.lock:
+            return {a for s in self.server.seen if s.client_id in clients and s.status < 400 for a in s.actions}
+
     def cleanup(self) -> None:
         """Close the provider's connections; its resources live only in the test server's memory."""
         if self._provider is not None:

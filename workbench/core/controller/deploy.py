@@ -222,7 +222,8 @@ def up(accounts: Any, profile: Profile, wheelhouse: Path | None = None, poll_s: 
                               idle_end_s=idle_end_s, version=bundle.version(), finish_grace_s=finish_grace_s,
                               profile={"name": profile.name, "provider": profile.provider, "region": profile.region,
                                        "endpoint_url": profile.endpoint_url,
-                                       "settings": controller_settings(profile, planned.identity)})
+                                       "settings": controller_settings(profile, planned.identity)},
+                              extra=machine_identity(planned.identity))
     folder = stage(paths.data_dir() / "controller" / lp.launch_id, config, [profile.provider], wheelhouse, notify)
     lp = dataclasses.replace(lp, spec=dataclasses.replace(lp.spec, workdir=str(folder)))
     instances = execute(accounts, lp, progress=progress, extra_tags={TAG_ROLE: ROLE_CONTROLLER})
@@ -252,6 +253,14 @@ def controller_settings(profile: Profile, identity: ControllerIdentity | None) -
     if role and not settings.get("storage_role_arn"):
         settings["storage_role_arn"] = role
     return settings
+
+
+def machine_identity(identity: ControllerIdentity | None) -> dict[str, Any]:
+    """``controller.json``'s ``extra``: the non-secret fields the controller's plugin signs in with as its machine
+    (Azure: the managed identity's client id, subscription, tenant; Alibaba: the RAM role's name), read back by
+    ``serve`` into :class:`.service.MachineCredentials`."""
+    fields = dict(identity.machine) if identity is not None else {}
+    return {"identity": fields} if fields else {}
 
 
 def heartbeat(accounts: Any, profile: Profile) -> dict[str, Any] | None:

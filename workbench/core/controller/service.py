@@ -87,7 +87,11 @@ class MachineCredentials:
 
     ``identity``: the non-secret fields that name that identity where a cloud needs them (e.g. an Azure managed
     identity's client id and subscription), from ``controller.json``'s ``extra["identity"]``.
+    ``machine_identity``: :class:`~workbench.core.providers.accounts.Accounts` refuses no profile for a missing
+    secret and tells each plugin (``ProviderContext.machine_identity``) to sign in as the machine.
     """
+
+    machine_identity = True
 
     def __init__(self, identity: dict[str, str] | None = None) -> None:
         self.identity = dict(identity or {})

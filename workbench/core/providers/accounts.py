@@ -72,8 +72,15 @@ class Accounts:
             return self._credentials
 
     @property
+    def machine_identity(self) -> bool:
+        """True on a machine that signs in as its own cloud identity (the controller's
+        :class:`~workbench.core.controller.service.MachineCredentials`): no secret is ever missing there."""
+        return bool(getattr(self._credentials, "machine_identity", False))
+
+    @property
     def context(self) -> ProviderContext:
-        return ProviderContext(install_id=paths.install_id(), data_dir=self.store.path.parent)
+        return ProviderContext(install_id=paths.install_id(), data_dir=self.store.path.parent,
+                               machine_identity=self.machine_identity)
 
     # -- profiles ---------------------------------------------------------
     # Profiles are settings, not state: each change is mirrored (without secrets) to
@@ -214,6 +221,8 @@ class Accounts:
                 raise
             log.info("no keyring for optional credentials of %s/%s", profile.provider, profile.name)
             return {}
+        if self.machine_identity:
+            return values  # the machine's identity signs in instead; the plugin says so when it cannot
         missing = [k for k in required if not values.get(k)]
         if missing:
             raise AuthError(

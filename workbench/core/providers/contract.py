@@ -81,10 +81,17 @@ class SettingField:
 
 @dataclass(frozen=True)
 class ProviderContext:
-    """What the app lends a provider: its install id (the owner tag) and its data directory."""
+    """What the app lends a provider: its install id (the owner tag) and its data directory.
+
+    ``machine_identity``: the provider runs on a machine of the account (the controller, issue 33) with no
+    stored secret, as that machine's own cloud identity (AWS instance profile, Azure managed identity, Alibaba
+    ECS RAM role); the non-secret fields naming it arrive as the provider's secrets
+    (:attr:`ControllerIdentity.machine`).
+    """
 
     install_id: str
     data_dir: Path
+    machine_identity: bool = False
 
 
 class Provider(ABC):
@@ -311,7 +318,9 @@ class ControllerIdentity:
     ``name``: the role / identity (AWS role and instance profile, Azure user-assigned identity, Alibaba RAM
     role); ``ready``: it exists with its policy; ``created``: what this call created; ``missing``: the exact
     permissions or resources an administrator must grant or create when the user may not (empty when ready);
-    ``policy_files``: the documents under ``resources/policies/`` that say what it may do.
+    ``policy_files``: the documents under ``resources/policies/`` that say what it may do; ``machine``: the
+    non-secret fields the plugin on the controller machine signs in with as that identity (e.g. an Azure managed
+    identity's client id and subscription), carried in ``controller.json`` (empty when the cloud needs none).
     """
 
     name: str
@@ -320,6 +329,7 @@ class ControllerIdentity:
     missing: tuple[str, ...] = ()
     policy_files: tuple[str, ...] = ()
     details: Mapping[str, str] = field(default_factory=dict)
+    machine: Mapping[str, str] = field(default_factory=dict)
 
 
 class SupportsController(ABC):
