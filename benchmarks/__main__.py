@@ -18,7 +18,8 @@ Where each figure comes from:
 - telemetry CPU and redraw time, memory with 24 h of history: benchmarks/monitor.py.
 - folder upload to S3 vs the transfer manager alone (issue 18): benchmarks/storage.py (moto in its own process).
 - launch of 8 nodes vs 1 into moto, setup on 4 sshd nodes vs 1 (issue 17): benchmarks/multinode.py.
-- the controller's all-in $/h per cloud from the catalog (issue 33): benchmarks/controller_cost.py.
+- the controller's all-in $/h per cloud from the catalog (issue 33): benchmarks/controller_cost.py; its relaunch
+  latency vs `workbench watch` and its memory: benchmarks/controller.py.
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -294,6 +295,30 @@ def controller_cost_rows() -> list[Row]:
     return [Row(measure, value, "-", None, target, judge) for measure, value, target, judge in controller_cost.rows()]
 
 
+def controller_relaunch() -> Row:
+    """(issue 33) From a machine taken back to the relaunched attempt recorded: the controller vs `watch`."""
+    from benchmarks import controller
+
+    ctl, watch = controller.relaunch_figures()
+    return _row(f"relaunch after a takeover: the controller (board claims, its own store) vs `workbench watch` "
+                f"(local claims), same engine and fake cloud, polls every {controller.POLL_S:g} s (interleaved, "
+                f"{controller.SAMPLES} each)", ctl, watch, _ms, "<= 1.2x",
+                verdict(ctl.median / watch.median, 1.2, "the board's reads and the claim's conditional writes come "
+                        "on top of the relaunch"))
+
+
+def controller_memory() -> Row:
+    """(issue 33) RSS of `workbench controller serve` watching a launch on moto vs a bare boto3 watcher."""
+    from benchmarks import controller
+
+    serve, bare = controller.rss_figures()
+    mb = serve.median / 2**20
+    return _row(f"controller RSS: `controller serve` on moto (S3 board, one handed-over spot launch, "
+                f"{controller.RSS_POLLS} polls) vs python + boto3 making the same calls (interleaved, 3 each)", serve,
+                bare, lambda v: f"{v / 2**20:.0f} MB", "<= 150 MB",
+                "met" if mb <= 150 else f"NOT met — {mb:.0f} MB")
+
+
 def storage_upload() -> Row:
     """(issue 18) A 1 GB folder of 1,000 files to moto S3: ours vs boto3's transfer manager alone, interleaved."""
     from benchmarks import storage
@@ -350,7 +375,8 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "cold-start": cold_start, "teardown": teardown_scale, "stall": event_loop_stall,
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
     "storage-upload": storage_upload, "nodes-launch": nodes_launch, "nodes-setup": nodes_setup,
-    "controller-cost": controller_cost_rows,
+    "controller-cost": controller_cost_rows, "controller-relaunch": controller_relaunch,
+    "controller-memory": controller_memory,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
