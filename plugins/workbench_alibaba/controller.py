@@ -63,16 +63,33 @@ def trust_policy() -> str:
     return json.dumps(json.loads(_document(TRUST_FILE)), separators=(",", ":"))
 
 
-def permission_policy(install_id: str, storage_role_arn: str | None) -> str:
-    """The shipped policy with this install's owner tag and the storage role (that statement dropped without one)."""
+def board_of(storage_uri: str | None, install_id: str) -> tuple[str, str] | None:
+    """(bucket, key prefix) of the controller's board in the profile's ``oss://`` bucket (workbench.core.controller.
+    board's layout: ``<prefix>/workbench-controller/<install id>``), None without one."""
+    if not storage_uri or not storage_uri.startswith("oss://"):
+        return None
+    bucket, _, prefix = storage_uri[len("oss://"):].partition("/")
+    return bucket, "/".join(p for p in (prefix.strip("/"), "workbench-controller", install_id) if p)
+
+
+def permission_policy(install_id: str, storage_role_arn: str | None, storage_uri: str | None = None) -> str:
+    """The shipped policy with this install's owner tag, the storage role and the board in the profile's bucket
+    (a statement is dropped when the profile has no such thing)."""
     doc = json.loads(_document(POLICY_FILE))
+    board = board_of(storage_uri, install_id)
     statements = []
     for st in doc["Statement"]:
         if st.get("Resource") == "${STORAGE_ROLE_ARN}":
             if not storage_role_arn:
                 continue
             st = {**st, "Resource": storage_role_arn}
-        statements.append(json.loads(json.dumps(st).replace("${INSTALL_ID}", install_id)))
+        text = json.dumps(st)
+        if "${BOARD_" in text:
+            if board is None:
+                continue
+            text = (text.replace("${BOARD_PATH}", f"{board[0]}/{board[1]}").replace("${BOARD_BUCKET}", board[0])
+                    .replace("${BOARD_PREFIX}", board[1]))
+        statements.append(json.loads(text.replace("${INSTALL_ID}", install_id)))
     return json.dumps({"Version": doc["Version"], "Statement": statements}, separators=(",", ":"))
 
 
@@ -83,9 +100,9 @@ def _code_in(err: WorkbenchError, *codes: str) -> bool:
 class ControllerRole:
     """Looks for, and creates, the controller's RAM role and policy (see the module doc)."""
 
-    def __init__(self, api: Api, install_id: str, storage_role_arn: str | None) -> None:
+    def __init__(self, api: Api, install_id: str, storage_role_arn: str | None, storage_uri: str | None = None) -> None:
         self.api = api
-        self.policy = permission_policy(install_id, storage_role_arn)
+        self.policy = permission_policy(install_id, storage_role_arn, storage_uri)
         self.created: list[str] = []
 
     def run(self, create: bool) -> ControllerIdentity:
@@ -152,5 +169,6 @@ class ControllerRole:
         return got
 
 
-def controller_identity(api: Api, install_id: str, storage_role_arn: str | None, create: bool) -> ControllerIdentity:
-    return ControllerRole(api, install_id, storage_role_arn).run(create)
+def controller_identity(api: Api, install_id: str, storage_role_arn: str | None, create: bool,
+                        storage_uri: str | None = None) -> ControllerIdentity:
+    return ControllerRole(api, install_id, storage_role_arn, storage_uri).run(create)

@@ -201,7 +201,8 @@ class AlibabaProvider(Provider, SupportsStop, SupportsBilling, SupportsSpotHisto
         from .storage import ROLE_SETTING
 
         storage_role = (self.profile.settings.get(ROLE_SETTING) or "").strip() or None
-        return controller_identity(self._api, self.context.install_id, storage_role, create)
+        return controller_identity(self._api, self.context.install_id, storage_role, create,
+                                   self.profile.settings.get("storage_uri"))
 
     # -- money --------------------------------------------------------------------------------
     def actual_costs(self, start_day: str, end_day: str) -> list[ActualCost]:

@@ -57,7 +57,7 @@ def test_documents_are_ram_json_with_no_wildcard_write():
     for st in policy["Statement"]:  # every write is conditioned on the install's tag, or names one role
         writes = [a for a in st["Action"] if not a.split(":")[1].startswith(("Describe", "List"))]
         if writes:
-            assert st.get("Condition") or st["Resource"] == "${STORAGE_ROLE_ARN}", st
+            assert st.get("Condition") or st["Resource"] in ("${STORAGE_ROLE_ARN}", "acs:oss:*:*:${BOARD_PATH}/*"), st
     additions = _doc("alibaba-app-controller-additions.json")
     assert all(st["Resource"] != "*" for st in additions["Statement"])
     pass_role = next(st for st in additions["Statement"] if "ram:PassRole" in st["Action"])
@@ -75,7 +75,11 @@ def test_the_documents_cover_what_the_plugin_calls():
     controller = set(_actions(_doc("alibaba-controller-ram-policy.json")))
     app = {f"{RAM_PREFIX[p]}:{a}" for p, acts in ACTIONS.items() for a in acts}
     assert controller <= app
-    assert not any(a.startswith(("ram:", "bssapi:", "oss:")) for a in controller)
+    assert not any(a.startswith(("ram:", "bssapi:")) for a in controller)
+    # OSS only on the board (the controller's records in the profile's bucket), never a job's data
+    policy = _doc("alibaba-controller-ram-policy.json")
+    oss = [st for st in policy["Statement"] if any(a.startswith("oss:") for a in st["Action"])]
+    assert oss and all("${BOARD_" in st["Resource"] for st in oss)
 
 
 def test_create_makes_role_policy_and_attachment_once(ali, account, make_provider, install_id):
@@ -142,3 +146,16 @@ def test_passing_the_role_needs_pass_role(ali, account, make_provider, install_i
     p = make_provider()  # the app's own policy: no ram:PassRole
     with pytest.raises(WorkbenchError, match="PassRoleForbidden"):
         p.launch(_controller_request(p, install_id))
+
+
+def test_the_policy_names_the_board_in_the_profiles_bucket_only():
+    from workbench_alibaba.controller import permission_policy
+
+    doc = json.loads(permission_policy("0123456789ab", None, "oss://runs/team"))
+    board = [st for st in doc["Statement"] if any(a.startswith("oss:") for a in st["Action"])]
+    assert {r for st in board for r in [st["Resource"]]} == {
+        "acs:oss:*:*:runs/team/workbench-controller/0123456789ab/*", "acs:oss:*:*:runs"}
+    assert any(st.get("Condition", {}).get("StringLike", {}).get("oss:Prefix") ==
+               "team/workbench-controller/0123456789ab*" for st in board)
+    bare = json.loads(permission_policy("0123456789ab", None, None))
+    assert not any(a.startswith("oss:") for st in bare["Statement"] for a in st["Action"])
