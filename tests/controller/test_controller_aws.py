@@ -20,6 +20,7 @@ from moto.ec2.models.instances import StateReason
 
 from imds import InstanceMetadata
 from sshd import Sshd
+from webhook_server import WebhookServer
 from workbench_testing import ROOT
 
 from .conftest import KEY_ID, SECRET
@@ -34,6 +35,8 @@ from workbench.core.domain.models import Profile
 from workbench.core.lifecycle.launcher import choose_offer, execute
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import history
+from workbench.core.notify import settings as notify_settings
+from workbench.core.notify.channel import ChannelConfig, ChannelSecrets
 from workbench.core.providers.sshkeys import ensure_keypair
 from workbench.core.remote.job import RemoteJob
 from workbench.core.remote.job_state import JobOptions
@@ -81,15 +84,17 @@ def test_the_controller_relaunches_a_spot_job_while_the_app_is_closed(tmp_path, 
     imds = InstanceMetadata(ident.name, lambda: sts.assume_role(RoleArn=role_arn, RoleSessionName="i-controller",
                                                                DurationSeconds=3600)["Credentials"])
     server = Sshd.start(tmp_path / "machines", env={"AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.url})
+    hook = WebhookServer()
     try:
-        _run(tmp_path, acc, server, admin, wheelhouse)
+        _run(tmp_path, acc, server, admin, wheelhouse, hook)
     finally:
         server.end_jobs()
         server.stop()
         imds.stop()
+        hook.close()
 
 
-def _run(tmp_path, acc, server, admin, wheelhouse) -> None:
+def _run(tmp_path, acc, server, admin, wheelhouse, hook) -> None:
     address = f"{server.user}@127.0.0.1:{server.port}"
     prof = acc.profile("moto")
     acc.save_profile(Profile(prof.name, prof.provider, prof.region, endpoint_url=prof.endpoint_url,
@@ -98,9 +103,15 @@ def _run(tmp_path, acc, server, admin, wheelhouse) -> None:
     server.authorize(ensure_keypair(acc.store.path.parent).public_openssh)
     s3 = boto3.client("s3", **admin)
 
+    # the profile tells the user while away (a generic JSON webhook; its URL, a secret, in the credential store)
+    notify_settings.save(acc, "moto", ChannelConfig(channel="webhook", format="json"),
+                         ChannelSecrets(webhook_url=hook.url()))
+    prof = acc.profile("moto")
+
     # 1. the account's controller: the cheapest small machine, the app's own wheel
     started = time.time()
-    res = deploy.up(acc, prof, wheelhouse=wheelhouse, poll_s=POLL_S, idle_end_s=20, finish_grace_s=1)
+    res = deploy.up(acc, prof, wheelhouse=wheelhouse, poll_s=POLL_S, idle_end_s=20, finish_grace_s=1,
+                    notify=lambda path: notify_settings.write_controller_file(acc, "moto", path))
     (ctl,) = res.instances
     assert ctl.instance_type == "t3a.nano" and not ctl.spot
     assert deploy.start(acc, res, grace_s=1)
@@ -150,6 +161,7 @@ guards: {{max_runtime: 2h}}
                      "the controller claiming attempt 2", why=lambda: _tail(ctl_dir / "output.log"))
     decided = float(claim["ts"]) - taken
     assert claim["owner"] == f"controller:{res.launch_id}"
+    assert decided <= 2 * POLL_S + 2.0, f"claimed {decided:.1f} s after the reclaim"  # within two polls (+ one's work)
 
     # the controller's own key goes on the machine it launches (cloud-init's step on a real cloud)
     def authorize_controller_keys() -> bool:
@@ -174,6 +186,14 @@ guards: {{max_runtime: 2h}}
     assert (ctl_dir / "self_stopped").read_text().strip() == "terminate"
     machine_ends(ctl.instance_id, "us-east-1", "Client.InstanceInitiatedShutdown", "Client.InstanceInitiatedShutdown")
 
+    # told while away: relaunched, then finished; the channel's secret only in the machine's 0600 file
+    events = wait_for(lambda: {h.json.get("event") for h in list(hook.requests)} >= {"relaunched", "finished"} and
+                      [h.json for h in list(hook.requests)], 30, "the webhook told of the relaunch and the finish")
+    assert all(e["profile"] == "moto" for e in events)
+    secret_file = ctl_dir / "work" / "notify.json"
+    assert oct(secret_file.stat().st_mode & 0o777) == "0o600" and hook.url() in secret_file.read_text()
+    assert hook.url() not in (ctl_dir / "work" / "controller.json").read_text()
+
     # 6. the app, reopened, reads what happened while it was away
     (away,) = catch_up(acc)
     actions = [e.get("action") for e in away.events]
@@ -184,6 +204,8 @@ guards: {{max_runtime: 2h}}
     assert rows[0]["end_reason"] == "preemption" and all(float(r["cost"]) > 0 for r in rows)
     live = [i for i in acc.provider(prof).instances() if i.state.billable]
     assert live == []
+    # the log of the attempt the controller started is readable here as the app's own (`workbench logs`)
+    assert "resumed from checkpoint step" in paths.job_log(second).read_text()
 
     # 7. the app's long-term key is on no machine: every file the machines hold
     leaked = [p for p in tmp_path.joinpath("machines").rglob("*") if p.is_file() and not p.is_symlink()

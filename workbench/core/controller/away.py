@@ -84,6 +84,7 @@ def catch_up(accounts: Any, now: float | None = None, boards: dict[str, Board] |
             beat = got[0] if got else None
             imported = handover.import_outcomes(store, board, roots)
             rows = handover.import_attempts(store, board, roots)
+            handover.import_logs(store, board, roots)
             seen = float(store.get_setting(SEEN + profile) or 0.0)
             events = [e for _, e in board.records("events") if float(e.get("ts") or 0) > seen]
             events.sort(key=lambda e: float(e.get("ts") or 0))

@@ -303,3 +303,40 @@ def _replay(store: Store, machine: dict[str, Any]) -> None:
         store.upsert_instance(known, ts=mine[-1].ts)
     elif theirs[-1][1] != earlier[-1][1]:
         store.upsert_instance(inst, ts=theirs[-1][0])
+
+
+LOG_BYTES = 4 * 1024 * 1024  # the tail of an attempt's log kept on the board
+
+
+def post_logs(board: Board, launch_ids: list[str], sent: dict[str, int]) -> None:
+    """The local copy of each attempt's log (the job's output the controller pulled), when it grew since ``sent``."""
+    for lid in launch_ids:
+        path = paths.job_log(lid)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        if sent.get(lid) == size:
+            continue
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - LOG_BYTES))
+            board.put_bytes(f"logs/{lid}.log", fh.read())
+        sent[lid] = size
+
+
+def import_logs(store: Store, board: Board, roots: list[str]) -> list[str]:
+    """Logs of attempts the other side ran, into this computer's local copies (``workbench logs``, the Logs view),
+    where this side has none or a shorter one; the launch ids whose log was brought."""
+    brought = []
+    for root_id in roots:
+        for a in store.attempts(root_id):
+            path = paths.job_log(a.launch_id)
+            have = path.stat().st_size if path.exists() else 0
+            data = board.get_bytes(f"logs/{a.launch_id}.log")
+            if data is None or len(data) <= have:
+                continue
+            tmp = path.with_name(path.name + ".part")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            brought.append(a.launch_id)
+    return brought

@@ -143,6 +143,7 @@ class Controller:
         self.started = clock()
         self.last_busy = clock()
         self._extended_at = 0.0
+        self._logs_sent: dict[str, int] = {}
         self.workdirs = paths.data_dir() / "controller" / "workdirs"
 
     # -- engines' hooks --------------------------------------------------------------------------
@@ -174,6 +175,7 @@ class Controller:
             self.guards.poll()
             self.recovery.poll()
             self._follow()
+            handover.post_logs(self.board, sorted(self._mine()), self._logs_sent)  # the app reads them as its own
             handover.post_attempts(store, self.board, self.roots)
         for record, ev in self.events:
             self.board.add_event({**record, "profile": self.profile.name})
@@ -222,20 +224,26 @@ class Controller:
             return self.clock() - max(rec_at, self.started) < FIRST_LOOK_S
         return False
 
+    def _mine(self) -> set[str]:
+        """The attempts this controller relaunched (the claims it won), of the launches it watches."""
+        return {str(c.get("launch_id")) for r in self.roots for c in self.claims.outcomes(r)
+                if c.get("owner") == self.owner and c.get("state") == "launched" and c.get("launch_id")}
+
     def _follow(self) -> None:
         """Start (or keep following) the job of each attempt this controller relaunched."""
         store = self.accounts.store
-        mine = {c.get("launch_id") for r in self.roots for c in self.claims.outcomes(r)
-                if c.get("owner") == self.owner and c.get("state") == "launched"}
+        mine = self._mine()
         from workbench.core.remote.kinds import is_remote
 
         insts = [i for i in store.list_instances() if i.launch_id in mine and is_remote(i)]
         if not insts:
             return
         if self.remote is None:
+            from workbench.core.remote.job_state import JobOptions
             from workbench.core.remote.jobs import RemoteJobs
 
-            self.remote = RemoteJobs(self.accounts, telemetry=False)
+            # as in the app: the finish guard ends the machine (its event is what "finished" tells the user)
+            self.remote = RemoteJobs(self.accounts, telemetry=False, options=JobOptions(teardown_by_guards=True))
         self.remote.sync(insts, {r.launch_id: r for r in store.list_launches() if r.launch_id in mine})
         for inst in insts:
             if inst.instance_id not in self.authorized and inst.state.active and inst.host:

@@ -111,7 +111,10 @@ def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progre
             except OSError as exc:
                 raise ConfigError(f"cannot read {plan.root / rel}: {exc.strerror or exc}") from exc
             with fh:
-                sftp.putfo(fh, remote, file_size=size, callback=cb, confirm=False)
+                if stat.S_IMODE(os.fstat(fh.fileno()).st_mode) & 0o077 == 0:
+                    _put_private(sftp, fh, remote, cb)  # e.g. the controller's notify.json: 0600 before any byte
+                else:
+                    sftp.putfo(fh, remote, file_size=size, callback=cb, confirm=False)
             if executable:
                 sftp.chmod(remote, 0o755)
             done += size
@@ -122,6 +125,17 @@ def upload(conn: Connection, plan: UploadPlan, remote_dir: str, progress: Progre
     except Exception as exc:  # noqa: BLE001 - paramiko errors are mapped to ours
         raise _sftp_error(exc, "the upload", conn.target.where) from exc
     return sent
+
+
+def _put_private(sftp: Any, fh: Any, remote: str, cb: Callable[[int, int], None]) -> None:
+    """A file only its owner may read here stays so there: created, made 0600, then written."""
+    with sftp.open(remote, "wb") as out:
+        out.chmod(0o600)
+        sent = 0
+        while chunk := fh.read(256 * 1024):
+            out.write(chunk)
+            sent += len(chunk)
+            cb(sent, 0)
 
 
 def _remote_size(sftp: Any, path: str) -> int | None:
