@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 import boto3
+import pytest
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
 from moto.ec2.models.instances import StateReason
@@ -64,6 +65,7 @@ def machine_ends(instance_id: str, region: str, reason: str, code: str) -> None:
     inst.state_reason = StateReason(f"{code}: {reason}", code)
 
 
+@pytest.mark.timeout(600)
 def test_the_controller_relaunches_a_spot_job_while_the_app_is_closed(tmp_path, moto_stack, app_accounts,
                                                                      wheelhouse):
     acc, creds = app_accounts
@@ -161,7 +163,8 @@ guards: {{max_runtime: 2h}}
                      "the controller claiming attempt 2", why=lambda: _tail(ctl_dir / "output.log"))
     decided = float(claim["ts"]) - taken
     assert claim["owner"] == f"controller:{res.launch_id}"
-    assert decided <= 2 * POLL_S + 2.0, f"claimed {decided:.1f} s after the reclaim"  # within two polls (+ one's work)
+    took = float(board.get("controller.json")[0]["poll_took_s"])  # one poll's own work, on this loaded machine
+    assert decided <= 2 * (POLL_S + took) + 0.5, f"claimed {decided:.1f} s after the reclaim (a poll took {took} s)"
 
     # the controller's own key goes on the machine it launches (cloud-init's step on a real cloud)
     def authorize_controller_keys() -> bool:

@@ -167,6 +167,7 @@ class Controller:
     def poll_once(self) -> bool:
         """One round (see the module doc); True when something is being watched."""
         store = self.accounts.store
+        began = time.monotonic()
         self.roots = handover.take_in(store, self.board, self.workdirs)
         handover.import_outcomes(store, self.board, self.roots)
         handover.import_attempts(store, self.board, self.roots)
@@ -185,7 +186,7 @@ class Controller:
         self._keep_own_deadline(now)
         if busy:
             self.last_busy = now
-        self._beat(busy, now)
+        self._beat(busy, now, time.monotonic() - began)
         return bool(busy)
 
     def _keep_own_deadline(self, now: float) -> None:
@@ -278,8 +279,9 @@ class Controller:
         except Exception as exc:  # noqa: BLE001 - a notification must never stop the controller
             log.warning("a notification could not be sent: %s", exc)
 
-    def _beat(self, busy: list[str], now: float) -> None:
+    def _beat(self, busy: list[str], now: float, took: float) -> None:
         self.board.put(HEARTBEAT, {"launch_id": self.config.launch_id, "owner": self.owner, "ts": now,
+                                   "poll_took_s": round(took, 3),
                                    "started": self.started, "version": self.config.version, "pid": os.getpid(),
                                    "poll_s": self.config.poll_s, "watching": busy, "handed": self.roots,
                                    "idle_since": None if busy else self.last_busy,
