@@ -20,6 +20,8 @@ DEBS_RUN  += rclone
 # objdump (binutils) for the installer's packaging tests.
 DEBS_TEST := $(DEBS_RUN) dbus dbus-x11 dbus-user-session gnome-keyring xvfb xauth openssh-server openssh-client \
              binutils
+# The controller's "machine" in tests (a loopback sshd) makes its virtual environment with the system python3.
+DEBS_TEST += python3-venv
 # Node runs Azurite, the Azure Blob emulator of the storage tests (installed once into ./node_modules).
 DEBS_TEST += nodejs
 AZURITE   := node_modules/.bin/azurite-blob
