@@ -72,7 +72,7 @@ def test_a_spec_s_mounts_and_recovery_show_in_the_box_and_on_the_review_page(qtb
     box = wiz.job_page.storage_box
     assert [(m.path, m.mode) for m in box.mounts()] == [("data", StorageMode.COPY), ("checkpoints", StorageMode.SYNC)]
     assert box.recovery_on.isChecked() and box.restarts.value() == 2
-    assert box.note.isVisible() and "only while this app" in box.note.text()
+    assert box.note.isVisible() and "account's controller" in box.note.text()
     wiz.next()
     qtbot.waitUntil(lambda: not wiz.offer_page.loading, timeout=10_000)
     wiz.next()

@@ -2270,8 +2270,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
-      <source>Recovery relaunches the job only while this app (or `workbench watch`) is running. With both closed, an interrupted job stays ended until you open the app again; the machine's own guard still ends its bill.</source>
-      <translation>只有在本应用（或 `workbench watch`）运行时，恢复功能才会重新启动作业。两者都关闭时，被中断的作业会一直停着，直到你再次打开应用；机器自带的守护仍会结束它的计费。</translation>
+      <source>Recovery relaunches the job while this app, `workbench watch` or the account's controller ("Keep watching while this computer is off" on the review page) watches it. With none of them, an interrupted job stays ended until you open the app again; the machine's own guard still ends its bill.</source>
+      <translation>恢复功能在本应用、`workbench watch` 或该账户的控制器（检查页上的“本机关机时继续看护”）看护作业时重新启动它。三者都不在时，被中断的作业会一直停着，直到你再次打开应用；机器自带的守护仍会结束它的计费。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3825,8 +3825,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
-      <source>relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or `workbench watch` runs)</source>
-      <translation>发生{on}后，在允许的最便宜的配置上重新启动，最多 {n} 次（需本应用或 `workbench watch` 在运行）</translation>
+      <source>relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app, `workbench watch` or the account's controller watches it)</source>
+      <translation>发生{on}后，在允许的最便宜的配置上重新启动，最多 {n} 次（需本应用、`workbench watch` 或该账户的控制器在看护）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />

@@ -24,7 +24,7 @@ from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.billing_status import on_this_computer
 from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
-from workbench.ui.common.format import duration, money, say
+from workbench.ui.common.format import duration, money, say, say_all
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
@@ -55,8 +55,8 @@ def recovery_text(spec: JobSpec) -> str:
     if r is None:  # the warning is for spot machines, the only ones a cloud takes back
         return tr("off: an interrupted spot machine ends the job") if spec.resources.spot else tr("off")
     on = tr("a spot interruption or a failure") if "failure" in r.on else tr("a spot interruption")
-    return tr("relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app or "
-              "`workbench watch` runs)").format(on=on, n=r.max_restarts)
+    return tr("relaunch after {on}, up to {n} times, on the cheapest allowed offer (while this app, "
+              "`workbench watch` or the account's controller watches it)").format(on=on, n=r.max_restarts)
 
 
 def cost_text(choice: RankedOffer, g: Guards, nodes: int = 1) -> str:
@@ -215,7 +215,7 @@ class CostComparisonBox(QGroupBox):
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             cells = (tr(OPTION_TEXT[r.option]), r.provider or "–", r.region or "–",
-                     r.instance_type or "–", str(r.machines), money(r.total, r.currency), r.note)
+                     r.instance_type or "–", str(r.machines), money(r.total, r.currency), say_all(r.notes))
             chosen = (choice is not None and r.instance_type == choice.offer.instance_type
                       and r.region == choice.offer.region and r.option == ("spot" if spot else "on-demand"))
             for c, text in enumerate(cells):

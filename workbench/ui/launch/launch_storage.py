@@ -6,7 +6,7 @@ A mount is a folder on the machine tied to a bucket: ``copy`` brings a dataset i
 "Upload a folder…" adds a folder of this computer, which the launch uploads to the profile's
 bucket first (``storage_uri`` setting), skipping what is already there.  The recovery box turns
 on relaunching after a spot interruption (and optionally after a failure), and says plainly that
-this needs the app or ``workbench watch`` running.
+this needs the app, ``workbench watch`` or the account's controller watching.
 
 The box writes the draft's ``storage`` and ``recovery`` fields (``write_to``) when the job page
 is left, and shows an opened spec's own (``fill``).  Main thread only; the bucket listing runs on
@@ -30,9 +30,10 @@ from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 
 COL_PATH, COL_SOURCE, COL_MODE, COL_INTERVAL = range(4)
-RECOVERY_NOTE = N_("Recovery relaunches the job only while this app (or `workbench watch`) is running. With both "
-                 "closed, an interrupted job stays ended until you open the app again; the machine's own guard "
-                 "still ends its bill.")
+RECOVERY_NOTE = N_("Recovery relaunches the job while this app, `workbench watch` or the account's controller "
+                   "(\"Keep watching while this computer is off\" on the review page) watches it. With none of them, "
+                   "an interrupted job stays ended until you open the app again; the machine's own guard still ends "
+                   "its bill.")
 
 
 def list_buckets(accounts) -> tuple[list[tuple[str, str]], list[str]]:
