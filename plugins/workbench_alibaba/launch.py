@@ -279,10 +279,12 @@ class Launcher:
         spec, offer, region = req.spec, req.offer, req.region
         itype = offer.instance_type
         price = offer.hourly(req.spot)
-        disk = max(int(spec.resources.disk_gb or 0), image.size_gb, 40)
+        controller = is_controller(req.tags)
+        # the controller's system disk is the smallest the image allows (20 GiB cloud_efficiency: what its all-in
+        # price counts, core/money/controller_cost); a job's is at least 40 GB
+        disk = max(int(spec.resources.disk_gb or 0), image.size_gb, 20 if controller else 40)
         minutes = spec.guards.max_runtime_minutes
         not_after = None if minutes is None else time.time() + minutes * 60
-        controller = is_controller(req.tags)
         script = userdata.render(req.launch_id, self._install_id, spec, self._s.ssh_user, not_after=not_after,
                                  install_driver=self._s.gpu_driver == "install")
         more = {TAG_MARKET: "spot" if req.spot else "ondemand", TAG_SSH_USER: self._s.ssh_user, TAG_DISK: str(disk),
@@ -295,7 +297,8 @@ class Launcher:
             "InstanceType": itype, "ImageId": image.image_id, "SecurityGroupId": group, "KeyPairName": key,
             "InstanceName": f"workbench-{req.launch_id}", "InstanceChargeType": "PostPaid",
             "InternetChargeType": "PayByTraffic", "InternetMaxBandwidthOut": self._s.bandwidth_mbps,
-            "SystemDisk": {"Category": self._s.disk_category, "Size": disk, "Encrypted": "true"},
+            "SystemDisk": {"Category": "cloud_efficiency" if controller else self._s.disk_category, "Size": disk,
+                           "Encrypted": "true"},
             "UserData": userdata.encode(script), "Amount": req.count, "MinAmount": req.count,
             "Tag": self._tags(req, **more),
         }

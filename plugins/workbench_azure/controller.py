@@ -40,7 +40,7 @@ from workbench.core.paths import resources_dir
 from workbench.core.providers.contract import ROLE_CONTROLLER, TAG_ROLE, ControllerIdentity
 
 from .clients import AzureClients
-from .errors import error_code
+from .self_delete import assign_role
 
 NAME = GROUP = "workbench-controller"
 MSI_API, AUTHZ_API = "2023-01-31", "2022-04-01"
@@ -48,7 +48,6 @@ NAMESPACE = uuid.UUID("7d3f5b0e-2c4a-4f0b-9a51-6c1e8d2b4f90")
 ROLE_FILE, STORAGE_ROLE_FILE = "azure-controller-role.json", "azure-controller-storage-role.json"
 ADDITIONS_FILE = "azure-app-controller-additions.json"
 POLICY_FILES = tuple(f"resources/policies/{f}" for f in (ROLE_FILE, STORAGE_ROLE_FILE, ADDITIONS_FILE))
-PRINCIPAL_RETRIES = 8
 
 
 def is_controller(tags: dict[str, str]) -> bool:
@@ -225,19 +224,17 @@ class ControllerSetup:
             props.update(condition=guard_condition(self.clients.settings.guard_role_id), conditionVersion="2.0")
         url = self.assignment_url(scope, principal, definition)
         deadline = time.monotonic() + self.clients.settings.launch_timeout_s
-        for attempt in range(PRINCIPAL_RETRIES):
-            try:
-                self.arm.send("PUT", url, {"properties": props})
-                self.created.append(f"role assignment of {role_name} on {scope}")
-                return
-            except Exception as exc:  # noqa: BLE001 - mapped below
-                err = exc
-            code = error_code(err).lower()
-            if code == "roleassignmentexists":
-                return
-            if code != "principalnotfound" or attempt + 1 == PRINCIPAL_RETRIES or time.monotonic() >= deadline:
-                raise self._refusal(err, f"assigning {role_name} on {scope}") from None
-            time.sleep(min(30.0, self.clients.settings.retry_backoff * (2 ** attempt)))  # a new identity replicates
+        made: list[bool] = []
+
+        def put() -> None:
+            self.arm.send("PUT", url, {"properties": props})
+            made.append(True)
+
+        err = assign_role(put, deadline, self.clients.settings.retry_backoff)  # a new identity replicates first
+        if err is not None:
+            raise self._refusal(err, f"assigning {role_name} on {scope}") from None
+        if made:
+            self.created.append(f"role assignment of {role_name} on {scope}")
 
     def _refusal(self, exc: BaseException, what: str) -> WorkbenchError:
         mapped = self.clients.error(exc, what)

@@ -304,8 +304,8 @@ class Launcher:
             "storageProfile": {
                 "imageReference": {"publisher": publisher, "offer": offer, "sku": sku, "version": version},
                 "osDisk": {"name": OS_DISK, "createOption": "FromImage", "deleteOption": "Delete", "caching": "ReadWrite",
-                           "diskSizeGB": max(int(req.spec.resources.disk_gb or 0), 64),
-                           "managedDisk": {"storageAccountType": "Premium_LRS" if size.premium_io else "StandardSSD_LRS"}}},
+                           "diskSizeGB": _os_disk_gb(req),
+                           "managedDisk": {"storageAccountType": _os_disk_type(req, size.premium_io)}}},
             "osProfile": {
                 "computerName": ("wb-" + "".join(ch if ch.isalnum() else "-" for ch in req.launch_id))[:63].strip("-"),
                 "adminUsername": s.ssh_user, "customData": customdata.encode(data),
@@ -355,3 +355,17 @@ class Launcher:
             cause.hint = ((cause.hint + "; ") if cause.hint else "") + (
                 f"cleaning up resource group {group} failed too ({exc.message}): run `workbench down` for this "
                 "launch or delete the group in the Azure portal")
+
+
+def _os_disk_gb(req: LaunchRequest) -> int:
+    """A job's OS disk: at least 64 GB (drivers, images, caches); the controller's: what it asked for (the 32 GiB
+    Standard HDD its all-in price counts: core/money/controller_cost), never below 30 GB (the images' own)."""
+    if controller.is_controller(req.tags):
+        return max(int(req.spec.resources.disk_gb or 0), 30)
+    return max(int(req.spec.resources.disk_gb or 0), 64)
+
+
+def _os_disk_type(req: LaunchRequest, premium_io: bool) -> str:
+    if controller.is_controller(req.tags):
+        return "Standard_LRS"  # the cheapest managed disk: the controller reads and writes little
+    return "Premium_LRS" if premium_io else "StandardSSD_LRS"

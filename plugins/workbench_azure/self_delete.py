@@ -57,23 +57,35 @@ def grant_guard_role(clients: AzureClients, group_id: str, vm: Any, sub: str, la
                             f"{clients.settings.guard_role_id}",
         "principalId": principal, "principalType": "ServicePrincipal"}}
     url = f"{group_id}/providers/Microsoft.Authorization/roleAssignments/{name}?api-version={AUTHZ_API}"
+    err = assign_role(lambda: _put(clients, url, body), deadline, clients.settings.retry_backoff, check_cancel)
+    if err is None:
+        return
+    mapped = clients.error(err, "giving the VM's identity its role on the launch group")
+    if isinstance(mapped, AuthError):
+        mapped.hint = ("the guard needs Microsoft.Authorization/roleAssignments/write on the launch's "
+                       "group; see resources/policies/azure-custom-role.json")
+    raise mapped from None
+
+
+def assign_role(put: Callable[[], Any], deadline: float, backoff: float,
+                check_cancel: Callable[[], None] = lambda: None) -> BaseException | None:
+    """PUT a role assignment (``put``) to a principal that may not have replicated yet: ARM answers
+    PrincipalNotFound for a while after a managed identity is made, so that is retried with backoff until
+    ``deadline``; an assignment that exists already counts as made.  None when made, else the error to map."""
     for attempt in range(PRINCIPAL_RETRIES):
         check_cancel()
         try:
-            _put(clients, url, body)
-            return
-        except Exception as exc:  # noqa: BLE001 - mapped below
+            put()
+            return None
+        except Exception as exc:  # noqa: BLE001 - returned to the caller, which maps it
             err = exc
         code = error_code(err).lower()
         if code == "roleassignmentexists":
-            return
+            return None
         if code != "principalnotfound" or attempt + 1 == PRINCIPAL_RETRIES or time.monotonic() >= deadline:
-            mapped = clients.error(err, "giving the VM's identity its role on the launch group")
-            if isinstance(mapped, AuthError):
-                mapped.hint = ("the guard needs Microsoft.Authorization/roleAssignments/write on the launch's "
-                               "group; see resources/policies/azure-custom-role.json")
-            raise mapped from None
-        time.sleep(min(30.0, clients.settings.retry_backoff * (2 ** attempt)))
+            return err
+        time.sleep(min(30.0, backoff * (2 ** attempt)))
+    return None
 
 
 def add_shutdown_schedule(clients: AzureClients, req: LaunchRequest, region: str, group_id: str,

@@ -192,6 +192,7 @@ class Agent(object):
         self.state_dir = self.cfg["state_dir"]
         self.work_dir = self.cfg["work_dir"]
         self.mounts = [dict(m) for m in self.cfg["mounts"]]
+        self._secrets_stamp = self._credentials_stamp()
         self.secrets = self._secrets()
         self.rclone = self.cfg["rclone"]
         self._sync_locks = {}
@@ -208,8 +209,28 @@ class Agent(object):
                 found.update({str(k): str(v) for k, v in json.load(fh).items()})
         return found
 
+    def _credentials_stamp(self):
+        path = self.cfg.get("credentials_file")
+        try:
+            st = os.stat(path) if path else None
+        except OSError:
+            return None
+        return None if st is None else (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def renewed(self):
+        """Read the credentials file again when it was replaced (the controller renews short-lived credentials of
+        the attempts it relaunched: a role's sessions last an hour); True when it was."""
+        stamp = self._credentials_stamp()
+        if stamp is None or stamp == self._secrets_stamp:
+            return False
+        self._secrets_stamp = stamp
+        self.secrets = self._secrets()
+        say("storage credentials renewed")
+        return True
+
     def rclone_env(self):
         # the machine's (or this computer's) own AWS settings must not redirect or re-sign our requests
+        self.renewed()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "RCLONE_"))}
         env.update(self.secrets)
         return env

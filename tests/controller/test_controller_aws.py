@@ -112,7 +112,7 @@ def _run(tmp_path, acc, server, admin, wheelhouse, hook) -> None:
 
     # 1. the account's controller: the cheapest small machine, the app's own wheel
     started = time.time()
-    res = deploy.up(acc, prof, wheelhouse=wheelhouse, poll_s=POLL_S, idle_end_s=20, finish_grace_s=1,
+    res = deploy.up(acc, prof, wheelhouse=wheelhouse, poll_s=POLL_S, idle_end_s=20, finish_grace_s=1, renew_s=4,
                     notify=lambda path: notify_settings.write_controller_file(acc, "moto", path))
     (ctl,) = res.instances
     assert ctl.instance_type == "t3a.nano" and not ctl.spot
@@ -179,6 +179,11 @@ guards: {{max_runtime: 2h}}
     log2 = (server.remote_dir / "jobs" / second / "output.log").read_text()
     resumed = int(log2.split("resumed from checkpoint step ")[1].split()[0])
     assert resumed >= saved - 1 and "done: 40 steps" in log2
+    # its storage credentials (one hour at most: a role's chained session) were renewed while it ran, and the
+    # syncs after the renewal went through with them
+    assert "storage credentials renewed" in log2
+    after = log2.split("storage credentials renewed", 1)[1]
+    assert "save checkpoints -> s3://runs/ckpt done" in after
     steps = sorted(int(k.split("step-")[1].split(".")[0]) for k in checkpoints() if "step-" in k)
     assert steps == list(range(1, 41))  # every step ran, and the run went on from the checkpoint
 

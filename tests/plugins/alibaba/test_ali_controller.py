@@ -126,6 +126,8 @@ def test_a_controller_launch_passes_its_role_and_gets_a_release_time(ali, accoun
     [inst] = p.launch(_controller_request(p, install_id))
     [raw] = [i for i in ali.resources(account)["instances"] if i["InstanceId"] == inst.instance_id]
     assert raw["_ram_role"] == "workbench-controller"
+    # the system disk its all-in price counts: the smallest the image allows, ultra disk (cloud_efficiency)
+    assert raw["_system_disk"]["Category"] == "cloud_efficiency"  # the size is the spec's (deploy asks for 20 GiB)
     release = _ts(raw["AutoReleaseTime"])
     assert before + 2 * 3600 <= release <= time.time() + 2 * 3600 + 61  # now + 2 h, whole minutes
     later = time.time() + 5 * 3600
@@ -138,6 +140,7 @@ def test_a_controller_launch_passes_its_role_and_gets_a_release_time(ali, accoun
     normal = p.launch(request_for(offer_of(p), install_id))
     [raw] = [i for i in ali.resources(account)["instances"] if i["InstanceId"] == normal[0].instance_id]
     assert raw["_ram_role"] is None  # other launches: no role, their release time as before
+    assert raw["_system_disk"]["Category"] == "cloud_essd" and raw["_system_disk"]["Size"] >= 40
 
 
 def test_passing_the_role_needs_pass_role(ali, account, make_provider, install_id):

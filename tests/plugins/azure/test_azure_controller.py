@@ -111,6 +111,10 @@ def test_a_controller_launch_runs_as_the_identity_alone(arm, account, make_provi
                 "Microsoft.ManagedIdentity/userAssignedIdentities/workbench-controller")
     assert vm["identity"]["type"] == "UserAssigned" and list(vm["identity"]["userAssignedIdentities"]) == [ident_id]
     assert vm["identity"]["userAssignedIdentities"][ident_id]["clientId"]
+    # the OS disk its all-in price counts (core/money/controller_cost): a small Standard HDD, not a job's 64 GB SSD
+    disk = vm["properties"]["storageProfile"]["osDisk"]
+    assert disk["managedDisk"]["storageAccountType"] == "Standard_LRS"
+    assert disk["diskSizeGB"] == max(req.spec.resources.disk_gb, 30)  # the spec's size (deploy asks for 32 GiB)
     # no guard role on its group: its own identity's role may delete the group (its end on Azure)
     assert not [r for r in arm.resources(account.subscription, f"wb-{req.launch_id}")
                 if r["type"] == "Microsoft.Authorization/roleAssignments"]

@@ -201,7 +201,8 @@ class UpResult:
 
 def up(accounts: Any, profile: Profile, wheelhouse: Path | None = None, poll_s: float = DEFAULT_POLL_S,
        idle_end_s: float = DEFAULT_IDLE_END_S, notify: Callable[[Path], None] | None = None,
-       progress: Callable[[str], None] | None = None, finish_grace_s: float = 120.0) -> UpResult:
+       progress: Callable[[str], None] | None = None, finish_grace_s: float = 120.0,
+       renew_s: float = 2400.0) -> UpResult:
     """Create the profile's controller (identity, board check, launch); the caller then starts its job on the
     machine (``RemoteJob.launch``) as for every launch.  A live controller of the profile is returned as is."""
     from workbench.core.lifecycle.launcher import execute, plan_offer
@@ -220,6 +221,7 @@ def up(accounts: Any, profile: Profile, wheelhouse: Path | None = None, poll_s: 
     lp = plan_offer(accounts, spec_for(Path("."), int(getattr(planned.cost, "disk_gb", 0) or 8)), planned.choice)
     config = ControllerConfig(launch_id=lp.launch_id, install_id=paths.install_id(), poll_s=poll_s,
                               idle_end_s=idle_end_s, version=bundle.version(), finish_grace_s=finish_grace_s,
+                              renew_s=renew_s,
                               profile={"name": profile.name, "provider": profile.provider, "region": profile.region,
                                        "endpoint_url": profile.endpoint_url,
                                        "settings": controller_settings(profile, planned.identity)},

@@ -61,6 +61,9 @@ class ControllerConfig:
     idle_end_s: float = 1800.0
     retry_s: float = 300.0
     finish_grace_s: float = 120.0
+    #: how often the storage credentials of the attempts it relaunched are minted again: on AWS they come from a
+    #: role the controller assumes with its own role's session, and AWS caps such chained sessions at one hour
+    renew_s: float = 2400.0
     version: str = ""
     notify_file: str | None = None  # 0600, beside this file, when the profile has notifications
     extra: dict[str, Any] = field(default_factory=dict)
@@ -144,6 +147,7 @@ class Controller:
         self.last_busy = clock()
         self._extended_at = 0.0
         self._logs_sent: dict[str, int] = {}
+        self._renewed: dict[str, float] = {}  # attempt → when its storage credentials were last minted
         self.workdirs = paths.data_dir() / "controller" / "workdirs"
 
     # -- engines' hooks --------------------------------------------------------------------------
@@ -177,6 +181,7 @@ class Controller:
             self.recovery.poll()
             self._follow()
             handover.post_logs(self.board, sorted(self._mine()), self._logs_sent)  # the app reads them as its own
+            self._renew_storage(self.clock())
             handover.post_attempts(store, self.board, self.roots)
         for record, ev in self.events:
             self.board.add_event({**record, "profile": self.profile.name})
@@ -249,6 +254,29 @@ class Controller:
         for inst in insts:
             if inst.instance_id not in self.authorized and inst.state.active and inst.host:
                 self._authorize_app(inst)
+
+    def _renew_storage(self, now: float) -> None:
+        """Replace the storage credentials of the running attempts it relaunched before they expire."""
+        from workbench.core.domain.jobspec import spec_from_dict
+        from workbench.core.remote.connection import Target, connect
+        from workbench.core.remote.storage import renew_credentials
+
+        store = self.accounts.store
+        for lid in sorted(self._mine()):
+            rec = store.find_launch(lid)
+            if rec is None or not (rec.spec or {}).get("storage"):
+                continue
+            since = self._renewed.setdefault(lid, now)  # minted when the job was started
+            if now - since < self.config.renew_s:
+                continue
+            for inst in [i for i in store.list_instances(launch_id=lid) if i.state.active and i.host]:
+                try:
+                    with connect(Target.for_instance(inst, store.path.parent)) as conn:
+                        if renew_credentials(conn, self.accounts, spec_from_dict(rec.spec), inst):
+                            self._renewed[lid] = now
+                            self.say(f"[controller] renewed the storage credentials of {lid}")
+                except WorkbenchError as exc:
+                    self.say(f"[controller] the storage credentials of {lid} could not be renewed: {exc.message}")
 
     def _authorize_app(self, inst: Any) -> None:
         """Add the app's public key (from the handover) to a machine this controller started."""

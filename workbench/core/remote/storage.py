@@ -53,6 +53,29 @@ def install(conn: Connection, accounts: Any, spec: JobSpec, instance: Instance, 
     return dataclasses.replace(spec, setup=setup_cmd, run=run_cmd)
 
 
+def renew_credentials(conn: Connection, accounts: Any, spec: JobSpec, instance: Instance) -> bool:
+    """Mint the storage credentials of a running job again and replace its credentials file on the machine (the
+    agent reads a replaced file before its next transfer).  For attempts whose credentials cannot outlive an hour
+    (AWS role chaining on the controller).  False when the job has no storage credentials.  The values travel on
+    the connection's standard input, never a command line; the file is written 0600 and renamed into place."""
+    if not spec.storage:
+        return False
+    profile = accounts.profile(instance.profile)
+    setup = machine_setup(accounts, spec, instance.launch_id, profile, state_dir=".", work_dir=".",
+                          credentials_file=CREDENTIALS_NAME)
+    if not setup.secret_env:
+        return False
+    job = f'"${{WORKBENCH_REMOTE_DIR:-$HOME/.workbench}}/jobs/{instance.launch_id}"'
+    target = f"{job}/{CREDENTIALS_NAME}"
+    line = (f"J={job}; [ -d \"$J\" ] || exit 3; umask 077; cat > {target}.renew && mv -f {target}.renew {target}")
+    got = conn.run(line, timeout=60, stdin=json.dumps(setup.secret_env).encode("utf-8"))
+    if got.rc != 0:
+        log.warning("renewing the storage credentials of %s failed (exit %d): %s", instance.launch_id, got.rc,
+                    got.err.strip()[-200:])
+        return False
+    return True
+
+
 def fetch_interruption(conn: Connection, job_dir: str, launch_id: str) -> dict[str, Any] | None:
     """The machine's ``interrupted`` record, also saved locally (None when there is none yet)."""
     res = conn.run(f"cat {shlex.quote(job_dir + '/' + INTERRUPTED_NAME)} 2>/dev/null", timeout=30)
