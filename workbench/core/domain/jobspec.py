@@ -25,6 +25,8 @@ from typing import Any, Mapping, Sequence
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.errors import SpecError
+from workbench.core.domain.jobspec_container import (ContainerReader, image_from_dict, image_to_dict, ports_from_list,
+                                                    ports_to_list)
 from workbench.core.domain.jobspec_choices import (MAX_GPU_COUNT, ChoiceReader, alternatives_from_dict,
                                                    alternatives_to_dict, gpu_from_dict, gpu_to_dict)
 from workbench.core.domain.models import (Guards, JobSpec, OnFinish, Recovery, Resources, StorageMode, StorageMount,
@@ -38,7 +40,8 @@ _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _TOP_KEYS = ("name", "resources", "setup", "run", "env", "workdir", "outputs", "on_finish", "guards", "providers",
-             "regions", "num_nodes", "outputs_from", "storage", "recovery", "secrets", "alternatives", "choose")
+             "regions", "num_nodes", "outputs_from", "storage", "recovery", "secrets", "alternatives", "choose",
+             "image", "ports")
 _RESOURCE_KEYS = ("gpu", "cpus", "memory_gb", "disk_gb", "spot", "max_price", "network")
 _NETWORK_KEYS = ("min_gbps", "rdma")
 _GUARD_KEYS = ("max_runtime", "idle_minutes", "idle_util_below", "budget_usd")
@@ -122,6 +125,8 @@ def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
         "secrets": list(spec.secrets),
         "alternatives": alternatives_to_dict(spec.alternatives),
         "choose": spec.choose,
+        "image": image_to_dict(spec.image),
+        "ports": ports_to_list(spec.ports),
     }
 
 
@@ -159,6 +164,8 @@ def spec_from_dict(d: Mapping[str, Any]) -> JobSpec:
             secrets=tuple(d.get("secrets") or ()),
             alternatives=alternatives_from_dict(d.get("alternatives")),
             choose=d.get("choose") or "cheapest",
+            image=image_from_dict(d.get("image")),
+            ports=ports_from_list(d.get("ports")),
         )
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise SpecError(f"stored job spec is malformed: {type(e).__name__}: {e}") from e
@@ -169,7 +176,7 @@ def _build(cls: type, values: Mapping[str, Any]) -> Any:
     return cls(**{k: v for k, v in values.items() if k in names})
 
 
-class _Parser(ChoiceReader):
+class _Parser(ChoiceReader, ContainerReader):
     """Walks the composed node tree; each method validates one field."""
 
     # -- the spec ---------------------------------------------------------
@@ -204,6 +211,7 @@ class _Parser(ChoiceReader):
         resources = self.resources(opt("resources"))
         alternatives = self.alternatives(opt("alternatives"))
         guards = self.guards(opt("guards"))
+        secrets = self.secrets(opt("secrets"), f)
         spec = JobSpec(
             name=name,
             run=run,
@@ -222,9 +230,11 @@ class _Parser(ChoiceReader):
             outputs_from=self.choice(n, "outputs_from", OUTPUTS_FROM) if (n := opt("outputs_from")) else "head",
             storage=self.storage(opt("storage")),
             recovery=self.recovery(opt("recovery")),
-            secrets=self.secrets(opt("secrets"), f),
+            secrets=secrets,
             alternatives=alternatives,
             choose=self.choose(opt("choose"), bool(alternatives)),
+            image=self.image(opt("image"), secrets),
+            ports=self.ports(opt("ports")),
         )
         return with_default_idle_guard(spec, self.gives(opt("guards"), "idle_minutes"))
 

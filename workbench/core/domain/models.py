@@ -218,6 +218,46 @@ CHOOSE_IN_ORDER = "in_order"
 
 
 @dataclass(frozen=True)
+class RegistryAuth:
+    """A private registry's login: the user, and the launch secret (in ``spec.secrets``) holding the password or
+    token — never the value itself, which is asked for at launch like every secret."""
+
+    username: str
+    password_secret: str
+
+
+@dataclass(frozen=True)
+class ContainerImage:
+    """The container a job's ``setup`` and ``run`` happen in (``image:`` in the spec)."""
+
+    name: str  # registry/name:tag or registry/name@sha256:…; Docker Hub when no registry is named
+    registry_auth: RegistryAuth | None = None
+    shm_size: str | None = None  # e.g. "16g" (Docker's --shm-size)
+    user: str | None = None  # "1000:1000" or a user name inside the image
+
+    @property
+    def registry(self) -> str:
+        """The registry host the name points at ("docker.io" when none is named)."""
+        first = self.name.split("/", 1)[0]
+        if "/" in self.name and ("." in first or ":" in first or first == "localhost"):
+            return first
+        return "docker.io"
+
+
+#: names of services a port may be known as (the app then knows how to open it)
+PORT_SERVICES = ("jupyter", "tensorboard", "vscode", "http")
+
+
+@dataclass(frozen=True)
+class Port:
+    """A port of the machine the app forwards to this computer (``ports:`` in the spec), on 127.0.0.1 only."""
+
+    port: int
+    name: str | None = None  # one of PORT_SERVICES, or free text shown to the user
+    node: str = "head"  # "head" (rank 0) or "all" (every node of a multi-node launch)
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """A validated job spec (see ``workbench.core.domain.jobspec``)."""
 
@@ -240,6 +280,8 @@ class JobSpec:
     secrets: tuple[str, ...] = ()  # env names whose values are asked for at launch, never stored
     alternatives: tuple[Alternative, ...] = ()  # allowed machines (e.g. GPU choices); () = resources only
     choose: str = CHOOSE_CHEAPEST  # CHOOSE_CHEAPEST or CHOOSE_IN_ORDER (the first alternative with an offer)
+    image: ContainerImage | None = None  # None: setup and run on the machine itself
+    ports: tuple[Port, ...] = ()  # forwarded to this computer while the launch runs
 
     @property
     def asks_for_gpus(self) -> bool:

@@ -46,6 +46,12 @@ def spec_yaml_blocks(spec: JobSpec) -> list[tuple[str, str]]:
         fields.append(("env", {k: str(v) for k, v in spec.env.items()}))
     if spec.secrets:
         fields.append(("secrets", list(spec.secrets)))
+    if spec.image is not None:
+        fields.append(("image", _image(spec.image)))
+    if spec.ports:
+        fields.append(("ports", [p.port if p.name is None and p.node == "head" else
+                                 {k: v for k, v in (("port", p.port), ("name", p.name), ("node", p.node))
+                                  if v is not None and not (k == "node" and v == "head")} for p in spec.ports]))
     if spec.storage:
         fields.append(("storage", [_mount(m) for m in spec.storage]))
     if spec.recovery is not None:
@@ -110,6 +116,21 @@ def alternative_dict(a: Any) -> dict[str, Any]:
         if value is not None:
             d[key] = value
     return d
+
+
+def _image(image: Any) -> Any:
+    """A name alone when that is all there is, else the mapping (the password as the secret's name)."""
+    if image.registry_auth is None and image.shm_size is None and image.user is None:
+        return image.name
+    out: dict[str, Any] = {"name": image.name}
+    if image.registry_auth is not None:
+        out["registry_auth"] = {"username": image.registry_auth.username,
+                                "password": image.registry_auth.password_secret}
+    if image.shm_size is not None:
+        out["shm_size"] = image.shm_size
+    if image.user is not None:
+        out["user"] = image.user
+    return out
 
 
 def _mount(m: Any) -> dict[str, Any]:

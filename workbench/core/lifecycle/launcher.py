@@ -238,6 +238,7 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     ``should_stop()`` says the user cancelled: the instances are returned as
     they are, and the caller decides whether to tear them down).
     """
+    refuse_unsupported(lp.spec)
     missing = [name for name in lp.spec.secrets if name not in (secret_env or {})]
     if missing:
         raise ConfigError(f"no value for {', '.join(missing)}: the job spec asks for "
@@ -289,6 +290,21 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     if not any(i.state == InstanceState.PENDING for i in instances):
         report(STEP_RUNNING)
     return instances
+
+
+#: spec fields this version reads but cannot honour yet: refused before anything bills, never ignored
+NOT_YET: dict[str, str] = {
+    "image": "running a job in a container image",
+    "ports": "forwarding a job's ports to this computer",
+}
+
+
+def refuse_unsupported(spec: JobSpec) -> None:
+    """ConfigError for a spec that asks for something this version cannot do yet (it would run without it)."""
+    asked = [what for field, what in NOT_YET.items() if getattr(spec, field)]
+    if asked:
+        raise ConfigError(f"{spec.name} asks for {' and '.join(asked)}, which this version of the app cannot do yet",
+                          hint="remove image/ports from the spec to run it on the machine itself")
 
 
 def _wait_started(accounts: Accounts, lp: LaunchPlan, instances: list[Instance], wait_s: float,
