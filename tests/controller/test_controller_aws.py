@@ -38,7 +38,10 @@ from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import history
 from workbench.core.notify import settings as notify_settings
 from workbench.core.notify.channel import ChannelConfig, ChannelSecrets
+from workbench.core.providers.accounts import Accounts
+from workbench.core.providers.registry import discover
 from workbench.core.providers.sshkeys import ensure_keypair
+from workbench.core.store.database import Store
 from workbench.core.remote.job import RemoteJob
 from workbench.core.remote.job_state import JobOptions
 
@@ -146,6 +149,8 @@ guards: {{max_runtime: 2h}}
 
     # 3. the app hands the job over and goes away (nothing of it runs from here on)
     handover.hand_over(acc.store, board, first.launch_id, ensure_keypair(acc.store.path.parent).public_openssh)
+    store_path, creds = acc.store.path, acc.credentials
+    acc.store.close()  # the app closes: nothing of it runs from here on (the board object is only the test's eyes)
     wait_for(lambda: first.launch_id in ((board.get("controller.json") or ({}, ""))[0].get("handed") or []), 30,
              "the controller taking the launch in")
 
@@ -202,7 +207,8 @@ guards: {{max_runtime: 2h}}
     assert oct(secret_file.stat().st_mode & 0o777) == "0o600" and hook.url() in secret_file.read_text()
     assert hook.url() not in (ctl_dir / "work" / "controller.json").read_text()
 
-    # 6. the app, reopened, reads what happened while it was away
+    # 6. the app, reopened (a new store connection, new providers), reads what happened while it was away
+    acc = Accounts(Store.open(store_path), entries=discover(), credentials=creds)
     (away,) = catch_up(acc)
     actions = [e.get("action") for e in away.events]
     assert "relaunched" in actions and "idle_end" in actions
@@ -219,6 +225,7 @@ guards: {{max_runtime: 2h}}
     leaked = [p for p in tmp_path.joinpath("machines").rglob("*") if p.is_file() and not p.is_symlink()
               and (KEY_ID.encode() in p.read_bytes() or SECRET.encode() in p.read_bytes())]
     assert leaked == []
+    acc.store.close()
     print(f"\ncontroller: decided {decided:.1f} s after the reclaim (poll {POLL_S:g} s); "
           f"resumed at step {resumed} of 40 after {saved} saved")
 
