@@ -111,7 +111,7 @@ def self_test(env, cwd) -> dict:
     check(proc.returncode == 0 and result["ok"], "the installed app's self-test failed")
     check(result.get("frozen") is True, "the self-test did not run in the frozen app")
     names = {c["name"]: c for c in result["checks"]}
-    for required in ("plugin local", "providers", "store", "window", "keyring", "resources"):
+    for required in ("plugin local", "providers", "store", "window", "keyring", "resources", "controller"):
         check(names.get(required, {}).get("status") == "ok", f"self-test check {required!r} is not ok")
     for pid in ("local", "aws", "azure", "alibaba"):  # the bundle carries every cloud (issue 36)
         check(f"({pid})" in names["providers"]["detail"], f"the installed app does not list {pid} as usable")

@@ -167,6 +167,22 @@ def resources_check() -> Check:
     return Check("resources", "ok", f"{root} (icons, examples) and the {', '.join(SHIPPED_LANGUAGES)} catalogue")
 
 
+def controller_check() -> Check:
+    """The account's controller installs this app's own code: its wheel can be made (a packaged app carries it)."""
+    import tempfile
+    import zipfile
+
+    from workbench.core.controller import bundle
+
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = bundle.build_wheel(Path(tmp), ["aws"])
+        reqs = bundle.write_requirements(Path(tmp), ["aws"]).read_text(encoding="utf-8")
+        names = set(zipfile.ZipFile(wheel).namelist())
+    if "workbench/cli/controller.py" not in names or "boto3==" not in reqs:
+        return Check("controller", "fail", f"the controller's install is incomplete ({wheel.name})", "reinstall the app")
+    return Check("controller", "ok", f"{wheel.name}: {len(names)} files, {len(reqs.splitlines())} pinned requirements")
+
+
 def store_roundtrip_check() -> Check:
     from workbench.core.domain.models import Profile
     from workbench.core.store.database import Store
@@ -236,7 +252,7 @@ def self_test(as_json: bool) -> int:
     checks = plugin_checks()
     checks.extend(sdk_checks())
     checks.append(providers_check(checks))
-    for check in (resources_check, store_roundtrip_check):
+    for check in (resources_check, controller_check, store_roundtrip_check):
         try:
             checks.append(check())
         except Exception as exc:  # report every part, whatever broke

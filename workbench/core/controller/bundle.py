@@ -22,6 +22,8 @@ import base64
 import hashlib
 import importlib.metadata as md
 import re
+import shutil
+import sys
 import zipfile
 from pathlib import Path
 from typing import Iterable
@@ -120,9 +122,36 @@ def _resource_files() -> list[tuple[str, Path]]:
     return out
 
 
+PREBUILT = "controller"  # resources/controller/: the wheel and requirements a packaged app carries
+
+
+def _prebuilt(name: str) -> Path | None:
+    """A packaged app (PyInstaller) has no source files to build a wheel from: its build put the wheel and the
+    requirements in ``resources/controller/`` (installer/workbench.spec, :func:`prebuild`)."""
+    if not getattr(sys, "frozen", False):
+        return None
+    path = paths.resources_dir() / PREBUILT / name
+    return path if path.exists() else None
+
+
+def prebuild(dest: Path) -> list[Path]:
+    """What a packaged app carries: the wheel and each cloud's pinned requirements (called by the installer)."""
+    clouds = sorted(CLOUD_REQUIREMENTS)
+    made = [build_wheel(dest, clouds)]
+    for cloud in clouds:
+        path = dest / f"requirements-{cloud}.txt"
+        path.write_text("\n".join(requirements([cloud])) + "\n", encoding="utf-8")
+        made.append(path)
+    return made
+
+
 def build_wheel(dest: Path, providers: Iterable[str]) -> Path:
     """Write the controller's wheel into ``dest``; its path."""
     ver = version()
+    ready = _prebuilt(f"{WHEEL_NAME}-{ver}-py3-none-any.whl")
+    if ready is not None:
+        dest.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copy2(ready, dest / ready.name))
     dest.mkdir(parents=True, exist_ok=True)
     wheel = dest / f"{WHEEL_NAME}-{ver}-py3-none-any.whl"
     info = f"{WHEEL_NAME}-{ver}.dist-info"
@@ -161,5 +190,10 @@ def _record_line(arc: str, data: bytes) -> str:
 
 def write_requirements(dest: Path, providers: Iterable[str]) -> Path:
     path = dest / "requirements.txt"
-    path.write_text("\n".join(requirements(providers)) + "\n", encoding="utf-8")
+    wanted = sorted(set(providers))
+    ready = _prebuilt(f"requirements-{wanted[0]}.txt") if len(wanted) == 1 else None
+    if ready is not None:
+        shutil.copy2(ready, path)
+        return path
+    path.write_text("\n".join(requirements(wanted)) + "\n", encoding="utf-8")
     return path
