@@ -20,7 +20,8 @@ def test_convert_prints_our_spec_with_a_comment_on_every_field(wb):
     assert r.rc == 0, r.err
     assert r.out.startswith(f"# {SKY / 'llama-3_1-finetuning' / 'lora.yaml'}: a SkyPilot task")
     assert "#   line 21: resources.disk_tier: disks here are" in r.out  # ignored, with the reason
-    assert "# line 20: resources.accelerators → resources.gpu: 8× A100" in r.out
+    assert "# line 20: resources.accelerators → resources.gpu: 8× A100 — read as exactly 8 (SkyPilot counts are " \
+           "exact)" in r.out
     assert "# line 13: envs.HF_TOKEN → HF_TOKEN: no value in the file — asked for at launch" in r.out
     # the YAML under the comments is a workbench spec: it parses back to what --json says
     spec = parse_spec(r.out, source="converted.yaml")
@@ -39,12 +40,44 @@ def test_convert_of_a_refused_file_lists_every_refusal_and_exits_1(wb):
     r = wb("convert", str(path))
     assert r.rc == 1
     assert "# Refused — cannot run here yet" in r.out
-    assert re.search(r"#   line 4: docker: .*\n#   line 11: ports: .*\n#   line 21: volumes: ", r.out)
-    assert "3 field(s) of this dstack task cannot run here yet" in r.err
+    assert re.search(r"#   line 4: docker: .*\n#   line 21: volumes: ", r.out)
+    assert "#   line 11: ports → ports: 9000" in r.out  # would be mapped: ports are no refusal any more
+    assert "2 field(s) of this dstack task cannot run here yet" in r.err
     js = wb("convert", str(path), "--json")
     assert js.rc == 1 and js.json["spec"] is None and js.json["yaml"] is None
-    assert [f["line"] for f in js.json["refused"]] == [4, 11, 21]
+    assert [f["line"] for f in js.json["refused"]] == [4, 21]
     assert js.json["error"]["kind"] == "spec" and f"{path}:4: docker:" in js.json["error"]["message"]
+
+
+def test_convert_of_the_files_once_refused_for_image_and_ports_explains_each_field(wb):
+    """Issue 34: the public examples refused for a container image or ports now convert; each field has its
+    comment, the image and ports included, and the readings of GPU counts, memory and the disk are said."""
+    cases = {
+        SKY / "jupyter_lab.yaml": ["# line 15: resources.ports → ports: 29324 — forwarded over SSH to 127.0.0.1",
+                                   "29324 is jupyter", "SkyPilot's default 256 GB"],
+        SKY / "autoresearch" / "experiment.yaml": [
+            "# line 3: resources.image_id → image: nvcr.io/nvidia/pytorch:24.07-py3",
+            "resources.gpu: 1× H100 — read as exactly 1 (SkyPilot counts are exact)"],
+        DST / "single-node-training" / "axolotl" / ".dstack.yml": [
+            "# line 6: image → image: axolotlai/axolotl:main-latest",
+            "# line 27: resources.shm_size → image.shm_size: 24g",
+            "read as exactly 2 GPUs, as dstack does"],
+        DST / "single-node-training" / "qlora" / ".dstack.yml": [
+            "# line 13: ports → ports: 6006", "6006 is tensorboard",
+            "read as exactly 1 GPU, as dstack does"],
+    }
+    for path, expected in cases.items():
+        r = wb("convert", str(path))
+        assert r.rc == 0, r.err
+        for text in expected:
+            assert text in r.out, (path, text)
+        spec = parse_spec(r.out, source="converted.yaml")  # the YAML under the comments is our spec
+        assert spec.image is not None or spec.ports
+        js = wb("convert", str(path), "--json")
+        assert js.rc == 0 and js.json["refused"] == []
+        assert spec == spec_from_dict({**js.json["spec"], "source": "converted.yaml"})
+        fields = {f["field"] for f in js.json["fields"]}
+        assert {"image", "resources.image_id", "ports", "resources.ports"} & fields
 
 
 def test_convert_and_launch_of_a_file_that_is_no_job_file(wb):
@@ -55,9 +88,9 @@ def test_convert_and_launch_of_a_file_that_is_no_job_file(wb):
 
 
 def test_a_refused_file_launches_nothing(wb):
-    r = wb("launch", str(SKY / "jupyter_lab.yaml"), "--provider", "local", "--yes", "--json")
+    r = wb("launch", str(SKY / "custom_image.yaml"), "--provider", "local", "--yes", "--json")
     assert r.rc == 1
-    assert r.json["error"]["message"].startswith(f"{SKY / 'jupyter_lab.yaml'}:15: resources.ports:")
+    assert r.json["error"]["message"].startswith(f"{SKY / 'custom_image.yaml'}:6: resources.image_id:")
     assert wb("status", "--json").json["launches"] == []
 
 

@@ -4,9 +4,10 @@ Field by field (docs/importers.md has the table): ``name``, ``nodes``, ``command
 ``&&`` as dstack runs them), ``env`` (``K=V``, or a bare ``K`` asked for at launch), ``resources``
 (``gpu`` as "H100:1..2", "24GB..40GB:2", "A100:8", a mapping; ``cpu``, ``memory``, ``disk``),
 ``spot_policy``, ``retry``, ``max_duration``, ``max_price``, ``utilization_policy``, ``regions``,
-``backends``, ``instance_types``, ``files``, ``repos`` (a local folder), ``working_dir``.  Settings
-of dstack's container and fleets are ignored with a reason; containers (``image``, ``docker``),
-``ports``, volumes, services and dev environments are refused.
+``backends``, ``instance_types``, ``files``, ``repos`` (a local folder), ``working_dir``, ``image``
+with ``registry_auth``, ``user`` and ``resources.shm_size``, and ``ports`` (module ``container``).  A
+GPU count or memory without a range is exact, as in dstack.  Settings of fleets are ignored with a
+reason; ``docker: true``, ``entrypoint``, volumes, services and dev environments are refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.importers.base import KIND_DSTACK, ImportReader, ImportResult
+from workbench.core.domain.importers.container import ContainerFields
 from workbench.core.domain.importers.dstack_resources import DstackResources
 from workbench.core.domain.models import (CHOOSE_CHEAPEST, Alternative, Guards, JobSpec, Recovery, Resources,
                                           StorageMode, StorageMount, with_default_idle_guard)
@@ -32,20 +34,15 @@ TASK_KEYS = (
     "instance_name", "fleets", "tags", "priority", "schedule", "startup_order", "stop_criteria")
 MAX_NODES = 64
 _REFUSED = {
-    "image": "a container image cannot be used yet: the job runs on the provider's GPU image (install what it "
-             "needs in the commands)",
-    "docker": "Docker inside the job is not set up here yet",
-    "entrypoint": "a container entrypoint needs a container image, which cannot be used yet",
-    "registry_auth": "a container registry login needs a container image, which cannot be used yet",
-    "ports": "forwarding ports is not supported yet: reach the machine with `ssh LAUNCH_ID -L PORT:localhost:PORT`",
-    "volumes": "dstack volumes cannot be attached yet",
+    "docker": "Docker inside the job (docker: true) is not set up here: give the job's own image with `image:`",
+    "entrypoint": "the image's entrypoint cannot be replaced here: the commands run with the container's shell",
+    "volumes": "dstack volumes cannot be attached here: copy data in with `files` or from a bucket",
     "schedule": "scheduled (cron) runs cannot be set up yet",
 }
 _IGNORED = {
     "python": "no container here: the machine's own Python is used (install another in the commands if needed)",
     "nvcc": "no container here: the provider's GPU image decides whether nvcc is installed",
-    "privileged": "no container here: the job runs as the machine's user",
-    "user": "no container here: the job runs as the machine's user",
+    "privileged": "privileged containers are not set up here",
     "home_dir": "no container here: the machine user's home is used",
     "shell": "commands run in bash where installed, else sh",
     "single_branch": "no git checkout here: a local repo folder is uploaded as it is",
@@ -63,6 +60,7 @@ _IGNORED = {
 WORKFLOW = "/workflow"  # dstack's default working folder in its container: the job's folder here
 _SECRET_REF = re.compile(r"\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _TEMPLATE = re.compile(r"\$\{\{.*?\}\}")
+_RUN_ARGS = re.compile(r"\s*\$\{\{\s*run\.args\s*\}\}")
 
 
 def import_dstack(root: MappingNode, source: str, base_dir: Path | None) -> ImportResult:
@@ -70,7 +68,7 @@ def import_dstack(root: MappingNode, source: str, base_dir: Path | None) -> Impo
     return _Dstack(source, base_dir).configuration(root)
 
 
-class _Dstack(DstackResources, ImportReader):
+class _Dstack(DstackResources, ContainerFields, ImportReader):
     kind = KIND_DSTACK
 
     def configuration(self, root: MappingNode) -> ImportResult:
@@ -114,10 +112,15 @@ class _Dstack(DstackResources, ImportReader):
             self.mapped(n, "nodes", f"num_nodes: {num_nodes}", "num_nodes")
         env, secrets = self.env(opt("env"))
         workdir, cd = self.repos(opt("repos")), self.working_dir(opt("working_dir"))
+        if "image" in f and opt("commands") is None:
+            self.refused(f["image"][0], "commands", "without commands dstack runs the image's own command: here "
+                                                    "give it in `commands`")
         run = self.commands(opt("commands"), "commands", root, cd, required="image" not in f)
         setup = self.commands(opt("setup"), "setup", root, cd, required=False)
         storage = self.files(opt("files"))
         resources, alternatives = self.resources_block(opt("resources"))
+        image, secrets = self.dstack_image(f, env, secrets, self.shm)
+        ports = self.name_ports("ports", self.dstack_ports(f["ports"][0], n) if (n := opt("ports")) is not None else (), setup, run)
         spot, spot_choices = self.spot_policy(opt("spot_policy"))
         alternatives = self.with_spot(alternatives, spot_choices)
         providers = self.backends(opt("backends"))
@@ -136,7 +139,8 @@ class _Dstack(DstackResources, ImportReader):
             return with_default_idle_guard(JobSpec(
                 name=name, run=run or "", setup=setup, resources=res, env=env, workdir=workdir, guards=guards,
                 providers=providers, regions=regions, source=self.source, num_nodes=num_nodes, storage=storage,
-                recovery=recovery, secrets=secrets, alternatives=alternatives, choose=CHOOSE_CHEAPEST),
+                recovery=recovery, secrets=secrets, alternatives=alternatives, choose=CHOOSE_CHEAPEST,
+                image=image, ports=ports),
                 idle_given=(guards.idle_minutes, guards.idle_util_below) != (Guards().idle_minutes,
                                                                              Guards().idle_util_below))
 
@@ -183,14 +187,19 @@ class _Dstack(DstackResources, ImportReader):
                 self.fail(root, path, "required: the commands that run the job")
             return None
         items = node.value if isinstance(node, SequenceNode) else [node]
+        target = "run" if path == "commands" else "setup"
         lines: list[str] = []
         for i, item in enumerate(items):
             item_path = f"{path}[{i}]" if isinstance(node, SequenceNode) else path
             text = self.string(item, item_path).strip()
             if not text:
                 continue
+            if _RUN_ARGS.search(text):
+                text = _RUN_ARGS.sub("", text).rstrip()
+                self.mapped(item, f"{item_path} (${{{{ run.args }}}})", "left empty: dstack fills it with the "
+                            "arguments given to `dstack apply`, none in a run without them", target)
             if _TEMPLATE.search(text):
-                self.refused(item, item_path, "dstack's ${{ … }} templates (like run.args) cannot be filled in here")
+                self.refused(item, item_path, "dstack's ${{ … }} templates cannot be filled in here")
             lines.append(f"{{ {text} }}" if text.endswith("&") else text)  # as dstack runs a background command
         if not lines:
             if required:
@@ -198,7 +207,6 @@ class _Dstack(DstackResources, ImportReader):
             return None
         if cd:
             lines.insert(0, f"cd {cd}")
-        target = "run" if path == "commands" else "setup"
         note = (" — note: they name /workflow, dstack's working folder; here that is the job's folder, where "
                 "they start" if any(WORKFLOW in line for line in lines) else "")
         self.mapped(node, path, f"{target}: {len(lines)} command(s) joined with && (stops at the first failure, "

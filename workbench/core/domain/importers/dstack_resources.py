@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from workbench.core.domain.gpus import GPU_MODELS
 from workbench.core.domain.importers.base import ImportReader
 from workbench.core.domain.jobspec_choices import MAX_GPU_COUNT, describe_alternative, describe_gpu
 from workbench.core.domain.models import Alternative, GpuRequest
@@ -23,7 +24,9 @@ Range = tuple[Any, Any]  # (low, high); None: open
 
 
 class DstackResources(ImportReader):
-    """Mixed into the dstack importer."""
+    """Mixed into the dstack importer; ``shm`` keeps ``resources.shm_size`` (its node, GB) for the image."""
+
+    shm: tuple[Node, float] | None = None
 
     def resources_block(self, node: Node | None) -> tuple[dict[str, Any], tuple[Alternative, ...]]:
         """(Resources keyword arguments, alternatives: one per GPU name when several are allowed)."""
@@ -31,9 +34,8 @@ class DstackResources(ImportReader):
             return {}, ()
         f = self.mapping(node, "resources", RES_KEYS)
         kw: dict[str, Any] = {}
-        if "shm_size" in f:
-            self.ignored(f["shm_size"][0], "resources.shm_size", "no container here: the machine's /dev/shm "
-                                                                 "(half its memory) is used")
+        if "shm_size" in f and not self.is_null(n := f["shm_size"][1]):
+            self.shm = (f["shm_size"][0], self.gb(n, "resources.shm_size", self.text(n, "resources.shm_size")))
         if "cpu" in f and not self.is_null(n := f["cpu"][1]):
             low = self.cpu(n)
             if low is not None:
@@ -96,15 +98,13 @@ class DstackResources(ImportReader):
                 else:
                     count = self.parse_range(node, path, token, self.count_value)
         low, high = count
-        low = 1 if low is None else low
-        high = None if high == low else high  # an exact count reads "at least" here: the cheapest offer wins
+        low = 1 if low is None else low  # "2" is exactly 2 in dstack (min and max), "2.." at least 2
         if not 1 <= low <= MAX_GPU_COUNT or (high is not None and not low <= high <= MAX_GPU_COUNT):
             self.fail(node, path, f"GPU count must be from 1 to {MAX_GPU_COUNT}, got {low}..{high or ''}")
         gpus: list[GpuRequest] = []
         for name in names or [None]:
             base = self.gpu_name(node, path, name) if name else GpuRequest(None, vendor=vendor or "NVIDIA")
-            mem_low, mem_high = memory
-            mem_high = None if mem_high == mem_low else mem_high  # "24GB": at least 24 GB, the cheapest wins
+            mem_low, mem_high = memory  # "24GB" is exactly 24 GB in dstack (min and max)
             gpu = GpuRequest(model=base.model, count=low, max_count=high, vendor=base.vendor,
                              min_memory_gb=mem_low if mem_low is not None else base.min_memory_gb,
                              max_memory_gb=mem_high if memory != (None, None) else base.max_memory_gb)
@@ -113,7 +113,8 @@ class DstackResources(ImportReader):
         detail = ("resources.gpu: " + describe_gpu(gpus[0]) if len(gpus) == 1 else
                   f"{len(gpus)} alternatives, the cheapest: " + "; ".join(describe_alternative(Alternative(g))
                                                                           for g in gpus))
-        self.mapped(node, path, detail, "resources" if len(gpus) == 1 else "alternatives")
+        self.mapped(node, path, detail + _reading(count, memory) + _no_such_card(gpus), "resources" if len(gpus) == 1
+                    else "alternatives")
         return gpus
 
     def gpu_vendor(self, node: Node, path: str, text: str) -> str:
@@ -205,3 +206,27 @@ class DstackResources(ImportReader):
             self.fail(node, path, f"must be from 1 second to {MAX_MINUTES // (24 * 60)} days")
         return secs
 
+
+
+def _reading(count: Range, memory: Range) -> str:
+    """How dstack's count and memory were read: a single value is exact (dstack sends it as min and max)."""
+    def one(r: Range, what: str, unit: str) -> str | None:
+        low, high = r
+        if low is not None and low == high:
+            return f"exactly {low:g}{unit} {what}" + ("s" if what == "GPU" and low != 1 else "")
+        if low is not None and high is None:
+            return f"at least {low:g}{unit} {what}" + ("s" if what == "GPU" and low != 1 else "")
+        return None
+    parts = [p for p in (one(count, "GPU", ""), one(memory, "per GPU", " GB")) if p]
+    return f" — read as {' and '.join(parts)}, as dstack does" if parts else ""
+
+
+def _no_such_card(gpus: list[GpuRequest]) -> str:
+    """A note when a named model never ships with the asked memory (dstack then finds no offer either)."""
+    for g in gpus:
+        sizes = GPU_MODELS[g.model].memory_gb if g.model in GPU_MODELS else ()
+        low, high = g.min_memory_gb or 0, g.max_memory_gb if g.max_memory_gb is not None else float("inf")
+        if sizes and not any(low <= size <= high for size in sizes):
+            shipped = ", ".join(f"{size:g} GB" for size in sizes)
+            return f" — note: {g.model} ships with {shipped}: this matches no offer, here as in dstack"
+    return ""

@@ -7,12 +7,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.importers.base import ImportReader
+from workbench.core.domain.importers.container import ContainerFields
 from workbench.core.domain.jobspec_choices import MAX_GPU_COUNT, describe_alternative, describe_gpu
-from workbench.core.domain.models import (CHOOSE_CHEAPEST, CHOOSE_IN_ORDER, Alternative, GpuRequest, Recovery,
-                                          Resources)
+from workbench.core.domain.models import (CHOOSE_CHEAPEST, CHOOSE_IN_ORDER, Alternative, GpuRequest, Port,
+                                          Recovery, Resources)
 from workbench.core.domain.yaml_reader import MAX_MINUTES
 
 RES_KEYS = ("infra", "cloud", "region", "zone", "accelerators", "accelerator_args", "cpus", "memory",
@@ -37,6 +38,9 @@ class ResBlock:
     choose: str = CHOOSE_CHEAPEST
     recovery: Recovery | None = None
     idle_minutes: Any = ...
+    image_ref: str | None = None  # image_id: docker:REF (the login is read with the envs)
+    image_node: Node | None = None
+    ports: tuple[Port, ...] = ()
 
 
 @dataclass
@@ -49,7 +53,7 @@ class _Candidate:
     usable: bool = True  # False: names a cloud this app does not rent from
 
 
-class SkyResources(ImportReader):
+class SkyResources(ContainerFields, ImportReader):
     """Mixed into the SkyPilot importer."""
 
     def resources_block(self, node: Node | None) -> ResBlock:
@@ -58,12 +62,18 @@ class SkyResources(ImportReader):
             return out
         f = self.mapping(node, "resources", RES_KEYS)
         kw: dict[str, Any] = {}
-        for key, why in (("image_id", "a custom machine or container image cannot be used yet: the job runs on "
-                                      "the provider's GPU image (install what it needs in `setup`)"),
-                         ("ports", "opening ports to the Internet is not supported yet: reach the machine with "
-                                   "`ssh LAUNCH_ID` and forward the port")):
-            if key in f:
-                self.refused(f[key][0], f"resources.{key}", why)
+        if "image_id" in f and not self.is_null(n := f["image_id"][1]):
+            text = self.text(n, "resources.image_id").strip() if isinstance(n, ScalarNode) else ""
+            if text.startswith("docker:"):
+                out.image_node, out.image_ref = n, text[len("docker:"):].strip()
+            else:
+                self.refused(f["image_id"][0], "resources.image_id",
+                             f"{'a machine image (' + text + ')' if text else 'machine images per region'}: a "
+                             "custom machine image cannot be used here, the provider's GPU image is — give a "
+                             "container instead (image_id: docker:REGISTRY/NAME:TAG) or install what it needs in "
+                             "`setup`")
+        if "ports" in f and not self.is_null(n := f["ports"][1]):
+            out.ports = self.sky_ports(f["ports"][0], n)
         for key, why in (("disk_tier", "disks here are the provider's standard SSD"),
                          ("network_tier", "the offer's own network is used; to require RDMA/EFA write "
                                           "resources.network: {rdma: true}"),
@@ -175,13 +185,17 @@ class SkyResources(ImportReader):
                 self.fail(item_node, path, f"'{text}': GPU count must be a whole number from 1 to {MAX_GPU_COUNT} "
                                            "(fractions of a GPU are not rented here)")
             gpu = self.gpu_name(item_node, path, name, int(number))
+            gpu = dataclasses.replace(gpu, max_count=gpu.count)  # SkyPilot's counts are exact
             if gpu not in gpus:
                 gpus.append(gpu)
         kind = ("a list: tried in order" if isinstance(node, SequenceNode) else
                 "a set: the cheapest" if len(gpus) > 1 else "")
         single = "resources.gpu: " if path == "resources.accelerators" else "gpu: "
+        counts = sorted({g.count for g in gpus if g is not None})
+        exact = (f" — read as exactly {counts[0]} (SkyPilot counts are exact)" if len(counts) == 1 else
+                 " — each count read as exact (SkyPilot counts are exact)")
         self.mapped(node, path, ("GPU choices, " + kind + ": " if kind else single)
-                    + "; ".join(describe_gpu(g) for g in gpus), "resources" if len(gpus) == 1 else "alternatives")
+                    + "; ".join(describe_gpu(g) for g in gpus) + exact, "resources" if len(gpus) == 1 else "alternatives")
         return list(gpus)
 
     def candidates(self, node: Node, path: str, base: _Candidate) -> list[_Candidate]:

@@ -6,8 +6,10 @@ launch, never stored), ``file_mounts`` (local folders and S3/Azure/OSS buckets b
 mounts), ``setup``, ``run``, and ``resources``: ``accelerators`` (one, or a list/set of choices),
 ``cpus``/``memory`` ("4+" = at least), ``disk_size``, ``use_spot``, ``instance_type``, ``infra``
 and the older ``cloud``/``region``/``zone``, ``any_of``/``ordered`` (our ``alternatives``),
-``max_hourly_cost``, ``autostop``, ``job_recovery``/``spot_recovery``.  Containers
-(``image_id``), ``ports``, Kubernetes and services are refused.
+``max_hourly_cost``, ``autostop``, ``job_recovery``/``spot_recovery``, ``image_id: docker:…`` (with
+SkyPilot's docker login variables in ``envs``) and ``ports`` (module ``container``).  GPU counts are
+exact, as in SkyPilot; without ``disk_size`` the disk is SkyPilot's default 256 GB.  Machine images,
+Kubernetes and services are refused.
 
 Unlike SkyPilot, relative local paths are read from the task file's folder, not the shell's.
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workbench.core.domain.importers.base import KIND_SKYPILOT, ImportReader, ImportResult
+from workbench.core.domain.importers.container import DOCKER_PASSWORD
 from workbench.core.domain.importers.sky_resources import SkyResources
 from workbench.core.domain.models import Guards, JobSpec, StorageMode, StorageMount, with_default_idle_guard
 from workbench.core.domain.yaml_reader import did_you_mean
@@ -27,6 +30,7 @@ from workbench.core.domain.yaml_reader import did_you_mean
 TOP_KEYS = ("name", "workdir", "num_nodes", "resources", "envs", "secrets", "file_mounts", "setup", "run",
             "service", "config", "experimental", "event_callback", "inputs", "outputs", "volumes", "pool")
 MAX_NODES = 64
+DEFAULT_DISK_GB = 256  # SkyPilot's disk when disk_size is not given
 _MOUNT_KEYS = ("name", "source", "store", "mode", "persistent", "config", "_force_delete", "_bucket_sub_path")
 _MODES = {"COPY": StorageMode.COPY, "MOUNT": StorageMode.SYNC, "MOUNT_CACHED": StorageMode.SYNC}
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -86,7 +90,15 @@ class _Sky(SkyResources, ImportReader):
         env, asked = self.envs(opt("envs"))
         secrets = self.secrets(opt("secrets"), env, asked)
         res = self.resources_block(opt("resources"))
+        if not any(n.field == "resources.disk_size" for n in self.notes):
+            res.resources = dataclasses.replace(res.resources, disk_gb=DEFAULT_DISK_GB)
+            self.mapped(opt("resources") or root, "resources.disk_size", f"not given: SkyPilot's default "
+                        f"{DEFAULT_DISK_GB} GB → resources.disk_gb: {DEFAULT_DISK_GB}", "resources")
+        image = None
+        if res.image_node is not None and res.image_ref is not None:
+            image, secrets = self.sky_image(res.image_node, res.image_ref, env, secrets, DOCKER_PASSWORD in env)
         storage = self.file_mounts(opt("file_mounts"), env, res.providers)
+        ports = self.name_ports("resources.ports", res.ports, setup, run)
 
         def build() -> JobSpec:
             guards = Guards() if res.idle_minutes is ... else dataclasses.replace(Guards(), idle_minutes=res.idle_minutes)
@@ -94,7 +106,7 @@ class _Sky(SkyResources, ImportReader):
                 name=name, run=run, setup=setup, resources=res.resources, env=env, workdir=workdir, guards=guards,
                 providers=res.providers, regions=res.regions, source=self.source, num_nodes=num_nodes,
                 storage=storage, recovery=res.recovery, secrets=secrets, alternatives=res.alternatives,
-                choose=res.choose), idle_given=res.idle_minutes is not ...)
+                choose=res.choose, image=image, ports=ports), idle_given=res.idle_minutes is not ...)
 
         return self.result(build)
 

@@ -37,8 +37,8 @@ def test_skypilot_any_of_with_spot_recovery_autostop_and_secrets():
     spec = result.spec
     assert spec is not None
     assert spec.alternatives == (
-        Alternative(GpuRequest("H100", 8), provider="aws", region="us-west-2"),
-        Alternative(GpuRequest("A100", 8, 80.0, max_memory_gb=80.0), provider="azure", region="eastus"))
+        Alternative(GpuRequest("H100", 8, max_count=8), provider="aws", region="us-west-2"),
+        Alternative(GpuRequest("A100", 8, 80.0, max_count=8, max_memory_gb=80.0), provider="azure", region="eastus"))
     assert spec.choose == CHOOSE_CHEAPEST and spec.providers == ("aws", "azure")
     assert spec.resources.spot and spec.resources.max_price == 40 and spec.resources.memory_gb == 64
     assert spec.resources.disk_gb == 1024
@@ -66,11 +66,11 @@ def test_skypilot_accelerator_set_in_ordered_regions_and_bucket_mounts():
 
 
 @pytest.mark.parametrize("accelerators, expected, choose", [
-    ("V100", [GpuRequest("V100", 1)], None),
-    ("'A100-80GB:8'", [GpuRequest("A100", 8, 80.0, max_memory_gb=80.0)], None),
-    ("{V100: 4}", [GpuRequest("V100", 4)], None),
-    ("[T4:1, V100:1]", [GpuRequest("T4", 1), GpuRequest("V100", 1)], CHOOSE_IN_ORDER),
-    ("{T4:1, V100:1}", [GpuRequest("T4", 1), GpuRequest("V100", 1)], CHOOSE_CHEAPEST),
+    ("V100", [GpuRequest("V100", 1, max_count=1)], None),  # SkyPilot's counts are exact
+    ("'A100-80GB:8'", [GpuRequest("A100", 8, 80.0, max_count=8, max_memory_gb=80.0)], None),
+    ("{V100: 4}", [GpuRequest("V100", 4, max_count=4)], None),
+    ("[T4:1, V100:1]", [GpuRequest("T4", 1, max_count=1), GpuRequest("V100", 1, max_count=1)], CHOOSE_IN_ORDER),
+    ("{T4:1, V100:1}", [GpuRequest("T4", 1, max_count=1), GpuRequest("V100", 1, max_count=1)], CHOOSE_CHEAPEST),
 ])
 def test_skypilot_accelerator_forms(accelerators, expected, choose):
     spec = sky(f"run: x\nresources:\n  accelerators: {accelerators}\n").require_spec()
@@ -128,8 +128,8 @@ def test_skypilot_local_file_mounts_and_env_substitution(tmp_path):
 def test_skypilot_refusals_are_collected_in_one_pass():
     result = sky("""\
         resources:
-          image_id: docker:pytorch/pytorch
-          ports: 8080
+          image_id: ami-0123456789abcdef0
+          ports: 10000-20000
           infra: k8s/my-context
         service:
           readiness_probe: /
@@ -137,6 +137,9 @@ def test_skypilot_refusals_are_collected_in_one_pass():
         """)
     assert [(n.line, n.field) for n in result.refused] == [
         (2, "resources.image_id"), (3, "resources.ports"), (4, "resources.infra"), (5, "service")]
+    why = {n.field: n.detail for n in result.refused}
+    assert "machine image (ami-0123456789abcdef0)" in why["resources.image_id"] and "docker:" in why["resources.image_id"]
+    assert "10001 ports" in why["resources.ports"] and "at most 100" in why["resources.ports"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -174,7 +177,7 @@ def test_dstack_profile_fields():
     result = load_job_file(SYN / "dstack-project" / "full.dstack.yml")
     spec = result.spec
     assert spec is not None
-    gpus = [GpuRequest(m, 2, 24.0, max_memory_gb=40.0) for m in ("A10G", "A100")]
+    gpus = [GpuRequest(m, 2, 24.0, max_count=2, max_memory_gb=40.0) for m in ("A10G", "A100")]
     assert spec.alternatives == tuple(Alternative(g, spot=s) for s in (True, False) for g in gpus)
     assert (spec.resources.cpus, spec.resources.memory_gb, spec.resources.disk_gb) == (8, 32.0, 200)
     assert spec.resources.max_price == 2.5 and not spec.resources.spot
@@ -196,12 +199,13 @@ def dst(body: str, tmp_path: Path | None = None):
 
 @pytest.mark.parametrize("gpu, expected", [
     ("H100:1..2", [GpuRequest("H100", 1, max_count=2)]),
-    ("24GB..40GB:2", [GpuRequest(None, 2, 24.0, max_memory_gb=40.0, vendor="NVIDIA")]),
-    ("A100:8", [GpuRequest("A100", 8)]),
-    ("A100:80GB:2", [GpuRequest("A100", 2, 80.0)]),
-    ("amd:2", [GpuRequest(None, 2, vendor="AMD")]),
-    ("2", [GpuRequest(None, 2, vendor="NVIDIA")]),
-    ("A10G,A100", [GpuRequest("A10G", 1), GpuRequest("A100", 1)]),
+    ("24GB..40GB:2", [GpuRequest(None, 2, 24.0, max_count=2, max_memory_gb=40.0, vendor="NVIDIA")]),
+    ("A100:8", [GpuRequest("A100", 8, max_count=8)]),  # a count without a range is exact, as in dstack
+    ("A100:80GB:2", [GpuRequest("A100", 2, 80.0, max_count=2, max_memory_gb=80.0)]),
+    ("amd:2", [GpuRequest(None, 2, max_count=2, vendor="AMD")]),
+    ("2", [GpuRequest(None, 2, max_count=2, vendor="NVIDIA")]),
+    ("24GB", [GpuRequest(None, 1, 24.0, max_count=1, max_memory_gb=24.0, vendor="NVIDIA")]),  # exactly 24 GB
+    ("A10G,A100", [GpuRequest("A10G", 1, max_count=1), GpuRequest("A100", 1, max_count=1)]),
     ("{name: [H100, H200], count: 2.., memory: 80GB..}", [GpuRequest("H100", 2, 80.0), GpuRequest("H200", 2, 80.0)]),
     ("{count: {min: 1, max: 4}}", [GpuRequest(None, 1, max_count=4, vendor="NVIDIA")]),
 ])
@@ -238,7 +242,13 @@ def test_dstack_single_fields(body, check):
     ("env: [A=x, 'B=${{ env.C }}']\n", "env.B", 3),
     ("repos: ['https://github.com/a/b']\n", "repos[0]", 3),
     ("schedule: {cron: '0 * * * *'}\n", "schedule", 3),
-    ("registry_auth: {username: u, password: p}\n", "registry_auth", 3),
+    ("image: repo/app:1\nregistry_auth: {username: u, password: p}\n", "registry_auth.password", 4),
+    ("image: repo/app:1\nenv: [TOKEN=abc]\nregistry_auth: {username: u, password: '${{ env.TOKEN }}'}\n",
+     "registry_auth.password", 5),
+    ("image: repo/app:1\nregistry_auth: {username: '${{ secrets.U }}', password: '${{ secrets.P }}'}\n",
+     "registry_auth.username", 4),
+    ("docker: true\n", "docker", 3),
+    ("volumes: [{name: v, path: /data}]\n", "volumes", 3),
     ("entrypoint: /bin/app\n", "entrypoint", 3),
 ])
 def test_dstack_refusals(body, field, line):

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from workbench.core.domain.errors import SpecError
-from workbench.core.domain.importers import IGNORED, KIND_DSTACK, KIND_SKYPILOT, KIND_WORKBENCH, REFUSED, \
-    load_job_file
+from workbench.core.domain.importers import IGNORED, KIND_DSTACK, KIND_SKYPILOT, KIND_WORKBENCH, MAPPED, \
+    REFUSED, load_job_file
 from workbench.core.domain.jobspec import parse_spec, spec_from_dict, spec_to_dict
-from workbench.core.domain.models import CHOOSE_IN_ORDER, Alternative, GpuRequest, StorageMode, StorageMount
+from workbench.core.domain.models import (CHOOSE_IN_ORDER, Alternative, ContainerImage, GpuRequest, Port, StorageMode,
+                                          StorageMount)
 from workbench.core.domain.spec_yaml import spec_to_yaml
 
 FIX = Path(__file__).resolve().parents[4] / "fixtures" / "importers"
@@ -52,22 +53,23 @@ def test_skypilot_minimal_cpu_task_pins_its_cloud():
 def test_skypilot_multi_node_torchrun_keeps_nodes_gpu_and_cpus():
     _, spec = convert(SKY / "distributed-pytorch" / "train.yaml")
     assert spec.name == "minGPT-ddp" and spec.num_nodes == 2
-    assert spec.resources.gpu == GpuRequest("L4", 1) and spec.resources.cpus == 4
+    assert spec.resources.gpu == GpuRequest("L4", 1, max_count=1) and spec.resources.cpus == 4  # exact, as SkyPilot
     assert "torchrun" in spec.run and "$SKYPILOT_NODE_IPS" in spec.run  # run as written: the variables are set
 
 
 def test_skypilot_ordered_accelerator_list_becomes_alternatives_tried_in_order():
     _, spec = convert(SKY / "multi_accelerators.yaml")
     assert spec.choose == CHOOSE_IN_ORDER and spec.resources.gpu is None
-    assert spec.alternatives == (Alternative(GpuRequest("A100", 1, 40.0, max_memory_gb=40.0)),
-                                 Alternative(GpuRequest("V100", 1)), Alternative(GpuRequest("K80", 1)),
-                                 Alternative(GpuRequest("T4", 1)))
+    assert spec.alternatives == (Alternative(GpuRequest("A100", 1, 40.0, max_count=1, max_memory_gb=40.0)),
+                                 Alternative(GpuRequest("V100", 1, max_count=1)),
+                                 Alternative(GpuRequest("K80", 1, max_count=1)),
+                                 Alternative(GpuRequest("T4", 1, max_count=1)))
 
 
 def test_skypilot_spot_envs_and_file_mounts(tmp_path):
     result, spec = convert(SKY / "llama-3_1-finetuning" / "lora.yaml")
     assert spec.name == "lora"  # no name in the file: taken from its file name
-    assert spec.resources.gpu == GpuRequest("A100", 8) and spec.resources.spot
+    assert spec.resources.gpu == GpuRequest("A100", 8, max_count=8) and spec.resources.spot
     assert spec.env == {"MODEL_SIZE": "8B", "DATASET": "yahma/alpaca-cleaned",
                         "CHECKPOINT_BUCKET_NAME": "sky-llama-31-checkpoints"}
     assert spec.secrets == ("HF_TOKEN",)  # `HF_TOKEN:` without a value: asked for at launch
@@ -82,7 +84,8 @@ def test_skypilot_spot_envs_and_file_mounts(tmp_path):
 
 def test_skypilot_bucket_mount_on_aws_is_a_synced_s3_mount():
     _, spec = convert(SKY / "spot" / "resnet.yaml")
-    assert spec.providers == ("aws",) and spec.resources.gpu == GpuRequest("V100", 4)
+    assert spec.providers == ("aws",) and spec.resources.gpu == GpuRequest("V100", 4, max_count=4)
+    assert spec.resources.disk_gb == 256  # no disk_size: SkyPilot's default
     assert spec.storage == (StorageMount("/checkpoint", "s3://checkpoint-bucket-resnet", StorageMode.SYNC),)
     assert spec.recovery is None and not spec.resources.spot  # use_spot is commented out in the file
 
@@ -106,15 +109,12 @@ def test_a_file_that_only_uses_shared_fields_reads_the_same_as_ours():
 
 
 @pytest.mark.parametrize("path, where, field, words", [
-    (SKY / "jupyter_lab.yaml", 15, "resources.ports", "ports"),
-    (SKY / "custom_image.yaml", 6, "resources.image_id", "image"),
-    (SKY / "autoresearch" / "experiment.yaml", 3, "resources.image_id", "container image"),
+    (SKY / "custom_image.yaml", 6, "resources.image_id", "machine image (ami-062ddd90fb6f8267a)"),
     (SKY / "docker" / "kubernetes_dind.yaml", 22, "resources.cloud", "Kubernetes"),
-    (DST / "single-node-training" / "axolotl" / ".dstack.yml", 6, "image", "container image"),
     (DST / "examples-root" / ".dstack.yml", 1, "type", "dev environment"),
     (DST / "deployment" / "vllm" / ".dstack.yml", 1, "type", "service"),
-    (DST / "single-node-training" / "qlora" / ".dstack.yml", 13, "ports", "ports"),
     (DST / "misc" / "docker-compose" / "task.dstack.yml", 4, "docker", "Docker"),
+    (DST / "misc" / "docker-compose" / "task.dstack.yml", 21, "volumes", "dstack volumes"),
 ])
 def test_what_cannot_run_yet_is_refused_naming_file_line_and_field(path, where, field, words):
     result = load_job_file(path)
@@ -130,10 +130,47 @@ def test_what_cannot_run_yet_is_refused_naming_file_line_and_field(path, where, 
 
 def test_several_refusals_are_all_listed():
     result = load_job_file(DST / "misc" / "docker-compose" / "task.dstack.yml")
-    assert [(n.line, n.field) for n in result.refused] == [(4, "docker"), (11, "ports"), (21, "volumes")]
-    qlora = load_job_file(DST / "single-node-training" / "qlora" / ".dstack.yml")
-    assert [(n.line, n.field) for n in qlora.refused] == [(12, "commands[2]"), (13, "ports")]
-    assert "run.args" in qlora.refused[0].detail
+    assert [(n.line, n.field) for n in result.refused] == [(4, "docker"), (21, "volumes")]
+    ports = next(n for n in result.notes if n.field == "ports")  # ports are no refusal any more
+    assert ports.line == 11 and ports.status == MAPPED
+
+
+# -- images and ports (issue 34): the files refused for them before now convert ---------------
+
+
+def test_skypilot_jupyter_lab_forwards_its_port_named_jupyter():
+    result, spec = convert(SKY / "jupyter_lab.yaml")
+    assert spec.ports == (Port(29324, "jupyter"),) and spec.image is None
+    ports = next(n for n in result.notes if n.field == "resources.ports")
+    assert ports.line == 15 and "127.0.0.1" in ports.detail and "nothing is opened to the Internet" in ports.detail
+
+
+def test_skypilot_docker_image_runs_the_job_in_that_container():
+    result, spec = convert(SKY / "autoresearch" / "experiment.yaml")
+    assert spec.image == ContainerImage("nvcr.io/nvidia/pytorch:24.07-py3")
+    assert spec.resources.gpu == GpuRequest("H100", 1, max_count=1) and spec.resources.disk_gb == 256
+    reading = {n.field: n.detail for n in result.notes}
+    assert "read as exactly 1 (SkyPilot counts are exact)" in reading["resources.accelerators"]
+    assert "SkyPilot's default 256 GB" in reading["resources.disk_size"]
+
+
+def test_dstack_axolotl_image_with_its_shared_memory():
+    result, spec = convert(DST / "single-node-training" / "axolotl" / ".dstack.yml")
+    assert spec.image == ContainerImage("axolotlai/axolotl:main-latest", shm_size="24g")
+    assert spec.resources.gpu == GpuRequest("H100", 2, max_count=2) and spec.resources.disk_gb == 500
+    assert spec.secrets == ("HF_TOKEN", "WANDB_API_KEY", "WANDB_PROJECT", "HUB_MODEL_ID")
+    notes = {n.field: n for n in result.notes}
+    assert (notes["image"].line, notes["image"].status) == (6, MAPPED)
+    assert notes["resources.shm_size"].target == "image"
+    assert "exactly 2 GPUs, as dstack does" in notes["resources.gpu"].detail
+
+
+def test_dstack_qlora_forwards_tensorboard_and_leaves_run_args_empty():
+    result, spec = convert(DST / "single-node-training" / "qlora" / ".dstack.yml")
+    assert spec.ports == (Port(6006, "tensorboard"),)
+    assert spec.run.endswith("train.py --merge_and_push") and "${{" not in spec.run
+    assert spec.resources.gpu == GpuRequest(None, 1, 16.0, max_count=1, max_memory_gb=24.0, vendor="NVIDIA")
+    assert any("run.args" in n.field and n.status == MAPPED for n in result.notes)
 
 
 @pytest.mark.parametrize("path, message", [
@@ -189,7 +226,10 @@ CONVERTING = [SKY / "minimal.yaml", SKY / "distributed-pytorch" / "train.yaml", 
               SKY / "aws_efa" / "efa_vm.yaml", SKY / "multi_hostname.yaml",
               DST / "distributed-training" / "torchrun" / ".dstack.yml",
               DST / "single-node-training" / "trl" / "train.dstack.yml", DST / "clusters" / "nccl-tests" / ".dstack.yml",
-              DST / "misc" / "airflow" / "dags" / "dstack-repo" / "task.dstack.yml"]
+              DST / "misc" / "airflow" / "dags" / "dstack-repo" / "task.dstack.yml",
+              SKY / "jupyter_lab.yaml", SKY / "autoresearch" / "experiment.yaml",
+              DST / "single-node-training" / "axolotl" / ".dstack.yml",
+              DST / "single-node-training" / "qlora" / ".dstack.yml"]
 
 
 @pytest.mark.parametrize("path", CONVERTING, ids=lambda p: p.relative_to(FIX).as_posix())
