@@ -27,6 +27,9 @@ DEBS_TEST += nodejs
 AZURITE   := node_modules/.bin/azurite-blob
 # Mesa's software OpenGL (llvmpipe) under Xvfb: the Monitor's OpenGL-or-raster choice is tested and measured on it
 DEBS_TEST += libgl1-mesa-dri
+# Containers (issue 34): the tests start their own Docker daemon and a private registry with a password
+# (htpasswd), and build the job image from Debian packages (debootstrap; cached in ~/.cache/workbench-tests).
+DEBS_TEST += docker.io debootstrap docker-registry apache2-utils
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
 # from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
 # installed app's self-test against a real Secret Service.

@@ -41,7 +41,7 @@ from workbench.core.domain.errors import ConfigError, PluginError, TransientErro
 from workbench.core.domain.models import JobSpec
 from workbench.core.paths import check_launch_id
 
-from . import procs
+from . import containers, procs
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +297,9 @@ def start_job(store: JobStore, info: JobInfo) -> JobRecord:
             if spec.setup:
                 (state / "setup.sh").write_text(spec.setup + "\n", encoding="utf-8")
             (state / "run.sh").write_text(spec.run + "\n", encoding="utf-8")
+            if spec.image is not None:  # setup and run inside the container (containers.py)
+                env = containers.container_env({**spec.env, **info.secret_env}, launch_id, info.owner)
+                containers.prepare(spec, launch_id, state, work, env)
             log_path.parent.mkdir(parents=True, exist_ok=True)
             log_file = open(log_path, "ab")
         except OSError as exc:
@@ -306,8 +309,9 @@ def start_job(store: JobStore, info: JobInfo) -> JobRecord:
             ) from exc
         with log_file:  # the child keeps its own copy of the descriptor
             try:
+                wrapper = containers.WRAPPER if spec.image is not None else WRAPPER
                 proc = subprocess.Popen(
-                    ["/bin/sh", "-c", WRAPPER, "workbench-job", str(state), job_shell()],
+                    ["/bin/sh", "-c", wrapper, "workbench-job", str(state), job_shell()],
                     cwd=work,
                     env=job_env(os.environ, {**spec.env, **info.secret_env}, launch_id, info.owner),
                     stdin=subprocess.DEVNULL,

@@ -50,7 +50,7 @@ from workbench.core.domain.models import (
 from workbench.core.paths import check_launch_id
 from workbench.core.providers.contract import Provider, ProviderContext, SupportsTelemetry
 
-from . import hardware, nodes, procs
+from . import containers, hardware, nodes, procs
 from .jobs import JobInfo, JobRecord, JobStore, describe_failure, start_job
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,11 @@ class LocalProvider(Provider, SupportsTelemetry):
         launch_id = check_launch_id(req.launch_id)
         if not 1 <= req.count <= MAX_NODES:
             raise ConfigError(f"a local rehearsal runs 1 to {MAX_NODES} nodes, not {req.count}")
+        if req.spec.image is not None:
+            if req.count > 1:
+                raise ConfigError("a local rehearsal of several nodes does not run container images yet",
+                                  hint="launch one node, or remove image: from the spec")
+            containers.engine()  # neither Docker nor podman: say what to install before anything starts
         price = req.offer.hourly(req.spot)
         info = JobInfo(
             launch_id=launch_id,

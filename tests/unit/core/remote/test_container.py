@@ -1,0 +1,85 @@
+"""The generated container run (workbench/core/remote/container.py) as text: the `docker run` arguments with and
+without GPUs, the per-job login, the env file; and the test world's clear failure when dockerd cannot start.
+(The real runs are tests/plugins/local/test_local_container.py and tests/remote/test_container_machine.py.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.core.domain.errors import ConfigError
+from workbench.core.domain.models import ContainerImage, RegistryAuth
+from workbench.core.remote import container
+
+IMAGE = ContainerImage("reg.example:5000/team/train:1", RegistryAuth("bot", "REG_TOKEN"), "16g", "1000:1000")
+J = "/home/u/.workbench/jobs/L1"
+
+
+def _run_args(gpus: bool) -> list[str]:
+    binds = container.binds(f"{J}/work", {"setup.sh": f"{J}/setup.sh", "run.sh": f"{J}/run.sh"},
+                            ["/data/ckpt", "relative/out", f"{J}/work/inside"])
+    return container.run_args(IMAGE, "L1", f"{J}/work", f"{J}/container.env", binds, gpus)
+
+
+def test_the_run_arguments_give_every_gpu_host_network_mounts_user_shm_and_the_env_file():
+    args = _run_args(gpus=True)
+    joined = " ".join(args)
+    assert args[:4] == ["run", "-d", "--rm", "--name"] and args[4] == "wb-L1"
+    assert "--network host" in joined and "--gpus all" in joined
+    assert f"--env-file {J}/container.env" in joined and "--user 1000:1000" in joined and "--shm-size 16g" in joined
+    assert f"-v {J}/work:{J}/work" in joined and f"-w {J}/work" in joined
+    assert f"-v {J}/setup.sh:/workbench/setup.sh:ro" in joined and f"-v {J}/run.sh:/workbench/run.sh:ro" in joined
+    assert "-v /data/ckpt:/data/ckpt" in joined  # absolute storage mounts at the paths the job expects
+    assert "relative/out" not in joined and f"{J}/work/inside:" not in joined  # inside the workdir mount already
+    assert args[-3:] == ["sleep", IMAGE.name, "infinity"]
+    assert "--gpus" not in _run_args(gpus=False)  # a machine without GPUs (or without the toolkit)
+
+
+def test_the_script_logs_in_with_a_per_job_config_from_stdin_and_never_names_the_secret_value():
+    text = container.script(IMAGE, "L1", J, f"{J}/work", {"run.sh": f"{J}/run.sh"})
+    assert 'D="$J/docker"' in text and 'mkdir -m 700 "$D"' in text and "trap 'rm -rf \"$D\"' EXIT" in text
+    assert "export DOCKER_CONFIG=\"$D\" REGISTRY_AUTH_FILE=\"$D/auth.json\"" in text
+    assert "sed -n 's/^REG_TOKEN=//p' \"$J/container.env\" | \"$E\" login --username bot --password-stdin " \
+           "reg.example:5000" in text
+    assert ".docker/config.json" not in text.replace("never touches ~/.docker/config.json", "")
+    assert "exit 125" in text and "setup was not started" in text
+    assert container.GPU_CHECK in text  # --gpus all only where the toolkit and a driver are there
+    subprocess.run(["sh", "-n"], input=text, text=True, check=True)  # valid POSIX sh
+    plain = container.script(ContainerImage("debian:12"), "L2", J, f"{J}/work", {})
+    assert "login --username" in plain and "if [ -n '' ]; then" in plain  # no login without registry_auth
+
+
+def test_the_exec_arguments_pick_bash_and_pass_the_exit_code_through():
+    args = container.exec_args("L1", "setup.sh", stop_on_error=True)
+    assert args[:2] == ["exec", "wb-L1"] and args[-2:] == ["-e", "/workbench/setup.sh"]
+    done = subprocess.run(["sh", "-c", args[4], "x", "-c", "exit 3"])  # the same picker on this computer
+    assert done.returncode == 3
+
+
+def test_the_env_file_carries_values_as_they_are_and_refuses_what_it_cannot_carry():
+    assert container.env_file({"A": "x y 'z'", "B": "$HOME"}) == "A=x y 'z'\nB=$HOME\n"
+    with pytest.raises(ConfigError, match="several lines"):
+        container.env_file({"KEY": "line1\nline2"})
+    with pytest.raises(ConfigError, match="cannot be passed"):
+        container.env_file({"BAD-NAME": "1"})
+
+
+def test_the_container_world_fails_clearly_when_dockerd_cannot_start(tmp_path, monkeypatch):
+    """The container tests fail (never skip) with dockerd's own words when it cannot start."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "support"))
+    import containers
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("dockerd", "docker", "debootstrap", "docker-registry", "htpasswd"):
+        (fake / tool).write_text("#!/bin/sh\necho 'failed to start daemon: no cgroups here' >&2\nexit 1\n")
+        (fake / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:/usr/bin:/bin")
+    with pytest.raises(RuntimeError, match="dockerd could not start") as got:
+        containers.ContainerWorld()
+    assert "no cgroups here" in str(got.value)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert "docker.io" in (containers.available() or "") and "make test" in containers.available()

@@ -1,0 +1,215 @@
+"""A job in a container (``image:`` in the spec): the generated ``container.sh`` and its ``docker run``.
+
+One script serves both places a job runs — a cloud machine (``supervise.sh`` calls it, see
+:mod:`.supervisor`) and this computer (the Local provider's wrapper) — with four commands::
+
+    container.sh pull          log in (a per-job Docker config), pull with progress, log out
+    container.sh start         docker run -d … the job's container (sleeps until told otherwise)
+    container.sh exec [-e] F   setup or run inside it (bash, else sh), the exit code passed through
+    container.sh stop          docker rm -f (also from the wrappers' TERM trap)
+
+Why one long-lived container and ``docker exec``: what setup installs inside it (``pip install``) is
+still there for run, and a multi-node barrier runs on the machine between the two.
+
+Rules it keeps:
+
+* every GPU of the machine (``--gpus all``) when the NVIDIA container toolkit and a working driver are
+  there; none on a machine without GPUs (Docker refuses ``--gpus`` without the toolkit);
+* ``--network host``: the multi-node variables, NCCL and the barrier work as without a container;
+* the workdir and the storage mounts bind-mounted at the paths the job expects, the scripts read-only;
+* the job's environment from ``--env-file`` (a 0600 file in the job folder, read by the daemon, so any
+  ``--user`` works) — secrets are never on a command line and never in an image;
+* registry credentials only in ``<job folder>/docker`` (``DOCKER_CONFIG``, 0700; podman:
+  ``REGISTRY_AUTH_FILE``), fed the secret's value on stdin from the env file, removed right after the
+  pull — never the user's ``~/.docker/config.json``;
+* a failed pull or start says why (login refused, not found, network) and exits 125, before setup.
+
+Pure functions building text; nothing here runs anything.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Mapping, Sequence
+
+from workbench.core.domain.errors import ConfigError
+from workbench.core.domain.models import ContainerImage
+
+ENV_FILE = "container.env"
+SCRIPT = "container.sh"
+SCRIPTS_AT = "/workbench"  # where setup.sh and run.sh appear inside the container (read-only)
+PULL_FAILED = 125  # Docker's own code for "the container could not be started"
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# the NVIDIA container toolkit on the machine, and a driver that answers: only then --gpus all
+GPU_CHECK = ("{ command -v nvidia-ctk || command -v nvidia-container-cli || command -v nvidia-container-runtime; } "
+             ">/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1")
+
+
+def container_name(launch_id: str) -> str:
+    """The container's name: ``wb-`` and the launch id (Docker's allowed characters only)."""
+    return "wb-" + re.sub(r"[^A-Za-z0-9_.-]", "-", launch_id)
+
+
+def env_file(env: Mapping[str, str]) -> str:
+    """The job's environment in ``--env-file`` form (``NAME=value`` lines, no quoting).
+
+    Raises ConfigError for a value Docker's env file cannot carry (a newline) or a name it would misread.
+    """
+    lines = []
+    for name, value in env.items():
+        if not _NAME_RE.fullmatch(str(name)):
+            raise ConfigError(f"the environment variable name {name!r} cannot be passed into a container")
+        if "\n" in str(value) or "\r" in str(value):
+            raise ConfigError(f"the value of {name} spans several lines, which a container's env file cannot carry",
+                              hint="put it in a file in the workdir (or base64-encode it) and read it from there")
+        lines.append(f"{name}={value}\n")
+    return "".join(lines)
+
+
+def binds(workdir: str, scripts: Mapping[str, str], mount_paths: Sequence[str] = ()) -> list[tuple[str, str, bool]]:
+    """(host path, container path, read-only) for the workdir, the scripts and the absolute storage mounts.
+
+    The workdir and the storage mounts appear at the same path inside as on the machine (the job's
+    relative paths and its spec's absolute mount paths both hold); relative mount paths are inside the
+    workdir already.
+    """
+    out = [(workdir, workdir, False)]
+    out += [(host, f"{SCRIPTS_AT}/{name}", True) for name, host in scripts.items()]
+    for path in mount_paths:
+        if path.startswith("/") and not (path + "/").startswith(workdir.rstrip("/") + "/"):
+            out.append((path, path, False))
+    return out
+
+
+def run_args(image: ContainerImage, launch_id: str, workdir: str, env_path: str,
+             bind_list: Sequence[tuple[str, str, bool]], gpus: bool) -> list[str]:
+    """The ``docker run`` arguments (after ``docker``) that start the job's container, detached.
+
+    The container sleeps until ``container.sh stop``; setup and run are ``docker exec``-ed into it.
+    """
+    args = ["run", "-d", "--rm", "--name", container_name(launch_id), "--label", f"workbench.launch={launch_id}",
+            "--network", "host", "--env-file", env_path, "-w", workdir]
+    if gpus:
+        args += ["--gpus", "all"]
+    if image.user:
+        args += ["--user", image.user]
+    if image.shm_size:
+        args += ["--shm-size", image.shm_size]
+    for host, inside, read_only in bind_list:
+        args += ["-v", f"{host}:{inside}" + (":ro" if read_only else "")]
+    args += ["--entrypoint", "sleep", image.name, "infinity"]
+    return args
+
+
+def exec_args(launch_id: str, script: str, stop_on_error: bool) -> list[str]:
+    """The ``docker exec`` arguments that run one of the job's scripts inside its container (bash, else sh)."""
+    pick = 'if command -v bash >/dev/null 2>&1; then exec bash "$@"; else exec sh "$@"; fi'
+    return ["exec", container_name(launch_id), "sh", "-c", pick, "workbench-job",
+            *(["-e"] if stop_on_error else []), f"{SCRIPTS_AT}/{script}"]
+
+
+def _q(args: Sequence[str]) -> str:
+    return " ".join(shlex.quote(a) for a in args)
+
+
+SCRIPT_TEXT = r"""#!/bin/sh
+# Cloud GPU Workbench: the job's container (pull | start | exec [-e] SCRIPT | stop). Generated; see
+# workbench/core/remote/container.py.
+J=@JOB@
+IMAGE=@IMAGE@
+NAME=@NAME@
+E="${WORKBENCH_CONTAINER_ENGINE:-$(command -v docker || command -v podman)}"
+if [ -z "$E" ]; then
+  echo "[workbench] this job runs in the container image $IMAGE, but neither Docker nor podman is installed here" \
+       "(install the docker.io or podman package)"
+  exit 127
+fi
+why() {  # the reason a pull or login failed, from the engine's own words in $1
+  if grep -qiE 'manifest unknown|not found|does not exist|name unknown' "$1"; then echo "the image was not found"
+  elif grep -qiE 'unauthorized|authentication required|incorrect username or password|no basic auth|denied' "$1"; then
+    echo "the registry refused the login"
+  elif grep -qiE 'connection refused|no such host|timeout|unreachable|dial tcp|TLS handshake|server misbehaving' "$1"
+  then echo "the registry could not be reached (network)"
+  else echo "see the lines above"; fi
+}
+case "$1" in
+pull)
+  D="$J/docker"  # a per-job Docker config: the login never touches ~/.docker/config.json
+  rm -rf "$D"; mkdir -m 700 "$D" || exit 125
+  trap 'rm -rf "$D"' EXIT
+  export DOCKER_CONFIG="$D" REGISTRY_AUTH_FILE="$D/auth.json"
+  if [ -n @LOGIN_USER@ ]; then
+    echo "[workbench] logging in to @REGISTRY@ as "@LOGIN_USER@
+    sed -n 's/^@SECRET@=//p' "$J/@ENVFILE@" | "$E" login --username @LOGIN_USER@ --password-stdin @REGISTRY@ \
+      > "$D/login.out" 2>&1
+    rc=$?; cat "$D/login.out"
+    if [ "$rc" -ne 0 ]; then
+      echo "[workbench] could not log in to @REGISTRY@: the registry refused the login ($(why "$D/login.out"));" \
+           "setup was not started"
+      exit 125
+    fi
+  fi
+  echo "[workbench] pulling $IMAGE"
+  { "$E" pull "$IMAGE" 2>&1; echo $? > "$D/pull.rc"; } | tee "$D/pull.out"
+  rc=$(cat "$D/pull.rc" 2>/dev/null || echo 1)
+  if [ "$rc" -ne 0 ]; then
+    echo "[workbench] could not pull $IMAGE: $(why "$D/pull.out"); setup was not started"
+    exit 125
+  fi
+  echo "[workbench] pulled $IMAGE"
+  ;;
+start)
+  "$E" rm -f "$NAME" >/dev/null 2>&1
+  if @GPU_CHECK@; then
+    echo "[workbench] starting the container with every GPU of this machine"
+    set -- @RUN_GPUS@
+  else
+    set -- @RUN@
+  fi
+  if ! out=$("$E" "$@" 2>&1); then
+    echo "$out"; echo "[workbench] could not start the container from $IMAGE; setup was not started"
+    exit 125
+  fi
+  ;;
+exec)
+  shift
+  if [ "$1" = -e ]; then set -- @EXEC_E@ "@AT@/$2"; else set -- @EXEC@ "@AT@/$1"; fi
+  exec "$E" "$@"
+  ;;
+stop)
+  "$E" rm -f "$NAME" >/dev/null 2>&1
+  exit 0
+  ;;
+*) echo "usage: container.sh pull|start|exec [-e] SCRIPT|stop" >&2; exit 2 ;;
+esac
+"""
+
+
+def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, scripts: Mapping[str, str],
+           mount_paths: Sequence[str] = ()) -> str:
+    """``container.sh`` for one job: ``job_dir`` holds ``container.env``; ``scripts`` maps setup.sh/run.sh to
+    their paths on this machine.  ``exec`` takes a script's name (``setup.sh``) as its argument."""
+    env_path = f"{job_dir}/{ENV_FILE}"
+    bind_list = binds(workdir, scripts, mount_paths)
+    auth = image.registry_auth
+    if auth and not _NAME_RE.fullmatch(auth.password_secret):
+        raise ConfigError(f"registry_auth names the secret {auth.password_secret!r}, which is not a variable name")
+    exec_base = exec_args(launch_id, "X", False)[:-1]
+    exec_e = exec_args(launch_id, "X", True)[:-1]
+    text = (SCRIPT_TEXT
+            .replace("@JOB@", shlex.quote(job_dir))
+            .replace("@IMAGE@", shlex.quote(image.name))
+            .replace("@NAME@", shlex.quote(container_name(launch_id)))
+            .replace("@LOGIN_USER@", shlex.quote(auth.username if auth else ""))
+            .replace("@REGISTRY@", shlex.quote(image.registry))
+            .replace("@SECRET@", auth.password_secret if auth else "")
+            .replace("@ENVFILE@", ENV_FILE)
+            .replace("@GPU_CHECK@", GPU_CHECK)
+            .replace("@RUN_GPUS@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True)))
+            .replace("@RUN@", _q(run_args(image, launch_id, workdir, env_path, bind_list, False)))
+            .replace("@EXEC_E@", _q(exec_e))
+            .replace("@EXEC@", _q(exec_base))
+            .replace("@AT@", SCRIPTS_AT))
+    return text
