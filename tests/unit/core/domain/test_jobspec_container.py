@@ -55,15 +55,17 @@ def test_a_launch_that_asks_for_what_this_version_cannot_do_is_refused_before_an
     from workbench_testing import fake_cloud_accounts
 
     from workbench.core.domain.errors import ConfigError
-    from workbench.core.lifecycle.launcher import choose_offer, execute
+    from workbench.core.lifecycle.launcher import choose_offer, execute, refuse_unsupported
 
     monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
     acc, _ = fake_cloud_accounts(monkeypatch, {"fc": {}})
     try:
-        for field in ("image: pytorch/pytorch:2.3.0", "ports: [8888]"):
-            spec = parse_spec(BASE + "resources: {gpu: 'V100:1'}\n" + field + "\n")
-            with pytest.raises(ConfigError, match="cannot do yet"):
-                execute(acc, choose_offer(acc, spec, provider="fakecloud"))
+        spec = parse_spec(BASE + "resources: {gpu: 'V100:1'}\nimage: pytorch/pytorch:2.3.0\nports: [8888]\n")
+        with pytest.raises(ConfigError, match="cannot do yet") as got:
+            execute(acc, choose_offer(acc, spec, provider="fakecloud"))
+        assert "container image" in str(got.value) and "forwarding" not in str(got.value)
         assert acc.store.list_launches() == [] and acc.store.list_instances() == []
+        ports_only = parse_spec(BASE + "resources: {gpu: 'V100:1'}\nports: [8888]\n")
+        refuse_unsupported(ports_only)  # ports are forwarded now (workbench/core/remote/forwards.py)
     finally:
         acc.store.close()
