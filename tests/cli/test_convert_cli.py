@@ -64,7 +64,7 @@ def test_convert_of_the_files_once_refused_for_image_and_ports_explains_each_fie
             "read as exactly 2 GPUs, as dstack does"],
         DST / "single-node-training" / "qlora" / ".dstack.yml": [
             "# line 13: ports → ports: 6006", "6006 is tensorboard",
-            "read as exactly 1 GPU, as dstack does"],
+            "read as exactly 1 GPU and 16 to 24 GB per GPU, as dstack does"],
     }
     for path, expected in cases.items():
         r = wb("convert", str(path))

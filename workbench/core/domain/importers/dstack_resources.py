@@ -54,7 +54,7 @@ class DstackResources(ImportReader):
             if low is not None:
                 kw["disk_gb"] = self.whole(n, "resources.disk", low, "the disk size")
             self.mapped(n, "resources.disk", f"resources.disk_gb: {kw.get('disk_gb', 100)}"
-                        + self.upper(high, "GB", low), "resources")
+                        + (self.upper(high, "GB", low) if high != low else ""), "resources")
         gpus: list[GpuRequest] = []
         if "gpu" in f and not self.is_null(n := f["gpu"][1]):
             gpus = self.gpu_spec(n)
@@ -188,8 +188,11 @@ class DstackResources(ImportReader):
         return self.size_gb(node, path, text)
 
     def upper(self, high: Any, unit: str, low: Any = None) -> str:
-        if not high or high == low:
+        """How an upper bound of cpu, memory or disk was read: noted, not used (they stay "at least" here)."""
+        if not high:
             return ""
+        if high == low:
+            return f" (exactly {high:g} {unit} in dstack; at least here, the cheapest offer wins)"
         return f" (dstack's upper bound {high:g} {unit} is not used: the cheapest offer wins)"
 
     # -- durations ---------------------------------------------------------------------
@@ -216,6 +219,8 @@ def _reading(count: Range, memory: Range) -> str:
             return f"exactly {low:g}{unit} {what}" + ("s" if what == "GPU" and low != 1 else "")
         if low is not None and high is None:
             return f"at least {low:g}{unit} {what}" + ("s" if what == "GPU" and low != 1 else "")
+        if high is not None:
+            return f"{low or 0:g} to {high:g}{unit} {what}" + ("s" if what == "GPU" else "")
         return None
     parts = [p for p in (one(count, "GPU", ""), one(memory, "per GPU", " GB")) if p]
     return f" — read as {' and '.join(parts)}, as dstack does" if parts else ""
