@@ -119,10 +119,10 @@ class ContainerFields(ContainerReader, ImportReader):
             self.mapped(node, path, f"image: {name} (setup and run happen in this container, pulled without a "
                                     "login)", "image")
             return ContainerImage(name), secrets
-        missing = [k for k in DOCKER_LOGIN if k not in given]
-        if missing:
-            self.fail(node, path, f"SkyPilot's docker login needs {', '.join(DOCKER_LOGIN)} together in envs "
-                                  f"or secrets; {', '.join(missing)} missing")
+        missing = [k for k in (DOCKER_USER, DOCKER_SERVER) if k not in given]
+        if missing:  # the password alone may come at launch (SkyPilot's advice: `--env SKYPILOT_DOCKER_PASSWORD`)
+            self.fail(node, path, f"SkyPilot's docker login needs {DOCKER_USER} and {DOCKER_SERVER} in envs (and "
+                                  f"{DOCKER_PASSWORD}, here asked for at launch); {', '.join(missing)} missing")
         for key in (DOCKER_USER, DOCKER_SERVER):
             if key not in env:
                 self.refused(node, f"envs.{key}", "has no value in the file: the registry user and server are "
@@ -149,7 +149,8 @@ class ContainerFields(ContainerReader, ImportReader):
                                   f"SkyPilot would pull {server}/{name}; make them agree")
         if DOCKER_PASSWORD not in secrets:
             secrets = (*secrets, DOCKER_PASSWORD)
-        kept = " (the value written in envs is not used)" if had_password else ""
+        kept = (" (the value written in envs is not used: give it at launch, e.g. --env "
+                f"{DOCKER_PASSWORD}=\"$(aws ecr get-login-password)\")" if had_password else "")
         self.mapped(node, path, f"image: {name}, logged in to {how} as {user} with the password in launch secret "
                                 f"{DOCKER_PASSWORD}{kept}: asked for at launch, never stored", "image")
         return ContainerImage(name, RegistryAuth(user, DOCKER_PASSWORD)), secrets

@@ -73,12 +73,28 @@ def test_skypilot_docker_password_from_secrets_and_an_image_already_naming_the_s
     round_trips(spec)
 
 
+def test_skypilot_docs_ecr_example_without_a_password_in_the_file_asks_for_it_at_launch():
+    """SkyPilot's own docs (docker-containers.rst, ECR): user and server in envs, the password given with --env."""
+    spec = sky("""\
+        resources:
+          image_id: docker:my-private-image:v2
+        envs:
+          SKYPILOT_DOCKER_USERNAME: AWS
+          # SKYPILOT_DOCKER_PASSWORD: <password>
+          SKYPILOT_DOCKER_SERVER: 123456789012.dkr.ecr.us-east-1.amazonaws.com
+        run: python train.py
+        """).require_spec()
+    assert spec.image == ContainerImage("123456789012.dkr.ecr.us-east-1.amazonaws.com/my-private-image:v2",
+                                        RegistryAuth("AWS", "SKYPILOT_DOCKER_PASSWORD"))
+    assert spec.secrets == ("SKYPILOT_DOCKER_PASSWORD",) and spec.env == {}
+
+
 @pytest.mark.parametrize("text, message", [
     ("envs: {SKYPILOT_DOCKER_USERNAME: u, SKYPILOT_DOCKER_PASSWORD: null, SKYPILOT_DOCKER_SERVER: ghcr.io}\n"
      "resources: {image_id: 'docker:nvcr.io/nvidia/pytorch:24.07-py3'}\nrun: x\n",
      "the image names registry nvcr.io but SKYPILOT_DOCKER_SERVER is ghcr.io"),
     ("envs: {SKYPILOT_DOCKER_USERNAME: u}\nresources: {image_id: 'docker:a/b:1'}\nrun: x\n",
-     "SKYPILOT_DOCKER_PASSWORD, SKYPILOT_DOCKER_SERVER missing"),
+     "SKYPILOT_DOCKER_SERVER missing"),
     ("resources: {image_id: 'docker:Not A Ref'}\nrun: x\n", "is not an image reference"),
     ("resources: {ports: 70000}\nrun: x\n", "a port is from 1 to 65535"),
     ("resources: {ports: '9-3'}\nrun: x\n", "the range '9-3' is backwards"),
