@@ -148,3 +148,63 @@ def test_a_port_the_job_does_not_list_is_refused(served):
     _, _, spec, http_port, _, _ = served
     with pytest.raises(ConfigError, match=f"its ports: {http_port} \\(HTTP\\)"):
         port_of(spec.ports, 1)
+
+
+def _wb_env(remote) -> dict:
+    import os
+
+    from .conftest import REMOTE_PLUGINS
+
+    return dict(os.environ, WORKBENCH_HOME=str(remote.home), PYTHONPATH=str(REMOTE_PLUGINS), DISPLAY="")
+
+
+@pytest.mark.timeout(180)
+def test_the_cli_lists_the_ports_and_open_forwards_until_ctrl_c(served):
+    import signal
+    import subprocess
+
+    remote, inst, spec, http_port, jupyter_port, _ = served
+    lid = inst.launch_id
+    env = _wb_env(remote)
+    listed = subprocess.run([sys.executable, "-m", "workbench", "ports", lid, "--json"], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["ports"]
+    assert [(r["port"], r["name"], r["service"], r["http"], r["forwards"]) for r in rows] == [
+        (http_port, "http", "HTTP", True, []), (jupyter_port, "jupyter", "Jupyter", True, [])]
+
+    missing = subprocess.run([sys.executable, "-m", "workbench", "open", lid, "1", "--json"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1 and json.loads(missing.stdout)["error"]["kind"] == "config"
+
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "open", lid, str(jupyter_port), "--json"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        text = ""
+        while True:  # the document is written and flushed while the forward goes on
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            text += line
+            try:
+                doc = json.loads(text)
+                break
+            except ValueError:
+                continue
+        (fwd,) = doc["forwards"]
+        assert doc["port"] == jupyter_port and doc["browser"] is False  # no display here
+        assert fwd["local_address"] == f"127.0.0.1:{fwd['local_port']}" and "?token=" in fwd["url"]
+        assert _until_ok(fwd["url"])[0] == 200  # the URL the user is given is the one that answers
+        token = fwd["url"].split("?token=")[1]
+        assert _get(f"http://127.0.0.1:{fwd['local_port']}/api/status?token={token}")[0] == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", fwd["local_port"]), timeout=2).close()
+        log_dir = remote.home  # the token is shown to the user who asked, never written to the app's log
+        for path in log_dir.rglob("*.log"):
+            if "jobs" not in path.parts:
+                assert token not in path.read_text(errors="replace"), path
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)

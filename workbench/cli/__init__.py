@@ -198,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli.controller_args import add_parsers as add_controller_parsers  # controller
 
     add_controller_parsers(sub, common)
+    from workbench.cli.ports_args import add_parsers as add_ports_parsers  # ports, open
+    add_ports_parsers(sub, common)
     return p
 
 
@@ -323,6 +325,7 @@ COMMANDS = {
     "interrupt": ("recovery", "cmd_interrupt"),
     "catalog": ("catalog", "cmd_catalog"), "notify": ("notify", "cmd_notify"),
     "controller": ("controller", "cmd_controller"),
+    "ports": ("ports", "cmd_ports"), "open": ("ports", "cmd_open"),
 }
 
 
