@@ -115,6 +115,7 @@ def test_a_file_that_only_uses_shared_fields_reads_the_same_as_ours():
     (DST / "deployment" / "vllm" / ".dstack.yml", 1, "type", "service"),
     (DST / "misc" / "docker-compose" / "task.dstack.yml", 4, "docker", "Docker"),
     (DST / "misc" / "docker-compose" / "task.dstack.yml", 21, "volumes", "dstack volumes"),
+    (DST / "deployment" / "nim" / "task.dstack.yml", 4, "commands", "the image's own command"),
 ])
 def test_what_cannot_run_yet_is_refused_naming_file_line_and_field(path, where, field, words):
     result = load_job_file(path)
@@ -163,6 +164,25 @@ def test_dstack_axolotl_image_with_its_shared_memory():
     assert (notes["image"].line, notes["image"].status) == (6, MAPPED)
     assert notes["resources.shm_size"].target == "image"
     assert "exactly 2 GPUs, as dstack does" in notes["resources.gpu"].detail
+
+
+@pytest.mark.parametrize("path, image", [
+    (DST / "deployment" / "tgi" / "serve-task.dstack.yml", "ghcr.io/huggingface/text-generation-inference:latest"),
+    (DST / "deployment" / "vllm" / "serve-task.dstack.yml", "vllm/vllm-openai:latest"),
+])
+def test_dstack_inference_tasks_run_in_their_image_with_port_8000_on_an_exact_24_gb_gpu(path, image):
+    result, spec = convert(path)
+    assert spec.image == ContainerImage(image) and spec.ports == (Port(8000),)
+    assert spec.resources.gpu == GpuRequest(None, 1, 24.0, max_count=1, max_memory_gb=24.0, vendor="NVIDIA")
+    gpu = next(n for n in result.notes if n.field == "resources.gpu")
+    assert "exactly 1 GPU and exactly 24 GB per GPU, as dstack does" in gpu.detail
+
+
+def test_dstack_nim_task_maps_its_registry_login_but_needs_commands():
+    result = load_job_file(DST / "deployment" / "nim" / "task.dstack.yml")
+    assert [n.field for n in result.refused] == ["commands"]  # NIM runs the image's own command
+    auth = next(n for n in result.notes if n.field == "registry_auth")
+    assert auth.status == MAPPED and "$oauthtoken at nvcr.io" in auth.detail and "launch secret NGC_API_KEY" in auth.detail
 
 
 def test_dstack_qlora_forwards_tensorboard_and_leaves_run_args_empty():
@@ -229,7 +249,8 @@ CONVERTING = [SKY / "minimal.yaml", SKY / "distributed-pytorch" / "train.yaml", 
               DST / "misc" / "airflow" / "dags" / "dstack-repo" / "task.dstack.yml",
               SKY / "jupyter_lab.yaml", SKY / "autoresearch" / "experiment.yaml",
               DST / "single-node-training" / "axolotl" / ".dstack.yml",
-              DST / "single-node-training" / "qlora" / ".dstack.yml"]
+              DST / "single-node-training" / "qlora" / ".dstack.yml",
+              DST / "deployment" / "tgi" / "serve-task.dstack.yml", DST / "deployment" / "vllm" / "serve-task.dstack.yml"]
 
 
 @pytest.mark.parametrize("path", CONVERTING, ids=lambda p: p.relative_to(FIX).as_posix())
