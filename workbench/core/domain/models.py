@@ -133,8 +133,10 @@ class GpuRequest:
     """GPUs a job asks for; model None means any GPU.
 
     ``count`` is the least number of GPUs per machine; ``max_count`` (None: no upper bound) and
-    ``max_memory_gb`` make ranges such as dstack's ``H100:1..2`` or ``24GB..40GB:2``.  ``vendor``
-    ("NVIDIA", "AMD", …, as in ``gpus.GPU_MODELS``) narrows "any GPU" to one maker's models.
+    ``max_memory_gb`` make ranges such as dstack's ``H100:1..2`` or ``24GB..40GB:2``.  An exact count or
+    memory is a range with equal ends (``H200:8..8``): how SkyPilot and dstack files mean ``H200:8`` and
+    dstack's ``24GB``; our own ``A100:8`` stays "at least 8" (:func:`offers.query.matches` honours both).
+    ``vendor`` ("NVIDIA", "AMD", …, as in ``gpus.GPU_MODELS``) narrows "any GPU" to one maker's models.
     """
 
     model: str | None

@@ -195,7 +195,8 @@ class SkyResources(ContainerFields, ImportReader):
         exact = (f" — read as exactly {counts[0]} (SkyPilot counts are exact)" if len(counts) == 1 else
                  " — each count read as exact (SkyPilot counts are exact)")
         self.mapped(node, path, ("GPU choices, " + kind + ": " if kind else single)
-                    + "; ".join(describe_gpu(g) for g in gpus) + exact, "resources" if len(gpus) == 1 else "alternatives")
+                    + "; ".join(describe_gpu(g) for g in gpus) + exact,
+                    "resources" if len(gpus) == 1 else "alternatives")
         return list(gpus)
 
     def candidates(self, node: Node, path: str, base: _Candidate) -> list[_Candidate]:

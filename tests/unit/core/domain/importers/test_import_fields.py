@@ -138,7 +138,8 @@ def test_skypilot_refusals_are_collected_in_one_pass():
     assert [(n.line, n.field) for n in result.refused] == [
         (2, "resources.image_id"), (3, "resources.ports"), (4, "resources.infra"), (5, "service")]
     why = {n.field: n.detail for n in result.refused}
-    assert "machine image (ami-0123456789abcdef0)" in why["resources.image_id"] and "docker:" in why["resources.image_id"]
+    image = why["resources.image_id"]
+    assert "machine image (ami-0123456789abcdef0)" in image and "docker:" in image
     assert "10001 ports" in why["resources.ports"] and "at most 100" in why["resources.ports"]
 
 

@@ -182,7 +182,8 @@ def test_dstack_nim_task_maps_its_registry_login_but_needs_commands():
     result = load_job_file(DST / "deployment" / "nim" / "task.dstack.yml")
     assert [n.field for n in result.refused] == ["commands"]  # NIM runs the image's own command
     auth = next(n for n in result.notes if n.field == "registry_auth")
-    assert auth.status == MAPPED and "$oauthtoken at nvcr.io" in auth.detail and "launch secret NGC_API_KEY" in auth.detail
+    assert auth.status == MAPPED and "$oauthtoken at nvcr.io" in auth.detail
+    assert "launch secret NGC_API_KEY" in auth.detail
 
 
 def test_dstack_qlora_forwards_tensorboard_and_leaves_run_args_empty():
@@ -250,7 +251,8 @@ CONVERTING = [SKY / "minimal.yaml", SKY / "distributed-pytorch" / "train.yaml", 
               SKY / "jupyter_lab.yaml", SKY / "autoresearch" / "experiment.yaml",
               DST / "single-node-training" / "axolotl" / ".dstack.yml",
               DST / "single-node-training" / "qlora" / ".dstack.yml",
-              DST / "deployment" / "tgi" / "serve-task.dstack.yml", DST / "deployment" / "vllm" / "serve-task.dstack.yml"]
+              DST / "deployment" / "tgi" / "serve-task.dstack.yml",
+              DST / "deployment" / "vllm" / "serve-task.dstack.yml"]
 
 
 @pytest.mark.parametrize("path", CONVERTING, ids=lambda p: p.relative_to(FIX).as_posix())
