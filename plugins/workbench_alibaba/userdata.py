@@ -37,7 +37,8 @@ def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str, *, not_afte
     meta = boot.launch_json(launch_id, owner, "alibaba", spec, ssh_user, not_after=not_after)
     guard = boot.render_guard_shell(spec, launch_id, "alibaba", not_after=not_after)
     script = boot.shell_boot_script(launch_id, meta, ssh_user, guard, errexit=False,
-                                    before_guard=DRIVER if install_driver else "")
+                                    before_guard=(DRIVER if install_driver else "")
+                                    + boot.container_runtime(spec, ssh_user))
     return boot.check_size(script, MAX_BYTES, "instance's UserData")
 
 

@@ -28,7 +28,8 @@ def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str) -> str:
     SpecError when the job's text would break the script, PluginError when it grows over 16 KiB.
     """
     meta = boot.launch_json(launch_id, owner, "aws", spec, ssh_user)
-    script = boot.shell_boot_script(launch_id, meta, ssh_user, _guard(spec, launch_id), errexit=True)
+    script = boot.shell_boot_script(launch_id, meta, ssh_user, _guard(spec, launch_id), errexit=True,
+                                    before_guard=boot.container_runtime(spec, ssh_user))
     return boot.check_size(script, MAX_BYTES, "instance's user data")
 
 

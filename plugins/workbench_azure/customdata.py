@@ -43,6 +43,8 @@ def render(launch_id: str, owner: str, spec: JobSpec, ssh_user: str, *, subscrip
             ["sh", "-c", f"echo '{boot.console_line(launch_id)}' > /dev/console || true"],
         ],
     }
+    if spec.image is not None:  # Docker and the NVIDIA container toolkit where the image lacks them
+        doc["runcmd"].append(["bash", "-c", boot.container_runtime(spec, ssh_user)])
     guard = _guard(spec, launch_id, subscription_id, resource_group, arm_endpoint, arm_audience)
     doc["write_files"] += guard.get("write_files", [])
     doc["runcmd"] += guard.get("runcmd", [])

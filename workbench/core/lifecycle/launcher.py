@@ -294,7 +294,6 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
 
 #: spec fields this version reads but cannot honour yet: refused before anything bills, never ignored
 NOT_YET: dict[str, str] = {
-    "image": "running a job in a container image",
 }
 
 

@@ -134,6 +134,45 @@ sh {STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not
 """
 
 
+CONTAINER_RUNTIME = r"""# the job runs in a container image: Docker and the NVIDIA container toolkit where the machine's image lacks them
+( export DEBIAN_FRONTEND=noninteractive
+  if ! command -v docker >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then apt-get update -q && apt-get install -y -q docker.io
+    elif command -v dnf >/dev/null 2>&1; then dnf install -y -q docker; fi
+    systemctl enable --now docker 2>/dev/null || service docker start
+  fi
+  if [ "@GPU@" = yes ] && ! command -v nvidia-ctk >/dev/null 2>&1; then
+    N=https://nvidia.github.io/libnvidia-container
+    if command -v apt-get >/dev/null 2>&1; then
+      K=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg
+      curl -fsSL "$N/gpgkey" | gpg --batch --yes --dearmor -o "$K"
+      curl -fsSL "$N/stable/deb/nvidia-container-toolkit.list" | sed "s#deb https://#deb [signed-by=$K] https://#g" \
+        > /etc/apt/sources.list.d/nvidia-container-toolkit.list
+      apt-get update -q && apt-get install -y -q nvidia-container-toolkit
+    elif command -v dnf >/dev/null 2>&1; then
+      curl -fsSL "$N/stable/rpm/nvidia-container-toolkit.repo" > /etc/yum.repos.d/nvidia-container-toolkit.repo
+      dnf install -y -q nvidia-container-toolkit
+    fi
+    nvidia-ctk runtime configure --runtime=docker && { systemctl restart docker 2>/dev/null || service docker restart; }
+  fi
+  usermod -aG docker @USER@ 2>/dev/null || true  # the job's SSH user runs docker without sudo
+) > /var/log/workbench-container-runtime.log 2>&1 \
+  || echo "workbench: Docker or the NVIDIA container toolkit could not be installed (see /var/log/workbench-container-runtime.log)" \
+     > /dev/console 2>/dev/null || true
+"""
+
+
+def container_runtime(spec: JobSpec, ssh_user: str) -> str:
+    """The boot script's sh step for a job with ``image:`` (empty without one): Docker, and for a GPU job the
+    NVIDIA container toolkit (``nvidia-ctk``) registered with Docker, each only where missing (a Deep Learning
+    image has both); the SSH user joins the docker group.  A failure is reported, never fatal to the boot:
+    the job's pull then says what is missing."""
+    if spec.image is None:
+        return ""
+    gpu = "yes" if spec.resources.gpu is not None else "no"
+    return CONTAINER_RUNTIME.replace("@GPU@", gpu).replace("@USER@", shlex.quote(ssh_user))
+
+
 def check_size(text: str, limit: int, what: str) -> str:
     """``text`` unchanged; PluginError when its UTF-8 size is over ``limit`` bytes (a cloud's user-data limit)."""
     size = len(text.encode("utf-8"))

@@ -250,7 +250,7 @@ class RemoteJob(JobFlow):
         env.update(self._secret_env)
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
         scripts = supervisor.render(run_spec, self.launch_id, env, info.get("supervisor", "setsid"),
-                                    self.opts.grace_s)
+                                    self.opts.grace_s, job_dir=self.remote_dir)
         supervisor.install(conn, self.remote_dir, scripts)
         self._before_start(conn, info)
         supervisor.start(conn, self.remote_dir)

@@ -5,6 +5,7 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
     jobs/<launch id>/work/          the uploaded workdir (the job's current folder)
                      env.sh         the spec's env + launcher variables (exported)
                      setup.sh run.sh  the spec's commands
+                     container.sh container.env  a spec with image: (see :mod:`.container`)
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
                      output.log     stdout+stderr of setup and run (streamed by byte offset)
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
+from workbench.core.remote import container
 from workbench.core.remote.connection import Connection, sftp_error
 
 DEFAULT_GRACE_S = 600
@@ -56,9 +58,18 @@ SH="$(command -v bash || echo sh)"
 cd "$J/work" 2>/dev/null || cd "$J"
 set -a; . "$J/env.sh"; set +a
 code=0
-if [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
+in_job() {  # in_job [-e] SCRIPT: here, or inside the job's container when it has one (container.sh)
+  if [ -f "$J/container.sh" ]; then sh "$J/container.sh" exec "$@"
+  elif [ "$1" = -e ]; then "$SH" -e "$J/$2"; else "$SH" "$J/$1"; fi
+}
+if [ -f "$J/container.sh" ]; then  # pulled (with its per-job login) and started before setup
+  trap 'sh "$J/container.sh" stop; exit 143' TERM INT HUP
   echo setup > "$J/phase"
-  "$SH" -e "$J/setup.sh" >> "$J/output.log" 2>&1 < /dev/null; code=$?
+  { sh "$J/container.sh" pull && sh "$J/container.sh" start; } >> "$J/output.log" 2>&1 < /dev/null; code=$?
+fi
+if [ "$code" -eq 0 ] && [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
+  echo setup > "$J/phase"
+  in_job -e setup.sh >> "$J/output.log" 2>&1 < /dev/null; code=$?
   if [ "$code" -eq 0 ]; then touch "$J/setup.done"
   else echo "[workbench] setup failed with exit code $code; run was not started" >> "$J/output.log"; fi
 fi
@@ -68,8 +79,9 @@ if [ -f "$J/cluster/barrier.sh" ]; then  # a multi-node launch: run starts once 
 fi
 if [ "$code" -eq 0 ]; then
   echo run > "$J/phase"
-  "$SH" "$J/run.sh" >> "$J/output.log" 2>&1 < /dev/null; code=$?
+  in_job run.sh >> "$J/output.log" 2>&1 < /dev/null; code=$?
 fi
+[ -f "$J/container.sh" ] && sh "$J/container.sh" stop
 echo "$code" > "$J/exit_code.tmp" && mv -f "$J/exit_code.tmp" "$J/exit_code"
 echo finished > "$J/phase"
 exec sh "$J/on_finish.sh" "$code" >> "$J/on_finish.log" 2>&1 < /dev/null
@@ -199,9 +211,21 @@ def unit_name(launch_id: str) -> str:
 
 
 def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: str,
-           grace_s: int = DEFAULT_GRACE_S) -> Scripts:
+           grace_s: int = DEFAULT_GRACE_S, job_dir: str | None = None) -> Scripts:
+    """The job folder's files; a spec with ``image:`` adds ``container.sh`` and ``container.env`` (its env, 0600),
+    for which ``job_dir`` (the folder's absolute path on the machine) is needed."""
     unit = unit_name(launch_id)
-    return Scripts({
+    extra: dict[str, str] = {}
+    if spec.image is not None:
+        if not job_dir:
+            raise ValueError("a job in a container needs its folder's path on the machine")
+        extra = {
+            container.ENV_FILE: container.env_file(env),
+            container.SCRIPT: container.script(spec.image, launch_id, job_dir, f"{job_dir}/work",
+                                               {n: f"{job_dir}/{n}" for n in ("setup.sh", "run.sh")},
+                                               [m.path for m in spec.storage]),
+        }
+    return Scripts({**extra, 
         "env.sh": "".join(f"{k}={shlex.quote(v)}\n" for k, v in env.items()),
         "setup.sh": (spec.setup or "").rstrip("\n") + "\n" if spec.setup else "",
         "run.sh": spec.run.rstrip("\n") + "\n",
@@ -215,7 +239,7 @@ def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: st
 def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
     """Write the scripts into ``job_dir`` (created) over SFTP.
 
-    The folder is the job's user's only (0700), and ``env.sh``, which may hold the values of the spec's
+    The folder is the job's user's only (0700), and ``env.sh`` (and a container's ``container.env``), which may hold the values of the spec's
     secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
     closed down afterwards)."""
     sftp = conn.sftp()
@@ -224,7 +248,7 @@ def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
         for name, text in scripts.files.items():
             path = f"{job_dir}/{name}"
             data = text.encode("utf-8")
-            if name == "env.sh":
+            if name in ("env.sh", container.ENV_FILE):
                 with sftp.open(path, "w") as handle:  # truncated empty first, then closed down, then written
                     handle.chmod(0o600)
                     handle.write(data)

@@ -83,3 +83,32 @@ def test_the_container_world_fails_clearly_when_dockerd_cannot_start(tmp_path, m
     assert "no cgroups here" in str(got.value)
     monkeypatch.setenv("PATH", "/nonexistent")
     assert "docker.io" in (containers.available() or "") and "make test" in containers.available()
+
+
+def test_the_cloud_boot_scripts_install_docker_and_the_nvidia_container_toolkit_only_for_an_image():
+    """GPUs inside a container cannot be exercised here (no GPU, no NVIDIA repositories): the step as text."""
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench_alibaba import userdata as ali
+    from workbench_aws import userdata as aws
+    from workbench_azure import customdata as azure
+
+    gpu_image = parse_spec("name: t\nrun: x\nresources: {gpu: 'V100:1'}\nimage: nvcr.io/nvidia/pytorch:24.05-py3\n")
+    cpu_image = parse_spec("name: t\nrun: x\nimage: debian:12\n")
+    plain = parse_spec("name: t\nrun: x\nresources: {gpu: 'V100:1'}\n")
+    scripts = {
+        "aws": lambda s: aws.render("L1", "own", s, "ubuntu"),
+        "alibaba": lambda s: ali.render("L1", "own", s, "ubuntu", not_after=None),
+        "azure": lambda s: azure.render("L1", "own", s, "azureuser", subscription_id="sub", resource_group="rg",
+                                        arm_endpoint="https://management.azure.com",
+                                        arm_audience="https://management.azure.com"),
+    }
+    for cloud, render in scripts.items():
+        text = render(gpu_image)
+        assert "nvidia-ctk runtime configure --runtime=docker" in text, cloud
+        assert "command -v nvidia-ctk" in text and "nvidia-container-toolkit" in text  # only where missing
+        assert "apt-get install -y -q docker.io" in text and "usermod -aG docker" in text
+        assert "workbench-container-runtime.log" in text
+        assert "nvidia-ctk" not in render(plain), cloud  # no image: the boot script is as before
+        assert '[ "no" = yes ]' in render(cpu_image).replace("\\", "")  # no GPU: Docker only
+    fragment = scripts["aws"](gpu_image)
+    subprocess.run(["bash", "-n"], input=fragment, text=True, check=True)

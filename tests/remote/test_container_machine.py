@@ -1,0 +1,128 @@
+"""A job with ``image:`` on a cloud machine: AWS (moto) launches it, the machine is a real sshd whose sessions
+talk to a real Docker daemon (DOCKER_HOST), the image comes from a private registry with a password
+(tests/support/containers.py).  The job's setup and run happen inside the container: the log shows the
+image's own python3, ``/.dockerenv``, the spec's user and env, the workdir mounted at the job's path; exit
+code 3 comes back as 3; a wrong password ends before setup with its reason."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import time
+
+import pytest
+
+import aws_moto
+import sshd as sshd_support
+from containers import start as start_containers, stop as stop_containers
+from workbench_testing import fake_cloud_accounts
+
+from .helpers import Events, quick_options
+
+from workbench.core import paths
+from workbench.core.domain.jobspec import parse_spec
+from workbench.core.domain.models import Profile
+from workbench.core.lifecycle import launch_secrets
+from workbench.core.lifecycle.launcher import choose_offer, execute
+from workbench.core.providers.sshkeys import ensure_keypair
+from workbench.core.remote.job import RemoteJob, recorded_exit_code
+
+SETTINGS = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
+            "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}
+SETUP = "test -f /.dockerenv && echo setup-in-container\necho from-setup > /tmp/setup-was-here\n"
+RUN = """echo "run uid=$(id -u) gid=$(id -g)"
+echo "python $(python3 -c 'import sys; print(sys.version.split()[0])')"
+echo "greeting=$GREETING rank=$NODE_RANK nodes=$NNODES"
+echo "same container: $(cat /tmp/setup-was-here)"
+echo "workdir $(pwd) holds: $(cat data.txt)"
+test -f /.dockerenv && echo run-in-container
+exit 3
+"""
+
+
+@pytest.fixture(scope="module")
+def world():
+    try:
+        w = start_containers()
+    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
+        pytest.fail(f"the container test world could not start: {exc}")
+    yield w
+    stop_containers()
+
+
+@pytest.fixture(scope="module")
+def machine(world, tmp_path_factory):
+    """An sshd "machine" whose sessions use the test's Docker daemon."""
+    why = sshd_support.available()
+    if why:
+        pytest.fail(f"the remote tests need a real sshd: {why}")
+    server = sshd_support.Sshd.start(tmp_path_factory.mktemp("container-machine"), env=world.env)
+    yield server
+    server.stop()
+
+
+def _launch(tmp_path, monkeypatch, machine, world, password: str):
+    stack = aws_moto.start()
+    stack.reset()
+    monkeypatch.setenv("WORKBENCH_HOME", str(tmp_path / "home"))
+    acc, creds = fake_cloud_accounts(monkeypatch)
+    importlib.invalidate_caches()
+    address = f"{machine.user}@127.0.0.1:{machine.port}"
+    acc.save_profile(Profile("moto", "aws", "us-east-1", endpoint_url=stack.url,
+                             settings={**SETTINGS, "ssh_address": address}))
+    creds.set("aws", "moto", {"access_key_id": "AKIAWORKBENCHTEST01", "secret_access_key": "not-a-real-secret"})
+    machine.authorize(ensure_keypair(acc.store.path.parent).public_openssh)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "data.txt").write_text("uploaded-data\n")
+    spec = parse_spec(f"name: boxed\nrun: 'true'\nsecrets: [REG_PW]\nworkdir: {work}\n"
+                      "resources: {gpu: 'V100:1'}\nenv: {GREETING: hello-machine}\n"
+                      f"image: {{name: '{world.image}', registry_auth: {{username: {world.user}, password: REG_PW}},"
+                      " user: '1000:1000', shm_size: 128m}\n")
+    spec = dataclasses.replace(spec, setup=SETUP, run=RUN)
+    (inst,) = execute(acc, choose_offer(acc, spec, provider="aws"), secret_env={"REG_PW": password})
+    return acc, stack, spec, inst
+
+
+def test_a_cloud_job_runs_in_its_pulled_image_with_user_env_workdir_and_its_exit_code(tmp_path, monkeypatch,
+                                                                                      machine, world):
+    world.forget(world.image)
+    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, world.password)
+    try:
+        started = time.monotonic()
+        code = RemoteJob(acc, inst, spec, quick_options(), on_event=Events()).run()
+        print(f"cloud container job (upload, pull 161 MB, setup, run): {time.monotonic() - started:.1f}s")
+        log = paths.job_log(inst.launch_id).read_text()
+        print(log)
+        assert code == 3 and recorded_exit_code(inst.launch_id) == 3, log
+        assert "[workbench] logging in to" in log and "Login Succeeded" in log and "Pull complete" in log
+        assert "setup-in-container" in log and "run-in-container" in log
+        assert "run uid=1000 gid=1000" in log and "python 3.11.2" in log
+        assert "greeting=hello-machine rank=0 nodes=1" in log and "same container: from-setup" in log
+        job_dir = machine.remote_dir / "jobs" / inst.launch_id
+        assert f"workdir {job_dir}/work holds: uploaded-data" in log
+        assert world.password not in log
+        assert not (job_dir / "docker").exists()  # the per-job login is gone after the pull
+        assert oct((job_dir / "container.env").stat().st_mode & 0o777) == "0o600"
+        left = world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip()
+        assert left == ""
+    finally:
+        machine.end_jobs()
+        launch_secrets.forget(inst.launch_id)
+        acc.store.close()
+        stack.reset()
+
+
+def test_a_wrong_password_on_the_machine_fails_before_setup_with_the_reason(tmp_path, monkeypatch, machine, world):
+    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, "wrong-password")
+    try:
+        code = RemoteJob(acc, inst, spec, quick_options(), on_event=Events()).run()
+        log = paths.job_log(inst.launch_id).read_text()
+        assert code == 125, log
+        assert "the registry refused the login" in log and "setup was not started" in log
+        assert "setup-in-container" not in log and "wrong-password" not in log
+    finally:
+        machine.end_jobs()
+        launch_secrets.forget(inst.launch_id)
+        acc.store.close()
+        stack.reset()
