@@ -34,6 +34,11 @@
       <translation> 次</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source> · every node</source>
+      <translation> · 每个节点</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>$/h</source>
       <translation>$/小时</translation>
@@ -99,6 +104,11 @@
       <translation>复制 SSH 命令(&amp;C)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>&amp;Copy address</source>
+      <translation>复制地址(&amp;C)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/controller_confirm.py" />
       <source>&amp;Create controller</source>
       <translation>创建控制器(&amp;C)</translation>
@@ -132,6 +142,11 @@
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>&amp;Follow</source>
       <translation>跟随(&amp;F)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>&amp;Forward</source>
+      <translation>转发(&amp;F)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1239,6 +1254,21 @@
       <translation>丢弃已打开的规格，从空白表单开始</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Forward a port of the job to this computer (127.0.0.1 only) and open it</source>
+      <translation>把作业的一个端口转发到本机（仅 127.0.0.1）并打开</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Forwarded over SSH to 127.0.0.1 on this computer only; nothing is opened to the internet. The forward ends with the launch, or when the app quits.</source>
+      <translation>通过 SSH 只转发到本机的 127.0.0.1，不向互联网开放任何端口。转发随启动结束，或在应用退出时结束。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Forwarding port {port}…</source>
+      <translation>正在转发端口 {port}…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>GB</source>
       <translation>GB</translation>
@@ -1497,6 +1527,11 @@
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>Jobs on this computer</source>
       <translation>这台计算机上的作业</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Jupyter has not printed its address with a token in the job's log yet.</source>
+      <translation>Jupyter 尚未在作业日志中打印带令牌的地址。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_watch.py" />
@@ -1964,6 +1999,11 @@
       <translation>未延长：{message}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Not forwarded: {error}</source>
+      <translation>未转发：{error}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/watch_actions.py" />
       <source>Not handed to the controller</source>
       <translation>未交给控制器</translation>
@@ -2049,9 +2089,19 @@
       <translation>打开输出(&amp;O)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Open &amp;port…</source>
+      <translation>打开端口(&amp;P)…</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />
       <source>Open &amp;terminal</source>
       <translation>打开终端(&amp;T)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Open in &amp;browser</source>
+      <translation>在浏览器中打开(&amp;B)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
@@ -2067,6 +2117,16 @@
       <location filename="../../../workbench/ui/common/dialogs.py" />
       <source>Open log file</source>
       <translation>打开日志文件</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Open port · {name}</source>
+      <translation>打开端口 · {name}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>Open ports (127.0.0.1 only): {ports}</source>
+      <translation>已打开的端口（仅 127.0.0.1）：{ports}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -2112,6 +2172,31 @@
       <location filename="../../../workbench/ui/prices/prices_view.py" />
       <source>Plan a job's cost</source>
       <translation>规划作业成本</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Port {port}</source>
+      <translation>端口 {port}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Port {port} ({name})</source>
+      <translation>端口 {port}（{name}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Port {port} ({service})</source>
+      <translation>端口 {port}（{service}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Port {port} is forwarded to {address}.</source>
+      <translation>端口 {port} 已转发到 {address}。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>Ports of launch {id}:</source>
+      <translation>启动 {id} 的端口：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2849,6 +2934,11 @@
       <translation>作业正在运行。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>The job lists no ports, or its machine is not running</source>
+      <translation>作业未列出端口，或其机器未在运行</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>The job spec has an error (see above): fix the file and open it again, or clear it.</source>
       <translation>作业规格有错误（见上文）：请修正文件后重新打开，或将其清除。</translation>
@@ -3097,6 +3187,11 @@
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Utilization (%)</source>
       <translation>利用率（%）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/port_actions.py" />
+      <source>VS Code server</source>
+      <translation>VS Code 服务器</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_view.py" />

@@ -98,6 +98,7 @@ class InstancesModel(RowTableModel):
         self._nodes: dict[str, list[Instance]] = {}  # launch id -> its nodes (multi-node launches only)
         self._snap = Snapshot()
         self._now = time.time()
+        self.open_ports: dict[str, str] = {}  # launch id → its ports forwarded here (Instances ▸ Open port…)
 
     # -- feeding --------------------------------------------------------------
     def set_snapshot(self, snap: Snapshot, now: float | None = None) -> None:
@@ -236,6 +237,8 @@ class InstancesModel(RowTableModel):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:
                 tip.append(tr("Address: {host}").format(host=inst.host))
+            if (forwarded := self.open_ports.get(inst.launch_id)) is not None:
+                tip.append(tr("Open ports (127.0.0.1 only): {ports}").format(ports=forwarded))
             if inst.extra.get("billing_note"):
                 tip.append(str(inst.extra["billing_note"]))  # e.g. Azure: Stopped still bills until deallocated
             return "\n".join(tip)

@@ -1,7 +1,7 @@
 """The Instances view: every machine the app knows, with row actions.
 
 Actions (toolbar, context menu, keyboard): Monitor, Logs, Copy SSH command,
-Open terminal, Extend max runtime, Terminate.  Terminate asks first, naming the machine(s) and the
+Open terminal, Extend max runtime, Open port… (``port_actions``), Terminate.  Terminate asks first, naming the machine(s) and the
 $/h it stops, then runs the core teardown for that launch (terminate, sweep
 leftovers, verify) on the teardown lane; the result is reported, never assumed.
 """
@@ -24,6 +24,7 @@ from workbench.ui.i18n import tr
 from workbench.ui.common.icons import icon
 from workbench.ui.instances.instances_model import COL_STATE, INSTANCE_ROLE, InstancesFilter, InstancesModel
 from workbench.ui.instances.remote_access import open_terminal, ssh_command
+from workbench.ui.instances.port_actions import PortActions
 from workbench.ui.instances.watch_actions import WatchActions
 from workbench.ui.runtime.session import Session, Snapshot
 from workbench.ui.runtime.lanes import TEARDOWN
@@ -132,6 +133,7 @@ class InstancesView(QWidget):
         self.terminate_action = act(tr("Te&rminate…"), "terminate", "Del",
                                     self.terminate_selected)
         self.watch = WatchActions(self, self.session)  # hand to / take back from the account's controller
+        self.ports = PortActions(self, self.session)  # a job's ports forwarded here (Open port…)
         self.row_actions = [self.monitor_action, self.logs_action, self.copy_ssh_action, self.terminal_action,
                             self.outputs_action, self.report_action, self.extend_action, self.stop_action,
                             self.terminate_action]
@@ -161,6 +163,7 @@ class InstancesView(QWidget):
         self.stop_action.setEnabled(bool(self._stoppable(sel)))
         self.extend_action.setEnabled(one is not None and one.state == InstanceState.RUNNING)
         self.watch.update(sel, self.session.snapshot)
+        self.ports.update(sel, self.session.snapshot)
 
     def extend_selected(self):
         """"Extend max runtime…" for the selected machine's launch (the dialog runs it on the worker)."""
@@ -185,6 +188,7 @@ class InstancesView(QWidget):
         menu = QMenu(self)
         for a in self.row_actions[:-1]:
             menu.addAction(a)
+        menu.addAction(self.ports.open_action)
         menu.addSeparator()
         menu.addAction(self.watch.hand_action)
         menu.addAction(self.watch.release_action)
@@ -338,6 +342,7 @@ class InstancesView(QWidget):
     def set_snapshot(self, snap: Snapshot) -> None:
         keys = {(i.provider, i.profile, i.instance_id) for i in self.selected()}
         self.model.set_snapshot(snap)
+        self.ports.sync(snap)
         if keys:
             sm = self.table.selectionModel()
             for row in range(self.proxy.rowCount()):

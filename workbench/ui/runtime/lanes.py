@@ -38,6 +38,8 @@ PRICES = Lane("prices")
 AWAY = Lane("away")
 #: an account's controller: its install started on its machine, its first heartbeat awaited (minutes)
 CONTROLLER = Lane("controller")
+#: a launch's ports forwarded to this computer: opened and stopped in the order asked (Instances ▸ Open port…)
+PORTS = Lane("ports")
 
 
 def profile_lane(profile: str) -> Lane:
