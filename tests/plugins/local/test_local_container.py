@@ -137,3 +137,21 @@ def test_without_docker_or_podman_the_launch_names_what_to_install(local, tmp_pa
     with pytest.raises(ConfigError, match="neither Docker nor podman") as got:
         provider.launch(local.request(provider, spec))
     assert "docker.io" in (got.value.hint or "")
+
+
+def test_stopping_a_local_container_job_removes_its_container(local, world, tmp_path, monkeypatch):
+    spec = dataclasses.replace(_spec(tmp_path, world.image, user="0:0"), setup=None,
+                               run="touch run.started; sleep 300")
+    monkeypatch.setenv("DOCKER_HOST", world.env["DOCKER_HOST"])
+    provider = local.provider(grace_seconds="5")
+    req = dataclasses.replace(local.request(provider, spec), secret_env={"REGISTRY_PW": world.password})
+    (inst,) = provider.launch(req)
+    work = local.state_dir(inst.launch_id) / "work"
+    wait_for(lambda: (work / "run.started").exists(), "the run to start in its container", seconds=60)
+    label = f"label=workbench.launch={inst.launch_id}"
+    assert world.docker("ps", "-q", "--filter", label).stdout.strip() != ""
+    started = time.monotonic()
+    provider.terminate([inst])
+    print(f"stop of a container job: {time.monotonic() - started:.1f}s")
+    wait_for(lambda: world.docker("ps", "-aq", "--filter", label).stdout.strip() == "",
+             "the job's container to be removed", seconds=20)
