@@ -39,7 +39,7 @@ from workbench.core.domain.models import Instance, InstanceState, JobSpec, Launc
 from workbench.core.providers.contract import SupportsCancelLaunch, launch_tags
 from workbench.core.money.spend import projected_cost
 from workbench.core.store.database import LaunchRecord
-from workbench.core.storage.machine import machine_spec
+from workbench.core.storage.machine import machine_spec, needs_agent
 
 log = logging.getLogger("workbench.launch")
 
@@ -300,6 +300,8 @@ NOT_YET: dict[str, str] = {
 def refuse_unsupported(spec: JobSpec) -> None:
     """ConfigError for a spec that asks for something this version cannot do yet (it would run without it)."""
     asked = [what for field, what in NOT_YET.items() if getattr(spec, field)]
+    if spec.image is not None and needs_agent(spec):  # the storage agent wraps setup/run on the machine itself
+        asked.append("storage mounts or spot recovery together with a container image")
     if asked:
         raise ConfigError(f"{spec.name} asks for {' and '.join(asked)}, which this version of the app cannot do yet",
                           hint="remove image/ports from the spec to run it on the machine itself")

@@ -54,14 +54,16 @@ def test_bad_images_and_ports_are_refused_with_their_field(field, why):
 def test_a_launch_with_an_image_and_ports_is_no_longer_refused(monkeypatch):
     """Containers run (workbench/core/remote/container.py; Local: plugins/workbench_local/containers.py) and
     ports are forwarded (workbench/core/remote/forwards.py): nothing this version reads is refused any more."""
+    from workbench.core.domain.errors import ConfigError
     from workbench.core.lifecycle.launcher import NOT_YET, refuse_unsupported
 
     spec = parse_spec(BASE + "resources: {gpu: 'V100:1'}\nimage: pytorch/pytorch:2.3.0\nports: [8888]\n")
     refuse_unsupported(spec)
     assert "image" not in NOT_YET and "ports" not in NOT_YET
+    # a container with the storage agent (it wraps setup and run on the machine) is refused before anything bills
+    with pytest.raises(ConfigError, match="storage mounts or spot recovery together with a container image"):
+        refuse_unsupported(parse_spec(BASE + "image: debian:12\nstorage: [{path: /data, source: 's3://bucket/data'}]\n"))
     # the gate stays for the next field read before the app can honour it
-    from workbench.core.domain.errors import ConfigError
-
     monkeypatch.setitem(NOT_YET, "image", "running a job in a container image")
     with pytest.raises(ConfigError, match="cannot do yet"):
         refuse_unsupported(spec)
