@@ -254,6 +254,11 @@
       <translation>计算(&amp;P)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>&amp;Ports:</source>
+      <translation>端口(&amp;P)：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>&amp;Provider</source>
       <translation>云服务商(&amp;P)</translation>
@@ -2199,6 +2204,21 @@
       <translation>启动 {id} 的端口：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/ports_field.py" />
+      <source>Ports of the job forwarded to this computer over SSH (127.0.0.1 only) while it runs: Instances ▸ Open port…. PORT[:NAME][@all]; names jupyter, tensorboard, vscode and http open in the browser; @all forwards every node's port.</source>
+      <translation>作业运行期间通过 SSH 转发到本机（仅 127.0.0.1）的端口：实例 ▸ 打开端口…。格式 PORT[:NAME][@all]；名称 jupyter、tensorboard、vscode 和 http 会在浏览器中打开；@all 转发每个节点的端口。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/ports_field.py" />
+      <source>Ports: '{item}' is not PORT[:NAME][@all], e.g. 8888:jupyter</source>
+      <translation>端口：'{item}' 不是 PORT[:NAME][@all] 格式，例如 8888:jupyter</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/ports_field.py" />
+      <source>Ports: {port} is listed twice</source>
+      <translation>端口：{port} 列出了两次</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Price per hour</source>
       <translation>每小时价格</translation>
@@ -3792,6 +3812,11 @@
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
       <source>none yet</source>
       <translation>暂无</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/ports_field.py" />
+      <source>none, or e.g. 8888:jupyter, 6006:tensorboard</source>
+      <translation>无，或例如 8888:jupyter, 6006:tensorboard</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />

@@ -39,6 +39,7 @@ from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.import_notes import ImportNotesPanel
 from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.launch_storage import StorageBox
+from workbench.ui.launch.ports_field import PortsField
 
 
 def quick_example_path() -> str:
@@ -95,6 +96,7 @@ class JobPage(QWizardPage):
         self.gpu_memory = QDoubleSpinBox(objectName="gpu-memory", minimum=0, maximum=1024, decimals=0, suffix=" GB")
         self.gpu_memory.setSpecialValueText(tr("any"))
         self.spot = QCheckBox(tr("Use &spot capacity (cheaper, may be interrupted)"), objectName="spot")
+        self.ports_edit = PortsField()  # the spec's ports: forwarded here while the job runs
         self.gpu_from_file = QLabel(objectName="gpu-from-file", wordWrap=True)
         self.gpu_from_file.setVisible(False)
         self.gpu_locked = False  # the opened file's GPU choices are more than the form can show
@@ -122,6 +124,7 @@ class JobPage(QWizardPage):
         form.addRow(tr("&Min. GPU memory:"), self.gpu_memory)
         form.addRow("", self.gpu_from_file)
         form.addRow("", self.spot)
+        form.addRow(tr("&Ports:"), self.ports_edit)
         self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -131,7 +134,7 @@ class JobPage(QWizardPage):
         layout.addStretch(1)
 
         for signal in (self.name_edit.textChanged, self.command_edit.textChanged,
-                       self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged):
+                       self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged, self.ports_edit.textChanged):
             signal.connect(self._edited)
         self._changed()
 
@@ -194,6 +197,7 @@ class JobPage(QWizardPage):
         self.gpu_count.setValue(gpu.count if gpu else 1)
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
+        self.ports_edit.fill(spec.ports)
         self.storage_box.fill(spec.storage, spec.recovery)
         self._lock_gpu(spec)
         self._changed()
@@ -229,7 +233,7 @@ class JobPage(QWizardPage):
             return tr("Give the command that runs the job.")
         if self.gpu_model.currentData() != GPU_NONE and self.gpu_count.value() < 1:
             return tr("A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).")
-        return None
+        return self.ports_edit.problem()
 
     def _edited(self) -> None:
         self.touched = True
@@ -258,7 +262,7 @@ class JobPage(QWizardPage):
             gpu = base.resources.gpu  # the file's choices or range, which the form cannot show
         resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked())
         return dataclasses.replace(base, name=self.name_edit.text().strip(), run=self.command_edit.toPlainText(),
-                                   resources=resources)
+                                   resources=resources, ports=self.ports_edit.ports())
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         self.name_edit.setFocus()
