@@ -64,6 +64,7 @@ bench: debs-test $(VENV)/.stamp-test
 # Every main screen in English and Simplified Chinese, under a virtual X server.
 screenshots: debs-test $(VENV)/.stamp-test
 	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots.py docs/screenshots
+	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots_ports.py docs/screenshots
 
 # Extract tr() strings into the .ts catalogues and compile the .qm files.
 i18n: $(VENV)/.stamp-run

@@ -129,7 +129,10 @@ class PortActions:
         model = getattr(self.view, "model", None)
         if model is not None and isValid(self.view):
             model.open_ports = self.open_ports()
-            model.layoutChanged.emit()
+            rows, cols = model.rowCount(), model.columnCount()
+            if rows and cols:  # only the tooltips changed (a layout change would upset the sort proxy)
+                model.dataChanged.emit(model.index(0, 0), model.index(rows - 1, cols - 1),
+                                       [Qt.ItemDataRole.ToolTipRole])
 
     def close(self) -> None:
         """The app quits: every forward stops (idempotent)."""
