@@ -47,7 +47,7 @@ def cmd_ports(ctx: CliContext, args: argparse.Namespace) -> int:
     log_text = read_log_tail(paths.job_log(rec.launch_id)) if spec.ports else ""
     rows = ports_json(spec.ports, [], {})
     for row, p in zip(rows, spec.ports):
-        row["printed_url"] = _printed(log_text, p.port) if p.name == "jupyter" else None
+        row["printed_url"] = jupyter_url(log_text, p.port, p.port) if p.name == "jupyter" else None
     if ctx.json:
         emit_json({"launch_id": rec.launch_id, "status": rec.status, "ports": rows})
         return 0
@@ -58,11 +58,6 @@ def cmd_ports(ctx: CliContext, args: argparse.Namespace) -> int:
           [[r["port"], r["service"] or r["name"] or "", r["node"],
             f"workbench open {rec.launch_id} {r['port']}"] for r in rows])
     return 0
-
-
-def _printed(log_text: str, port: int) -> str | None:
-    url = jupyter_url(log_text, port, port)
-    return url
 
 
 def _display() -> bool:
