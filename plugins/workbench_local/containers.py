@@ -66,5 +66,5 @@ def prepare(spec: JobSpec, launch_id: str, state: Path, work: Path, env: Mapping
         handle.write(container.env_file(env))
     scripts = {name: str(state / name) for name in ("setup.sh", "run.sh") if (state / name).exists()}
     text = container.script(spec.image, launch_id, str(state), str(work), scripts,
-                            [m.path for m in spec.storage])
+                            [m.path for m in spec.storage], container.multiline(env))
     (state / container.SCRIPT).write_text(text, encoding="utf-8")

@@ -51,9 +51,11 @@ class MotoCluster:
     port: int
     user: str
     servers: list[sshd_support.Sshd] = field(default_factory=list)
+    sshd_env: dict[str, str] = field(default_factory=dict)  # more of the nodes' session environment (DOCKER_HOST)
 
     @classmethod
-    def create(cls, root: Path, monkeypatch, profile: str = "moto") -> "MotoCluster":
+    def create(cls, root: Path, monkeypatch, profile: str = "moto",
+               sshd_env: dict[str, str] | None = None) -> "MotoCluster":
         from workbench.core.domain.models import Profile
         from workbench_testing import fake_cloud_accounts
 
@@ -74,18 +76,18 @@ class MotoCluster:
         acc.save_profile(Profile(profile, "aws", "us-east-1", endpoint_url=stack.url, settings={
             **SETTINGS, "subnet": subnet, "ssh_address": f"{user}@private:{port}"}))
         creds.set("aws", profile, {"access_key_id": KEY_ID, "secret_access_key": "not-a-real-secret"})
-        return cls(root, stack, acc, prefix, port, user)
+        return cls(root, stack, acc, prefix, port, user, sshd_env=dict(sshd_env or {}))
 
     def ec2(self):
         return boto3.client("ec2", region_name="us-east-1", endpoint_url=self.stack.url,
                             aws_access_key_id=KEY_ID, aws_secret_access_key="x")
 
-    def launch(self, spec, start_sshd: bool = True):
+    def launch(self, spec, start_sshd: bool = True, secret_env: dict[str, str] | None = None):
         """Plan and execute ``spec`` on the profile; start one sshd per node at its private address."""
         from workbench.core.lifecycle.launcher import choose_offer, execute
 
         lp = choose_offer(self.accounts, spec, provider="aws")
-        nodes = sorted(execute(self.accounts, lp), key=lambda i: i.extra.get("node_rank", 0))
+        nodes = sorted(execute(self.accounts, lp, secret_env=secret_env), key=lambda i: i.extra.get("node_rank", 0))
         if start_sshd:
             self.start_nodes(nodes)
         return nodes
@@ -97,7 +99,8 @@ class MotoCluster:
         for inst in nodes:
             address = inst.extra["private_ip"]
             assert address.startswith(self.prefix), address
-            server = sshd_support.Sshd.start(self.root / f"node-{inst.extra.get('node_rank', 0)}", address, self.port)
+            server = sshd_support.Sshd.start(self.root / f"node-{inst.extra.get('node_rank', 0)}", address, self.port,
+                                             env=self.sshd_env)
             server.authorize(key)
             server.set_gpu("v100x1")
             self.servers.append(server)

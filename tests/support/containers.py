@@ -5,7 +5,8 @@
     world.image                       # "127.0.0.1:PORT/wb/job:1", pushed, needs world.user / world.password
     world.docker("ps")                # a docker CLI call against this daemon (CompletedProcess)
 
-Everything follows the shared recipes ("Real containers in tests", checked on this machine kind); no public registry is reachable,
+Everything follows the shared recipes ("Real containers in tests", checked on this machine kind); no public
+registry is reachable,
 so the image is built here from Debian packages:
 
 * ``dockerd`` with its data and exec roots, pid file and socket under a scratch folder, leaving the
@@ -81,12 +82,14 @@ def base_tarball(include: str = "python3") -> Path:
             done = subprocess.run(["debootstrap", "--variant=minbase", f"--include={include}", "bookworm", str(rootfs)],
                                   capture_output=True, text=True, timeout=900)
             if done.returncode != 0:
-                raise RuntimeError(f"debootstrap failed ({done.returncode}): {done.stdout[-1500:]}{done.stderr[-1500:]}")
+                raise RuntimeError(f"debootstrap failed ({done.returncode}): "
+                                   f"{done.stdout[-1500:]}{done.stderr[-1500:]}")
             partial = work / "rootfs.tar"
             subprocess.run(["tar", "-C", str(rootfs), "--numeric-owner", "--exclude=./dev/*", "--exclude=./proc/*",
                             "--exclude=./sys/*", "-cf", str(partial), "."], check=True, timeout=600)
             os.replace(partial, tar)
         finally:
+            _unmount_under(work)  # debootstrap mounts /proc and /sys in the tree while it installs
             shutil.rmtree(work, ignore_errors=True)
     return tar
 
@@ -106,6 +109,7 @@ class ContainerWorld:
         self.dockerd: subprocess.Popen | None = None
         self.registry_proc: subprocess.Popen | None = None
         self.timings: dict[str, float] = {}
+        self._pushed: set[str] = set()
         try:
             self._start_dockerd()
             self._start_registry()
@@ -194,6 +198,28 @@ class ContainerWorld:
         self.timings["push_s"] = time.monotonic() - t0
         # nothing of the image stays in the daemon: a job's pull downloads every layer from the registry
         self.docker("rmi", self.base)
+
+    def image_with(self, include: str, name: str) -> str:
+        """Another image from Debian packages (``include``: debootstrap's list, e.g. "python3,python3-torch"),
+        cached like the base and pushed as ``wb/NAME:1``; its reference in the registry."""
+        remote = f"{self.registry}/wb/{name}:1"
+        if remote in self._pushed:
+            return remote
+        t0 = time.monotonic()
+        tar = base_tarball(include)
+        self.timings[f"{name}_tarball_s"] = time.monotonic() - t0
+        local = f"local/{name}:1"
+        with open(tar, "rb") as f:
+            done = subprocess.run(["docker", "import", "-c", 'CMD ["/bin/bash"]', "-", local], stdin=f,
+                                  capture_output=True, text=True, env={**os.environ, **self.env}, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"docker import failed: {done.stderr[-1500:]}")
+        t0 = time.monotonic()
+        self.push(local, remote)
+        self.timings[f"{name}_push_s"] = time.monotonic() - t0
+        self.docker("rmi", local)
+        self._pushed.add(remote)
+        return remote
 
     def push(self, local: str, remote: str) -> None:
         """Tag ``local`` as ``remote`` and push it with the registry's login (a throwaway DOCKER_CONFIG)."""

@@ -134,7 +134,7 @@ sh {STATE_DIR}/install-guard.sh || echo "workbench: the instance guard could not
 """
 
 
-CONTAINER_RUNTIME = r"""# the job runs in a container image: Docker and the NVIDIA container toolkit where the machine's image lacks them
+CONTAINER_RUNTIME = r"""# a job in a container image: Docker and the NVIDIA container toolkit where the machine lacks them
 ( export DEBIAN_FRONTEND=noninteractive
   if ! command -v docker >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then apt-get update -q && apt-get install -y -q docker.io
@@ -157,7 +157,8 @@ CONTAINER_RUNTIME = r"""# the job runs in a container image: Docker and the NVID
   fi
   usermod -aG docker @USER@ 2>/dev/null || true  # the job's SSH user runs docker without sudo
 ) > /var/log/workbench-container-runtime.log 2>&1 \
-  || echo "workbench: Docker or the NVIDIA container toolkit could not be installed (see /var/log/workbench-container-runtime.log)" \
+  || echo "workbench: Docker or the NVIDIA container toolkit could not be installed" \
+          "(see /var/log/workbench-container-runtime.log)" \
      > /dev/console 2>/dev/null || true
 """
 

@@ -47,25 +47,32 @@ GPU_CHECK = ("{ command -v nvidia-ctk || command -v nvidia-container-cli || comm
              ">/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1")
 
 
-def container_name(launch_id: str) -> str:
-    """The container's name: ``wb-`` and the launch id (Docker's allowed characters only)."""
-    return "wb-" + re.sub(r"[^A-Za-z0-9_.-]", "-", launch_id)
+def container_name(launch_id: str, rank: int | None = None) -> str:
+    """The container's name: ``wb-`` and the launch id (Docker's allowed characters only), and a multi-node
+    launch's node rank (one name per node even where two nodes share a daemon, as in the tests)."""
+    return "wb-" + re.sub(r"[^A-Za-z0-9_.-]", "-", launch_id) + ("" if rank is None else f"-node{rank}")
 
 
 def env_file(env: Mapping[str, str]) -> str:
-    """The job's environment in ``--env-file`` form (``NAME=value`` lines, no quoting).
+    """The job's environment in ``--env-file`` form (``NAME=value`` lines, no quoting), less the values that
+    span several lines (an env file cannot carry them: :func:`multiline` names them for ``-e NAME``).
 
-    Raises ConfigError for a value Docker's env file cannot carry (a newline) or a name it would misread.
+    Raises ConfigError for a name Docker would misread.
     """
     lines = []
     for name, value in env.items():
         if not _NAME_RE.fullmatch(str(name)):
             raise ConfigError(f"the environment variable name {name!r} cannot be passed into a container")
-        if "\n" in str(value) or "\r" in str(value):
-            raise ConfigError(f"the value of {name} spans several lines, which a container's env file cannot carry",
-                              hint="put it in a file in the workdir (or base64-encode it) and read it from there")
-        lines.append(f"{name}={value}\n")
+        if str(name) not in multiline(env):
+            lines.append(f"{name}={value}\n")
     return "".join(lines)
+
+
+def multiline(env: Mapping[str, str]) -> list[str]:
+    """Names whose values span several lines (a multi-node launch's WORKBENCH_NODE_IPS, a PEM key): ``docker run
+    -e NAME`` takes each from the environment of the docker command itself (supervise.sh and the Local wrapper
+    export the job's env), so the value is never on a command line either."""
+    return [str(n) for n, v in env.items() if "\n" in str(v) or "\r" in str(v)]
 
 
 def binds(workdir: str, scripts: Mapping[str, str], mount_paths: Sequence[str] = ()) -> list[tuple[str, str, bool]]:
@@ -84,13 +91,16 @@ def binds(workdir: str, scripts: Mapping[str, str], mount_paths: Sequence[str] =
 
 
 def run_args(image: ContainerImage, launch_id: str, workdir: str, env_path: str,
-             bind_list: Sequence[tuple[str, str, bool]], gpus: bool) -> list[str]:
+             bind_list: Sequence[tuple[str, str, bool]], gpus: bool, passed: Sequence[str] = (),
+             rank: int | None = None) -> list[str]:
     """The ``docker run`` arguments (after ``docker``) that start the job's container, detached.
 
     The container sleeps until ``container.sh stop``; setup and run are ``docker exec``-ed into it.
     """
-    args = ["run", "-d", "--rm", "--name", container_name(launch_id), "--label", f"workbench.launch={launch_id}",
+    args = ["run", "-d", "--rm", "--name", container_name(launch_id, rank), "--label", f"workbench.launch={launch_id}",
             "--network", "host", "--env-file", env_path, "-w", workdir]
+    for name in passed:  # the value from docker's own environment (see multiline)
+        args += ["-e", name]
     if gpus:
         args += ["--gpus", "all"]
     if image.user:
@@ -103,10 +113,10 @@ def run_args(image: ContainerImage, launch_id: str, workdir: str, env_path: str,
     return args
 
 
-def exec_args(launch_id: str, script: str, stop_on_error: bool) -> list[str]:
+def exec_args(launch_id: str, script: str, stop_on_error: bool, rank: int | None = None) -> list[str]:
     """The ``docker exec`` arguments that run one of the job's scripts inside its container (bash, else sh)."""
     pick = 'if command -v bash >/dev/null 2>&1; then exec bash "$@"; else exec sh "$@"; fi'
-    return ["exec", container_name(launch_id), "sh", "-c", pick, "workbench-job",
+    return ["exec", container_name(launch_id, rank), "sh", "-c", pick, "workbench-job",
             *(["-e"] if stop_on_error else []), f"{SCRIPTS_AT}/{script}"]
 
 
@@ -188,27 +198,28 @@ esac
 
 
 def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, scripts: Mapping[str, str],
-           mount_paths: Sequence[str] = ()) -> str:
+           mount_paths: Sequence[str] = (), passed: Sequence[str] = (), rank: int | None = None) -> str:
     """``container.sh`` for one job: ``job_dir`` holds ``container.env``; ``scripts`` maps setup.sh/run.sh to
-    their paths on this machine.  ``exec`` takes a script's name (``setup.sh``) as its argument."""
+    their paths on this machine; ``passed`` the multi-line variables (:func:`multiline`) the caller's environment
+    exports; ``rank`` a multi-node launch's node.  ``exec`` takes a script's name (``setup.sh``) as its argument."""
     env_path = f"{job_dir}/{ENV_FILE}"
     bind_list = binds(workdir, scripts, mount_paths)
     auth = image.registry_auth
     if auth and not _NAME_RE.fullmatch(auth.password_secret):
         raise ConfigError(f"registry_auth names the secret {auth.password_secret!r}, which is not a variable name")
-    exec_base = exec_args(launch_id, "X", False)[:-1]
-    exec_e = exec_args(launch_id, "X", True)[:-1]
+    exec_base = exec_args(launch_id, "X", False, rank)[:-1]
+    exec_e = exec_args(launch_id, "X", True, rank)[:-1]
     text = (SCRIPT_TEXT
             .replace("@JOB@", shlex.quote(job_dir))
             .replace("@IMAGE@", shlex.quote(image.name))
-            .replace("@NAME@", shlex.quote(container_name(launch_id)))
+            .replace("@NAME@", shlex.quote(container_name(launch_id, rank)))
             .replace("@LOGIN_USER@", shlex.quote(auth.username if auth else ""))
             .replace("@REGISTRY@", shlex.quote(image.registry))
             .replace("@SECRET@", auth.password_secret if auth else "")
             .replace("@ENVFILE@", ENV_FILE)
             .replace("@GPU_CHECK@", GPU_CHECK)
-            .replace("@RUN_GPUS@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True)))
-            .replace("@RUN@", _q(run_args(image, launch_id, workdir, env_path, bind_list, False)))
+            .replace("@RUN_GPUS@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True, passed, rank)))
+            .replace("@RUN@", _q(run_args(image, launch_id, workdir, env_path, bind_list, False, passed, rank)))
             .replace("@EXEC_E@", _q(exec_e))
             .replace("@EXEC@", _q(exec_base))
             .replace("@AT@", SCRIPTS_AT))

@@ -223,7 +223,8 @@ def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: st
             container.ENV_FILE: container.env_file(env),
             container.SCRIPT: container.script(spec.image, launch_id, job_dir, f"{job_dir}/work",
                                                {n: f"{job_dir}/{n}" for n in ("setup.sh", "run.sh")},
-                                               [m.path for m in spec.storage]),
+                                               [m.path for m in spec.storage], container.multiline(env),
+                                               int(env["NODE_RANK"]) if int(env.get("NNODES", "1")) > 1 else None),
         }
     return Scripts({**extra, 
         "env.sh": "".join(f"{k}={shlex.quote(v)}\n" for k, v in env.items()),
@@ -239,8 +240,8 @@ def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: st
 def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
     """Write the scripts into ``job_dir`` (created) over SFTP.
 
-    The folder is the job's user's only (0700), and ``env.sh`` (and a container's ``container.env``), which may hold the values of the spec's
-    secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
+    The folder is the job's user's only (0700), and ``env.sh`` (and a container's ``container.env``), which may
+    hold the values of the spec's secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
     closed down afterwards)."""
     sftp = conn.sftp()
     try:
