@@ -356,6 +356,29 @@ def nodes_setup() -> Row:
                 + f"; then the barrier: {got['barrier'].show(_ms)} (two inter-node SSH round trips)")
 
 
+def container_pull() -> Row:
+    """(issue 34) The app's pull (per-job login, progress, config removed) vs `docker pull` alone, interleaved."""
+    from benchmarks import containers
+
+    got = containers.pull_figures()
+    return _row(f"pull of a 161 MB image from a password registry: the app's container.sh vs docker pull alone "
+                f"(interleaved, {containers.SAMPLES} each)", got["ours"], got["baseline"], _ms, "<= 1.2x",
+                verdict(got["ours"].median / got["baseline"].median, 1.2,
+                        "the login and the per-job Docker config come on top of the pull"))
+
+
+def container_start() -> Row:
+    """(issue 34) A Local job of `true` in a cached image vs without a container: what the container adds."""
+    from benchmarks import containers
+
+    got = containers.start_figures()
+    extra = got["ours"].median - got["baseline"].median
+    return _row(f"Local job start to exit in a cached image vs without a container (interleaved, "
+                f"{containers.SAMPLES} each)", got["ours"], got["baseline"], _ms, "report",
+                f"report: the container adds {_ms(extra)} (registry check, docker run, exec, rm); on a cloud machine "
+                "that is next to tens of seconds of connect and upload")
+
+
 # -- how cost grows (issue 22) -------------------------------------------------------------------
 _UNITS: dict[str, Callable[[float], str]] = {
     "s": _ms, "s.1": lambda v: f"{v * 1000:.1f} ms", "ms.1": lambda v: f"{v:.1f} ms",
@@ -376,11 +399,11 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "telemetry-cpu": telemetry_cpu_and_redraw, "memory": memory, "status-aws": status_scale,
     "storage-upload": storage_upload, "nodes-launch": nodes_launch, "nodes-setup": nodes_setup,
     "controller-cost": controller_cost_rows, "controller-relaunch": controller_relaunch,
-    "controller-memory": controller_memory,
+    "controller-memory": controller_memory, "container-pull": container_pull,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
-    "plots-opengl": plots_opengl_vs_raster,
+    "plots-opengl": plots_opengl_vs_raster, "container-start": container_start,
 }
 SCALE: dict[str, Callable[[], Row | list[Row]]] = {
     "scale-status": _scale("status"), "scale-monitor": _scale("monitor"), "scale-catalog": _scale("catalog"),
