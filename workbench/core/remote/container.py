@@ -136,13 +136,17 @@ if [ -z "$E" ]; then
        "(install the docker.io or podman package)"
   exit 127
 fi
-why() {  # the reason a pull or login failed, from the engine's own words in $1
-  if grep -qiE 'manifest unknown|not found|does not exist|name unknown' "$1"; then echo "the image was not found"
+why() {  # the reason a pull or login failed, from the engine's own words in $1 (else $2)
+  if grep -qiE 'Cannot connect to the Docker daemon|Is the docker daemon running' "$1"; then
+    echo "the Docker daemon is not running here (start it, e.g. sudo systemctl start docker)"
+  elif grep -qiE 'permission denied.*docker.sock|docker.sock.*permission denied' "$1"; then
+    echo "this user may not use Docker (add it to the docker group, then log in again)"
+  elif grep -qiE 'manifest unknown|not found|does not exist|name unknown' "$1"; then echo "the image was not found"
   elif grep -qiE 'unauthorized|authentication required|incorrect username or password|no basic auth|denied' "$1"; then
     echo "the registry refused the login"
   elif grep -qiE 'connection refused|no such host|timeout|unreachable|dial tcp|TLS handshake|server misbehaving' "$1"
   then echo "the registry could not be reached (network)"
-  else echo "see the lines above"; fi
+  else echo "${2:-see the lines above}"; fi
 }
 case "$1" in
 pull)
@@ -156,7 +160,7 @@ pull)
       > "$D/login.out" 2>&1
     rc=$?; cat "$D/login.out"
     if [ "$rc" -ne 0 ]; then
-      echo "[workbench] could not log in to @REGISTRY@: the registry refused the login ($(why "$D/login.out"));" \
+      echo "[workbench] could not log in to @REGISTRY@: $(why "$D/login.out" "the registry refused the login");" \
            "setup was not started"
       exit 125
     fi

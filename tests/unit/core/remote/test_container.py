@@ -114,3 +114,35 @@ def test_the_cloud_boot_scripts_install_docker_and_the_nvidia_container_toolkit_
         assert '[ "no" = yes ]' in render(cpu_image).replace("\\", "")  # no GPU: Docker only
     fragment = scripts["aws"](gpu_image)
     subprocess.run(["bash", "-n"], input=fragment, text=True, check=True)
+
+
+@pytest.mark.parametrize("says, reason", [
+    ("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?",
+     "the Docker daemon is not running here"),
+    ("permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
+     "this user may not use Docker"),
+    ("Error response from daemon: manifest for r/x:1 not found: manifest unknown", "the image was not found"),
+    ("Error response from daemon: Get \"https://r/v2/\": dial tcp: lookup r: no such host",
+     "the registry could not be reached (network)"),
+])
+def test_a_failed_pull_says_why_and_stops_before_setup(tmp_path, says, reason):
+    engine = tmp_path / "engine"
+    engine.write_text(f"#!/bin/sh\n[ \"$1\" = pull ] || exit 0\necho '{says}' >&2\nexit 1\n")
+    engine.chmod(0o755)
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "container.env").write_text("")
+    (job / "container.sh").write_text(container.script(ContainerImage("r/x:1"), "L1", str(job), str(job / "w"), {}))
+    done = subprocess.run(["sh", str(job / "container.sh"), "pull"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "WORKBENCH_CONTAINER_ENGINE": str(engine)})
+    assert done.returncode == 125
+    assert f"[workbench] could not pull r/x:1: {reason}" in done.stdout and "setup was not started" in done.stdout
+    assert not (job / "docker").exists()
+
+
+def test_without_an_engine_the_script_names_what_to_install(tmp_path):
+    (tmp_path / "container.sh").write_text(container.script(ContainerImage("r/x:1"), "L1", str(tmp_path),
+                                                            str(tmp_path / "w"), {}))
+    done = subprocess.run(["/bin/sh", str(tmp_path / "container.sh"), "pull"], capture_output=True, text=True,
+                          env={"PATH": str(tmp_path)})
+    assert done.returncode == 127 and "neither Docker nor podman is installed" in done.stdout
