@@ -29,6 +29,8 @@ _REF_RE = re.compile(r"^(?:(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|localhost)(?::[0
                      r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$")
 _SHM_RE = re.compile(r"^[0-9]+[bkmgBKMG]?$")
 _USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]*)?$")
+#: the same rules, public: the wizard's image fields check what they take with them (one rule for a spec and a form)
+REFERENCE_RE, SHM_SIZE_RE, USER_RE = _REF_RE, _SHM_RE, _USER_RE
 _IMAGE_KEYS = ("name", "registry_auth", "shm_size", "user")
 _PORT_KEYS = ("port", "name", "node")
 

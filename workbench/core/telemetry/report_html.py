@@ -46,6 +46,9 @@ L = {
     "status_launching": "launching", "status_running": "running", "status_finished": "finished",
     "status_failed": "failed", "status_terminated": "terminated", "status_recovered": "recovered",
     "status_stopped": "stopped", "status_interrupted": "interrupted", "relaunched": "relaunched as attempt {n}",
+    # a job in a container: its image, by digest where known (report.image_digest)
+    "image": "Image: {image} · by digest {digest}",
+    "image_no_digest": "Image: {image} · digest unknown (the pull did not log it)",
 }
 LABELS = tuple(L.values())
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -176,6 +179,10 @@ def render_html(report: RunReport, t: Callable[[str], str] = lambda s: s,
     out += [f'<td style="background-color: #f2f4f7;"><span style="color: #555555;">{e(k)}</span><br/>'
             f'<b style="font-size: 12pt;">{e(v)}</b></td>' for k, v in rows]
     out.append("</tr></table>")
+    if report.image:
+        line = (t(L["image"]).format(image=report.image, digest=report.image_digest) if report.image_digest
+                else t(L["image_no_digest"]).format(image=report.image))
+        out.append(f'<p style="margin: 4px 0;">{e(line)}</p>')
     out.append(f'<h2 style="font-size: 12pt; margin-bottom: 2px;">{e(t(L["advice"]))}</h2>')
     host_plots = plots(report, t) if not report.gpus else {}
     cpu_plot = host_plots.get("cpu.svg")

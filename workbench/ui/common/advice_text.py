@@ -97,6 +97,8 @@ REPORT_LABELS = (
     N_('CPU busy (%)'),
     N_('Exit code'),
     N_('Memory used (GB)'),
+    N_('Image: {image} · by digest {digest}'),
+    N_('Image: {image} · digest unknown (the pull did not log it)'),
 )
 SEVERITY = {"high": N_("high"), "medium": N_("medium"), "low": N_("low")}
 

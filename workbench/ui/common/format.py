@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from workbench.core.domain.models import InstanceState
+from workbench.core.domain.models import ContainerImage, InstanceState
 from workbench.core.domain.errors import WorkbenchError  # noqa: F401 - named in annotations
 from workbench.core.domain.phrase import Phrase
 from workbench.ui.i18n import N_, tr
@@ -79,6 +79,17 @@ def launch_status(status: str) -> str:
 def state_label(state: InstanceState) -> str:
     """The state as the user reads it, in the UI language."""
     return tr(STATE_LABELS[state])
+
+
+def image_text(image: ContainerImage | None) -> str:
+    """A job's container image in words (the wizard's review, Instances): the reference, and who logs in where."""
+    if image is None:
+        return tr("none: the job runs on the machine itself")
+    text = image.name
+    if image.registry_auth is not None:
+        text += " · " + tr("login as {user} to {registry}").format(user=image.registry_auth.username,
+                                                                    registry=image.registry)
+    return text
 
 
 def error_words(error: "WorkbenchError | str") -> str:

@@ -299,6 +299,11 @@
       <translation>区域(&amp;R)：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>&amp;Registry login (a private registry)</source>
+      <translation>镜像仓库登录（私有仓库）(&amp;R)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>&amp;Remove</source>
       <translation>移除(&amp;R)</translation>
@@ -1064,6 +1069,11 @@
       <translation>磁盘：</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Docker's default (64m), e.g. 16g</source>
+      <translation>Docker 默认值（64m），例如 16g</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>Download failed: {message}</source>
       <translation>下载失败:{message}</translation>
@@ -1442,6 +1452,36 @@
       <location filename="../../../workbench/ui/shell/quit_guard.py" />
       <source>If you keep them running, the guards installed on each machine still stop it at its max runtime or when its GPUs sit idle. Local jobs on this computer keep running too.</source>
       <translation>如果保持它们运行，每台机器上安装的保护规则仍会在达到最长运行时间或 GPU 空闲时将其停止。这台计算机上的本地作业也会继续运行。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Imag&amp;e:</source>
+      <translation>镜像(&amp;E)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>Image:</source>
+      <translation>镜像：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Image: '{ref}' is not an image reference (registry/name:tag or name@sha256:…)</source>
+      <translation>镜像：“{ref}”不是镜像引用（registry/name:tag 或 name@sha256:…）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/instances_model.py" />
+      <source>Image: {image}</source>
+      <translation>镜像：{image}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Image: {image} · by digest {digest}</source>
+      <translation>镜像：{image} · 摘要 {digest}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/advice_text.py" />
+      <source>Image: {image} · digest unknown (the pull did not log it)</source>
+      <translation>镜像：{image} · 摘要未知（拉取时未记录）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -2149,6 +2189,11 @@
       <translation>PDF 文件 (*.pdf)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Pass&amp;word secret:</source>
+      <translation>密码所在的密钥(&amp;W)：</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Peak GPU memory ({mem_gb} GB) and utilization ({util}% of the {model}) fit a cheaper {cand_model} ({cand_mem} GB): {offer} costs {offer_price}/h instead of {price}/h.</source>
       <translation>GPU 显存峰值（{mem_gb} GB）和利用率（{model} 的 {util}%）用更便宜的 {cand_model}（{cand_mem} GB）就够了：{offer} 每小时 {offer_price}，而不是 {price}。</translation>
@@ -2399,6 +2444,21 @@
       <translation>区域</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Registry login: '{name}' is also set in the spec's env; name another secret.</source>
+      <translation>镜像仓库登录：“{name}”也在规格的 env 中设置了；请换一个密钥名称。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Registry login: give the user name.</source>
+      <translation>镜像仓库登录：请填写用户名。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Registry login: the password secret '{name}' is not a variable name (letters, digits and '_').</source>
+      <translation>镜像仓库登录：密码密钥“{name}”不是变量名（只能用字母、数字和“_”）。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Relaunch after a spot &amp;interruption, up to</source>
       <translation>竞价实例被中断后重新启动(&amp;I)，最多</translation>
@@ -2597,6 +2657,16 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Several machines run one job together (torchrun, DeepSpeed, MPI); each gets the resources of one offer, and they are placed close together on a fast network.</source>
       <translation>多台机器共同运行一个作业（torchrun、DeepSpeed、MPI）；每台机器获得一个报价的资源，并被放置在彼此靠近的高速网络上。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Shared memory (/dev/s&amp;hm):</source>
+      <translation>共享内存（/dev/s&amp;hm）：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Shared memory: must be a size like 16g or 512m, got '{size}'</source>
+      <translation>共享内存：必须是 16g 或 512m 这样的大小，实际为“{size}”</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/credentials_form.py" />
@@ -2899,6 +2969,11 @@
       <translation>该比较需要最长运行时间：请在“保护规则”中设置。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>The container image setup and run happen in, with every GPU of the machine (registry/name:tag or name@sha256:…; Docker Hub when no registry is named). Empty: the job runs on the machine itself.</source>
+      <translation>setup 和 run 在其中运行的容器镜像，可使用机器的所有 GPU（registry/name:tag 或 name@sha256:…；未指定仓库时为 Docker Hub）。留空：作业直接在机器上运行。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/controller_panel.py" />
       <source>The controller is gone (verified).</source>
       <translation>控制器已结束（已核实）。</translation>
@@ -2992,6 +3067,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>The network limits training</source>
       <translation>网络限制了训练速度</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>The password or token is a launch secret: its value is asked for on the review page, kept in memory for the launch and never saved. Only the secret's name goes into the job.</source>
+      <translation>密码或令牌是一个启动密钥：其值在确认页面询问，仅在启动期间保存在内存中，从不保存。写入作业的只有密钥的名称。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
@@ -3202,6 +3282,21 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Use larger batches</source>
       <translation>使用更大的批大小</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>User in the container:</source>
+      <translation>容器内的用户：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>User in the container: must be a user name, a uid or uid:gid, got '{user}'</source>
+      <translation>容器内的用户：必须是用户名、uid 或 uid:gid，实际为“{user}”</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>User name:</source>
+      <translation>用户名：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
@@ -3689,6 +3784,11 @@
       <translation>残留 {kind} {id}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>login as {user} to {registry}</source>
+      <translation>以 {user} 身份登录 {registry}</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>low</source>
       <translation>低</translation>
@@ -3819,9 +3919,19 @@
       <translation>无，或例如 8888:jupyter, 6006:tensorboard</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>none, or e.g. nvcr.io/nvidia/pytorch:24.05-py3</source>
+      <translation>无，或例如 nvcr.io/nvidia/pytorch:24.05-py3</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>none: the job is described by the form below</source>
       <translation>无：作业由下方表单描述</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/format.py" />
+      <source>none: the job runs on the machine itself</source>
+      <translation>无：作业直接在机器上运行</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -4157,6 +4267,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>the first with an offer of</source>
       <translation>以下中第一个有报价的：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>the image's own, e.g. 1000:1000</source>
+      <translation>镜像自带的用户，例如 1000:1000</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />

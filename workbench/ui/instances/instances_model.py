@@ -18,12 +18,13 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.domain.cluster import node_rank_of
-from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.domain.jobspec_container import image_from_dict
+from workbench.core.domain.models import ContainerImage, Instance, InstanceState
 from workbench.core.lifecycle.outcome import Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money
 from workbench.core.lifecycle.attempts import attempt_of
 from workbench.core.store.database import LaunchRecord
-from workbench.ui.common.format import duration, money, state_label
+from workbench.ui.common.format import duration, image_text, money, state_label
 from workbench.ui.common.icons import icon
 from workbench.ui.common.job_state import OUTCOME_LOOK, outcome_text, state_text  # noqa: F401 (re-exported)
 from workbench.ui.common.table_model import RowTableModel
@@ -63,6 +64,14 @@ def guard_text(inst: Instance, launch: LaunchRecord | None, spent: float, now: f
     if g.get("budget_usd"):
         parts.append(tr("budget {used} %").format(used=int(100 * spent / g["budget_usd"])))
     return " · ".join(parts)
+
+
+def image_of(launch: LaunchRecord | None) -> ContainerImage | None:
+    """The container image of a launch, from its stored spec (None: none, or a spec without one)."""
+    try:
+        return image_from_dict((launch.spec or {}).get("image")) if launch is not None else None
+    except (KeyError, TypeError, ValueError):  # a record written by another version: no image to show
+        return None
 
 
 def _key(inst: Instance) -> tuple[str, str, str]:
@@ -231,6 +240,8 @@ class InstancesModel(RowTableModel):
             if got is not None:
                 tip.append(tr("attempt {n} of {root}: relaunched after an interruption (Spend lists every "
                               "attempt)").format(n=got[0], root=got[1]))
+            if (image := image_of(launch)) is not None:
+                tip.append(tr("Image: {image}").format(image=image_text(image)))
             if (about := self._controller_tip(inst)) is not None:
                 tip.append(about)
             if costs_money(inst):

@@ -36,6 +36,7 @@ from workbench.core.domain.models import GpuRequest, JobSpec
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
+from workbench.ui.launch.image_field import ImageBox
 from workbench.ui.launch.import_notes import ImportNotesPanel
 from workbench.ui.launch.launch_draft import Draft
 from workbench.ui.launch.launch_storage import StorageBox
@@ -97,6 +98,7 @@ class JobPage(QWizardPage):
         self.gpu_memory.setSpecialValueText(tr("any"))
         self.spot = QCheckBox(tr("Use &spot capacity (cheaper, may be interrupted)"), objectName="spot")
         self.ports_edit = PortsField()  # the spec's ports: forwarded here while the job runs
+        self.image_box = ImageBox()  # the container image setup and run happen in, and its registry login
         self.gpu_from_file = QLabel(objectName="gpu-from-file", wordWrap=True)
         self.gpu_from_file.setVisible(False)
         self.gpu_locked = False  # the opened file's GPU choices are more than the form can show
@@ -128,6 +130,7 @@ class JobPage(QWizardPage):
         self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.image_box)
         layout.addWidget(self.storage_box)
         layout.addWidget(self.error)
         layout.addWidget(self.import_panel, 1)
@@ -136,6 +139,7 @@ class JobPage(QWizardPage):
         for signal in (self.name_edit.textChanged, self.command_edit.textChanged,
                        self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged, self.ports_edit.textChanged):
             signal.connect(self._edited)
+        self.image_box.changed.connect(self._edited)
         self._changed()
 
     # -- opening a spec --------------------------------------------------------
@@ -198,6 +202,7 @@ class JobPage(QWizardPage):
         self.gpu_memory.setValue((gpu.min_memory_gb or 0) if gpu else 0)
         self.spot.setChecked(spec.resources.spot)
         self.ports_edit.fill(spec.ports)
+        self.image_box.fill(spec.image)
         self.storage_box.fill(spec.storage, spec.recovery)
         self._lock_gpu(spec)
         self._changed()
@@ -233,7 +238,8 @@ class JobPage(QWizardPage):
             return tr("Give the command that runs the job.")
         if self.gpu_model.currentData() != GPU_NONE and self.gpu_count.value() < 1:
             return tr("A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).")
-        return self.ports_edit.problem()
+        base_env = tuple(self.base.env) if self.base is not None else ()
+        return self.ports_edit.problem() or self.image_box.problem(base_env)
 
     def _edited(self) -> None:
         self.touched = True
@@ -261,8 +267,9 @@ class JobPage(QWizardPage):
         if self.gpu_locked:
             gpu = base.resources.gpu  # the file's choices or range, which the form cannot show
         resources = dataclasses.replace(base.resources, gpu=gpu, spot=self.spot.isChecked())
-        return dataclasses.replace(base, name=self.name_edit.text().strip(), run=self.command_edit.toPlainText(),
-                                   resources=resources, ports=self.ports_edit.ports())
+        return self.image_box.apply(dataclasses.replace(base, name=self.name_edit.text().strip(),
+                                                        run=self.command_edit.toPlainText(), resources=resources,
+                                                        ports=self.ports_edit.ports()))
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         self.name_edit.setFocus()

@@ -24,7 +24,7 @@ from workbench.core.domain.models import Guards, JobSpec, OnFinish
 from workbench.core.money.billing_status import on_this_computer
 from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
-from workbench.ui.common.format import duration, money, say, say_all
+from workbench.ui.common.format import duration, image_text, money, say, say_all
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
@@ -286,7 +286,8 @@ class ReviewPage(QWizardPage):
                             "you press Launch."))
         self.fields: dict[str, QLabel] = {}
         form = self.form = QFormLayout()
-        for key, label in (("job", tr("Job:")), ("command", tr("Command:")), ("where", tr("Where:")),
+        for key, label in (("job", tr("Job:")), ("command", tr("Command:")), ("image", tr("Image:")),
+                           ("where", tr("Where:")),
                            ("machine", tr("Machine:")), ("choice", tr("Chosen:")), ("disk", tr("Disk:")),
                            ("pricing", tr("Pricing:")),
                            ("on_finish", tr("When the job ends:")), ("guards", tr("Guards:")),
@@ -364,6 +365,8 @@ class ReviewPage(QWizardPage):
         f = self.fields
         f["job"].setText(spec.name + (" · " + tr("from {file}").format(file=spec.source) if spec.source else ""))
         f["command"].setText(spec.run.strip())
+        f["image"].setText(image_text(spec.image))
+        self.form.setRowVisible(f["image"], spec.image is not None)  # a job without a container: nothing to say
         here = choice is not None and on_this_computer(choice.offer.provider)
         f["disk"].setText(tr("{n} GB").format(n=spec.resources.disk_gb))
         self.form.setRowVisible(f["disk"], not here)  # this computer's disk is not rented
