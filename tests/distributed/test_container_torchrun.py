@@ -28,7 +28,7 @@ pytestmark = pytest.mark.timeout(900)  # the first run builds the torch image (d
 EXAMPLE = ROOT / "resources" / "examples" / "ddp-local-2nodes.yaml"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
 def world():
     try:
         w = start_containers()

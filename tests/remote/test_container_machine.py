@@ -40,7 +40,7 @@ exit 3
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
 def world():
     try:
         w = start_containers()
