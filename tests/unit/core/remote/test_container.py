@@ -146,3 +146,25 @@ def test_without_an_engine_the_script_names_what_to_install(tmp_path):
     done = subprocess.run(["/bin/sh", str(tmp_path / "container.sh"), "pull"], capture_output=True, text=True,
                           env={"PATH": str(tmp_path)})
     assert done.returncode == 127 and "neither Docker nor podman is installed" in done.stdout
+
+
+@pytest.mark.parametrize("toolkit, driver, gpus", [(True, True, True), (False, True, False), (True, False, False)])
+def test_start_gives_every_gpu_only_with_the_toolkit_and_a_working_driver(tmp_path, toolkit, driver, gpus):
+    """The runtime choice of `--gpus all` (a real GPU container needs a GPU machine): a recording engine, and a
+    fake nvidia-ctk / nvidia-smi on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    engine = bin_dir / "engine"
+    engine.write_text(f"#!/bin/sh\n[ \"$1\" = run ] && echo \"$@\" > {tmp_path}/run-args\nexit 0\n")
+    (bin_dir / "nvidia-smi").write_text(f"#!/bin/sh\nexit {0 if driver else 9}\n")
+    if toolkit:
+        (bin_dir / "nvidia-ctk").write_text("#!/bin/sh\nexit 0\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    (tmp_path / "container.sh").write_text(container.script(IMAGE, "L1", str(tmp_path), str(tmp_path / "w"), {}))
+    done = subprocess.run(["sh", str(tmp_path / "container.sh"), "start"], capture_output=True, text=True,
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin", "WORKBENCH_CONTAINER_ENGINE": str(engine)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    args = (tmp_path / "run-args").read_text()
+    assert ("--gpus all" in args) is gpus and "--network host" in args
+    assert ("with every GPU of this machine" in done.stdout) is gpus
