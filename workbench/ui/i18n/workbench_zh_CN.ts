@@ -300,8 +300,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>&amp;Registry login (a private registry)</source>
-      <translation>镜像仓库登录（私有仓库）(&amp;R)</translation>
+      <source>&amp;Registry login:</source>
+      <translation>镜像仓库登录(&amp;R)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -1067,11 +1067,6 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Disk:</source>
       <translation>磁盘：</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>Docker's default (64m), e.g. 16g</source>
-      <translation>Docker 默认值（64m），例如 16g</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -2189,11 +2184,6 @@
       <translation>PDF 文件 (*.pdf)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>Pass&amp;word secret:</source>
-      <translation>密码所在的密钥(&amp;W)：</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Peak GPU memory ({mem_gb} GB) and utilization ({util}% of the {model}) fit a cheaper {cand_model} ({cand_mem} GB): {offer} costs {offer_price}/h instead of {price}/h.</source>
       <translation>GPU 显存峰值（{mem_gb} GB）和利用率（{model} 的 {util}%）用更便宜的 {cand_model}（{cand_mem} GB）就够了：{offer} 每小时 {offer_price}，而不是 {price}。</translation>
@@ -2661,7 +2651,7 @@
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>Shared memory (/dev/s&amp;hm):</source>
-      <translation>共享内存（/dev/s&amp;hm）：</translation>
+      <translation>共享内存（/dev/shm）(&amp;H)：</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
@@ -3294,11 +3284,6 @@
       <translation>容器内的用户：必须是用户名、uid 或 uid:gid，实际为“{user}”</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>User name:</source>
-      <translation>用户名：</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/monitor/monitor_plots.py" />
       <source>Utilization (%)</source>
       <translation>利用率（%）</translation>
@@ -3407,6 +3392,11 @@
       <location filename="../../../workbench/ui/shell/away_notice.py" />
       <source>While you were away: {summary}</source>
       <translation>你不在时：{summary}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Who setup and run are inside the container: a user name, a uid or uid:gid</source>
+      <translation>setup 和 run 在容器内以谁的身份运行：用户名、uid 或 uid:gid</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -3637,6 +3627,11 @@
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>default endpoint of the provider</source>
       <translation>云服务商的默认端点</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>default: 64m</source>
+      <translation>默认：64m</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />
@@ -3984,6 +3979,11 @@
       <translation>或输入地址：s3://BUCKET/PREFIX、https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX、oss://…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>password from the launch secret</source>
+      <translation>密码取自启动密钥</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>per day ({currency})</source>
       <translation>每天({currency})</translation>
@@ -4270,8 +4270,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>the image's own, e.g. 1000:1000</source>
-      <translation>镜像自带的用户，例如 1000:1000</translation>
+      <source>the image's own</source>
+      <translation>镜像自带的</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -4347,6 +4347,11 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>uploaded to your account's bucket when you launch</source>
       <translation>启动时上传到你账户的存储桶</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>user name</source>
+      <translation>用户名</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />

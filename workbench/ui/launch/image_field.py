@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit
 
 from workbench.core.domain.jobspec_container import REFERENCE_RE, SHM_SIZE_RE, USER_RE
 from workbench.core.domain.models import ContainerImage, JobSpec, RegistryAuth
@@ -30,49 +30,58 @@ def reference_of(text: str) -> str:
     return text[len("docker:"):] if text.startswith("docker:") else text
 
 
-class ImageBox(QWidget):
-    """Image, registry login, shm size and user; ``problem()`` says what is wrong, ``apply()`` writes a spec."""
+class ImageBox(QObject):
+    """Image, registry login, shm size and user as rows of the job page's form (``add_rows``); ``problem()`` says
+    what is wrong, ``apply()`` writes them into a spec."""
 
     #: any field was edited
     changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("image-box")
         self.image_edit = QLineEdit(objectName="job-image")
         self.image_edit.setPlaceholderText(tr("none, or e.g. nvcr.io/nvidia/pytorch:24.05-py3"))
         self.image_edit.setToolTip(tr("The container image setup and run happen in, with every GPU of the machine "
                                       "(registry/name:tag or name@sha256:…; Docker Hub when no registry is named). "
                                       "Empty: the job runs on the machine itself."))
-        self.login = QGroupBox(tr("&Registry login (a private registry)"), objectName="registry-login")
-        self.login.setCheckable(True)
-        self.login.setChecked(False)
+        note = tr("The password or token is a launch secret: its value is asked for on the review page, kept in "
+                  "memory for the launch and never saved. Only the secret's name goes into the job.")
+        self.login = QCheckBox(tr("&Registry login:"), objectName="registry-login")
+        self.login.setToolTip(note)
         self.login_user = QLineEdit(objectName="registry-user")
+        self.login_user.setPlaceholderText(tr("user name"))
         self.login_secret = QLineEdit(DEFAULT_SECRET, objectName="registry-secret")
-        self.login_note = QLabel(tr("The password or token is a launch secret: its value is asked for on the "
-                                    "review page, kept in memory for the launch and never saved. Only the secret's "
-                                    "name goes into the job."), objectName="registry-note", wordWrap=True)
-        login_form = QFormLayout(self.login)
-        login_form.addRow(tr("User name:"), self.login_user)
-        login_form.addRow(tr("Pass&word secret:"), self.login_secret)
-        login_form.addRow(self.login_note)
+        self.login_secret.setToolTip(note)
         self.shm_edit = QLineEdit(objectName="image-shm")
-        self.shm_edit.setPlaceholderText(tr("Docker's default (64m), e.g. 16g"))
+        self.shm_edit.setPlaceholderText(tr("default: 64m"))
         self.user_edit = QLineEdit(objectName="image-user")
-        self.user_edit.setPlaceholderText(tr("the image's own, e.g. 1000:1000"))
-        form = QFormLayout()
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow(tr("Imag&e:"), self.image_edit)
-        form.addRow(tr("Shared memory (/dev/s&hm):"), self.shm_edit)
-        form.addRow(tr("User in the container:"), self.user_edit)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(form)
-        layout.addWidget(self.login)
+        self.user_edit.setPlaceholderText(tr("the image's own"))
+        self.user_edit.setToolTip(tr("Who setup and run are inside the container: a user name, a uid or uid:gid"))
+        self.labels = (QLabel(tr("Shared memory (/dev/s&hm):")), QLabel(tr("User in the container:")),
+                       QLabel(tr("password from the launch secret")))
+        for label, buddy in zip(self.labels, (self.shm_edit, self.user_edit, self.login_secret)):
+            label.setBuddy(buddy)
         for edit in (self.image_edit, self.login_user, self.login_secret, self.shm_edit, self.user_edit):
             edit.textChanged.connect(self._changed)
         self.login.toggled.connect(self._changed)
         self._enable()
+
+    def add_rows(self, form: QFormLayout) -> None:
+        """The image's three rows at the end of ``form``: the reference; shm size and user; the registry login."""
+        em = self.image_edit.fontMetrics().horizontalAdvance("M")
+        self.shm_edit.setMaximumWidth(em * 8)
+        self.user_edit.setMaximumWidth(em * 12)
+        self.login_user.setMaximumWidth(em * 12)
+        self.login_secret.setMaximumWidth(em * 16)
+        options, login = QHBoxLayout(), QHBoxLayout()
+        for row, widgets in ((options, (self.labels[0], self.shm_edit, self.labels[1], self.user_edit)),
+                             (login, (self.login, self.login_user, self.labels[2], self.login_secret))):
+            for w in widgets:
+                row.addWidget(w)
+            row.addStretch(1)
+        form.addRow(tr("Imag&e:"), self.image_edit)
+        form.addRow("", options)
+        form.addRow("", login)
 
     def _changed(self) -> None:
         self._enable()
@@ -80,8 +89,10 @@ class ImageBox(QWidget):
 
     def _enable(self) -> None:
         on = bool(self.image_edit.text().strip())  # the rest is about an image: nothing to say without one
-        for w in (self.login, self.shm_edit, self.user_edit):
+        for w in (self.login, self.shm_edit, self.user_edit, *self.labels[:2]):
             w.setEnabled(on)
+        for w in (self.login_user, self.login_secret, self.labels[2]):
+            w.setEnabled(on and self.login.isChecked())
 
     def fill(self, image: ContainerImage | None) -> None:
         """Show ``image`` (None: no container)."""

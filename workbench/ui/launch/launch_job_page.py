@@ -98,7 +98,7 @@ class JobPage(QWizardPage):
         self.gpu_memory.setSpecialValueText(tr("any"))
         self.spot = QCheckBox(tr("Use &spot capacity (cheaper, may be interrupted)"), objectName="spot")
         self.ports_edit = PortsField()  # the spec's ports: forwarded here while the job runs
-        self.image_box = ImageBox()  # the container image setup and run happen in, and its registry login
+        self.image_box = ImageBox(self)  # the container image setup and run happen in, and its registry login
         self.gpu_from_file = QLabel(objectName="gpu-from-file", wordWrap=True)
         self.gpu_from_file.setVisible(False)
         self.gpu_locked = False  # the opened file's GPU choices are more than the form can show
@@ -127,10 +127,10 @@ class JobPage(QWizardPage):
         form.addRow("", self.gpu_from_file)
         form.addRow("", self.spot)
         form.addRow(tr("&Ports:"), self.ports_edit)
+        self.image_box.add_rows(form)
         self.storage_box = StorageBox(session)  # storage mounts and recovery: the draft's own fields
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.image_box)
         layout.addWidget(self.storage_box)
         layout.addWidget(self.error)
         layout.addWidget(self.import_panel, 1)
