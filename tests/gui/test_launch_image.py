@@ -107,6 +107,7 @@ def test_the_registry_password_is_asked_at_launch_and_never_stored(qtbot, fake_a
     password = f"pw-{uuid.uuid4().hex}"
     edit = review.secrets.edits["REGISTRY_TOKEN"]
     assert edit.echoMode() == edit.EchoMode.Password
+    assert edit.placeholderText() == "password or token of bot at registry.example.com"
     qtbot.keyClicks(edit, password)
     assert wiz.button(FINISH).isEnabled()
     with qtbot.waitSignal(wiz.launched, timeout=20_000) as launched:

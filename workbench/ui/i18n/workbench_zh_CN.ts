@@ -3984,6 +3984,11 @@
       <translation>密码取自启动密钥</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>password or token of {user} at {registry}</source>
+      <translation>{user} 在 {registry} 的密码或令牌</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>per day ({currency})</source>
       <translation>每天({currency})</translation>

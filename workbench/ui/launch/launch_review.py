@@ -349,6 +349,11 @@ class ReviewPage(QWizardPage):
         self.show_summary(spec, d.choice)
         self.show_comparison(spec, list(d.offers), d.choice)
         self.secrets.show_names(spec.secrets)
+        if spec.image is not None and (auth := spec.image.registry_auth) is not None and auth.password_secret in \
+                self.secrets.edits:  # say what the registry's secret is for
+            self.secrets.edits[auth.password_secret].setPlaceholderText(tr("password or token of {user} at {registry}")
+                                                                        .format(user=auth.username,
+                                                                                registry=spec.image.registry))
         self.watch.show_for(d)
         missing = d.missing_secrets
         self.secrets_missing.show_text(tr("Give a value for {names} to launch.").format(names=", ".join(missing))
