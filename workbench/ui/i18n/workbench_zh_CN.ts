@@ -3174,6 +3174,11 @@
       <translation>以下是将要创建的内容及可能产生的费用。在您按下“启动”之前不会创建任何资源。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_job_page.py" />
+      <source>This job cannot be launched yet: {why}.</source>
+      <translation>这个作业暂时无法启动：{why}。</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>This job pays {price} per hour ({term})</source>
       <translation>此作业每小时费用 {price}（{term}）</translation>

@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
                                QWizardPage)
 
-from workbench.core.domain.errors import SpecError
+from workbench.core.domain.errors import ConfigError, SpecError
 from workbench.core.domain.gpus import GPU_MODELS
 from workbench.core.domain.importers import load_job_file
 from workbench.core.domain.jobspec import MAX_GPU_COUNT
 from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
 from workbench.core.domain.models import GpuRequest, JobSpec
+from workbench.core.lifecycle.launcher import refuse_unsupported
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 from workbench.ui.common.inline_messages import InlineMessage
@@ -140,6 +141,9 @@ class JobPage(QWizardPage):
                        self.gpu_model.currentIndexChanged, self.gpu_count.valueChanged, self.ports_edit.textChanged):
             signal.connect(self._edited)
         self.image_box.changed.connect(self._edited)
+        for signal in (self.storage_box.recovery_on.toggled, self.storage_box.table.model().rowsInserted,
+                       self.storage_box.table.model().rowsRemoved):  # what a container may not have yet
+            signal.connect(self._changed)
         self._changed()
 
     # -- opening a spec --------------------------------------------------------
@@ -239,7 +243,14 @@ class JobPage(QWizardPage):
         if self.gpu_model.currentData() != GPU_NONE and self.gpu_count.value() < 1:
             return tr("A GPU job needs at least 1 GPU (choose 'None' for a CPU-only machine).")
         base_env = tuple(self.base.env) if self.base is not None else ()
-        return self.ports_edit.problem() or self.image_box.problem(base_env)
+        problem = self.ports_edit.problem() or self.image_box.problem(base_env)
+        if problem is None and self.image_box.image() is not None:
+            try:  # the launcher's own rule: what this version cannot do together with an image
+                refuse_unsupported(dataclasses.replace(self.build_spec(), storage=self.storage_box.mounts(),
+                                                       recovery=self.storage_box.recovery()))
+            except ConfigError as exc:
+                return tr("This job cannot be launched yet: {why}.").format(why=exc.message)
+        return problem
 
     def _edited(self) -> None:
         self.touched = True
