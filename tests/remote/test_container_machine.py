@@ -90,11 +90,14 @@ def test_a_cloud_job_runs_in_its_pulled_image_with_user_env_workdir_and_its_exit
     acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, world.password)
     try:
         started = time.monotonic()
-        code = RemoteJob(acc, inst, spec, quick_options(), on_event=Events()).run()
+        events = Events()
+        code = RemoteJob(acc, inst, spec, quick_options(), on_event=events).run()
         print(f"cloud container job (upload, pull 161 MB, setup, run): {time.monotonic() - started:.1f}s")
         log = paths.job_log(inst.launch_id).read_text()
         print(log)
         assert code == 3 and recorded_exit_code(inst.launch_id) == 3, log
+        phases = events.phases()  # the pull (seconds: every layer is downloaded) is a phase of its own
+        assert "pulling" in phases and "running" in phases[phases.index("pulling"):], phases
         assert "[workbench] logging in to" in log and "Login Succeeded" in log and "Pull complete" in log
         assert "setup-in-container" in log and "run-in-container" in log
         assert "run uid=1000 gid=1000" in log and "python 3.11.2" in log

@@ -57,7 +57,7 @@ PEER_GRACE_S = 30.0
 #: after the head failed, how long to wait for a worker's failure that caused it (the real cause to report)
 HEAD_FAILURE_WAIT_S = 3.0
 #: phases in the order a launch goes through them: the launch shows its least advanced node's
-PHASE_ORDER = ("connecting", "booting", "driver", "uploading", "starting", "setup", "barrier", "running",
+PHASE_ORDER = ("connecting", "booting", "driver", "uploading", "starting", "pulling", "setup", "barrier", "running",
                "reconnecting", "finished")
 
 

@@ -11,7 +11,7 @@ offset (see :mod:`.logs`), a recorded exit code goes straight to on_finish.
 
 States (``JobEvent.phase``, also saved in ``<job dir>/remote.json`` for the CLI and
 GUI): connecting · booting (no SSH yet / cloud-init running, with its last output
-line) · driver (nvidia-smi not ready) · uploading · starting · setup · running ·
+line) · driver (nvidia-smi not ready) · uploading · starting · pulling (a container image) · setup · running ·
 reconnecting · interrupted (the storage agent heard the cloud take the machine back: following ends) ·
 finished · downloading · terminating · stopping · kept · done · error.
 
@@ -376,7 +376,7 @@ class RemoteJob(JobFlow):
                     self._emit("interrupted", remote_storage.describe(record), kind="warning")
                     return None  # the machine goes; recovery (if the spec has it) relaunches the job
             if phase != shown:
-                self._emit({"setup": "setup", "run": "running"}.get(phase, "running"))
+                self._emit({"pull": "pulling", "setup": "setup", "run": "running"}.get(phase, "running"))
                 shown = phase
             self._sleep(self.opts.poll_s)
         return None

@@ -9,7 +9,7 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
                      output.log     stdout+stderr of setup and run (streamed by byte offset)
-                     phase          setup | barrier (multi-node) | run | finished
+                     phase          pull (a container image) | setup | barrier (multi-node) | run | finished
                      cluster/       a multi-node launch's files (see :mod:`.cluster_files`)
                      exit_code      written atomically when run (or a failed setup) ends
                      hold           an epoch time until which the machine must not end itself
@@ -64,7 +64,7 @@ in_job() {  # in_job [-e] SCRIPT: here, or inside the job's container when it ha
 }
 if [ -f "$J/container.sh" ]; then  # pulled (with its per-job login) and started before setup
   trap 'sh "$J/container.sh" stop; exit 143' TERM INT HUP
-  echo setup > "$J/phase"
+  echo pull > "$J/phase"
   { sh "$J/container.sh" pull && sh "$J/container.sh" start; } >> "$J/output.log" 2>&1 < /dev/null; code=$?
 fi
 if [ "$code" -eq 0 ] && [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
