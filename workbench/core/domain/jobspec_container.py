@@ -20,7 +20,8 @@ from typing import Any, Mapping
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from workbench.core.domain.models import PORT_SERVICES, ContainerImage, Port, RegistryAuth
+from workbench.core.domain.models import (PORT_SERVICES, ContainerImage, Port, RegistryAuth,  # noqa: F401
+                                          image_from_dict, image_to_dict, ports_from_list, ports_to_list)
 from workbench.core.domain.yaml_reader import NodeReader
 
 # a reference as Docker reads it: [registry[:port]/]path[:tag][@sha256:digest]
@@ -33,30 +34,6 @@ _USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*(?::[A-Za-z0-9_][A-Za-z0-9_.
 REFERENCE_RE, SHM_SIZE_RE, USER_RE = _REF_RE, _SHM_RE, _USER_RE
 _IMAGE_KEYS = ("name", "registry_auth", "shm_size", "user")
 _PORT_KEYS = ("port", "name", "node")
-
-
-def image_to_dict(image: ContainerImage | None) -> dict[str, Any] | None:
-    if image is None:
-        return None
-    auth = image.registry_auth
-    return {"name": image.name, "shm_size": image.shm_size, "user": image.user,
-            "registry_auth": None if auth is None else {"username": auth.username, "password": auth.password_secret}}
-
-
-def image_from_dict(d: Mapping[str, Any] | None) -> ContainerImage | None:
-    if not d:
-        return None
-    auth = d.get("registry_auth")
-    return ContainerImage(str(d["name"]), RegistryAuth(str(auth["username"]), str(auth["password"])) if auth else None,
-                          d.get("shm_size"), d.get("user"))
-
-
-def ports_to_list(ports: tuple[Port, ...]) -> list[dict[str, Any]]:
-    return [{"port": p.port, "name": p.name, "node": p.node} for p in ports]
-
-
-def ports_from_list(items: Any) -> tuple[Port, ...]:
-    return tuple(Port(int(p["port"]), p.get("name"), p.get("node") or "head") for p in items or ())
 
 
 class ContainerReader(NodeReader):

@@ -259,6 +259,32 @@ class Port:
     node: str = "head"  # "head" (rank 0) or "all" (every node of a multi-node launch)
 
 
+# the stored form of image and ports (spec_to_dict); here, not beside the YAML reader: the views read stored
+# specs and must not load the YAML parser before the first paint
+def image_to_dict(image: ContainerImage | None) -> dict[str, Any] | None:
+    if image is None:
+        return None
+    auth = image.registry_auth
+    return {"name": image.name, "shm_size": image.shm_size, "user": image.user,
+            "registry_auth": None if auth is None else {"username": auth.username, "password": auth.password_secret}}
+
+
+def image_from_dict(d: Mapping[str, Any] | None) -> ContainerImage | None:
+    if not d:
+        return None
+    auth = d.get("registry_auth")
+    return ContainerImage(str(d["name"]), RegistryAuth(str(auth["username"]), str(auth["password"])) if auth else None,
+                          d.get("shm_size"), d.get("user"))
+
+
+def ports_to_list(ports: tuple[Port, ...]) -> list[dict[str, Any]]:
+    return [{"port": p.port, "name": p.name, "node": p.node} for p in ports]
+
+
+def ports_from_list(items: Any) -> tuple[Port, ...]:
+    return tuple(Port(int(p["port"]), p.get("name"), p.get("node") or "head") for p in items or ())
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """A validated job spec (see ``workbench.core.domain.jobspec``)."""

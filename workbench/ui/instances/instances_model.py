@@ -18,7 +18,7 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from workbench.core.domain.cluster import node_rank_of
-from workbench.core.domain.jobspec_container import image_from_dict
+from workbench.core.domain.models import image_from_dict
 from workbench.core.domain.models import ContainerImage, Instance, InstanceState
 from workbench.core.lifecycle.outcome import Outcome, job_outcome
 from workbench.core.money.billing_status import costs_money

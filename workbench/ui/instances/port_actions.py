@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QListWidget, Q
 from shiboken6 import isValid
 
 from workbench.core import paths
-from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, Port
 from workbench.core.remote.forwards import Forwards
 from workbench.core.remote.port_services import find_url, is_http
@@ -62,6 +61,8 @@ class PortActions:
     def spec_of(self, launch_id: str) -> JobSpec | None:
         rec = self.session.snapshot.launches.get(launch_id)
         try:
+            from workbench.core.domain.jobspec import spec_from_dict  # the YAML reader: not before the first paint
+
             return spec_from_dict(rec.spec) if rec is not None and isinstance(rec.spec, dict) else None
         except Exception:  # noqa: BLE001 - an old or damaged spec offers no ports
             return None
