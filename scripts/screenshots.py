@@ -459,20 +459,27 @@ def _no_keyring_shot(app, store, shot) -> None:
     win.close()
 
 
-def main(argv: list[str]) -> int:
+def per_language(script: str, one_lang, argv: list[str], announce: bool = False) -> int:
+    """The scripts' shared ``main``: ``--one LANG OUT`` takes one language's shots (``one_lang``); otherwise each
+    language runs ``script`` again in a fresh process with a throwaway WORKBENCH_HOME."""
     if argv and argv[0] == "--one":
-        return one(argv[1], Path(argv[2]))
+        return one_lang(argv[1], Path(argv[2]))
     out = Path(argv[0] if argv else "docs/screenshots").resolve()
     langs = argv[argv.index("--lang") + 1:] if "--lang" in argv else ["en", "zh_CN"]
     out.mkdir(parents=True, exist_ok=True)
     rc = 0
     for lang in langs:
-        print(f"{lang}:")
+        if announce:
+            print(f"{lang}:")
         with tempfile.TemporaryDirectory(prefix="wb-shots-") as home:
             env = dict(os.environ, WORKBENCH_HOME=home)
-            rc |= subprocess.run([sys.executable, __file__, "--one", lang, str(out)], env=env, cwd=ROOT,
+            rc |= subprocess.run([sys.executable, script, "--one", lang, str(out)], env=env, cwd=ROOT,
                                  timeout=300).returncode
     return rc
+
+
+def main(argv: list[str]) -> int:
+    return per_language(__file__, one, argv, announce=True)
 
 
 if __name__ == "__main__":

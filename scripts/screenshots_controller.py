@@ -13,9 +13,7 @@ writes it (its heartbeat, two events, the attempts with their cost).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -144,17 +142,9 @@ def one(lang: str, out: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] == "--one":
-        return one(argv[1], Path(argv[2]))
-    out = Path(argv[0] if argv else "docs/screenshots").resolve()
-    langs = argv[argv.index("--lang") + 1:] if "--lang" in argv else ["en", "zh_CN"]
-    out.mkdir(parents=True, exist_ok=True)
-    rc = 0
-    for lang in langs:
-        with tempfile.TemporaryDirectory(prefix="wb-shots-") as home:
-            rc |= subprocess.run([sys.executable, __file__, "--one", lang, str(out)], cwd=ROOT, timeout=300,
-                                 env=dict(os.environ, WORKBENCH_HOME=home)).returncode
-    return rc
+    from screenshots import per_language
+
+    return per_language(__file__, one, argv)
 
 
 if __name__ == "__main__":
