@@ -30,6 +30,8 @@ DEBS_TEST += libgl1-mesa-dri
 # Containers (issue 34): the tests start their own Docker daemon and a private registry with a password
 # (htpasswd), and build the job image from Debian packages (debootstrap; cached in ~/.cache/workbench-tests).
 DEBS_TEST += docker.io debootstrap docker-registry apache2-utils
+# A real Slurm cluster (issue 35): the tests start munged, slurmctld and three slurmd under a scratch dir (tests/support/slurm.py).
+DEBS_TEST += slurm-wlm munge
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
 # from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
 # installed app's self-test against a real Secret Service.
