@@ -105,6 +105,10 @@ class Provider(ABC):
     #: True when the job runs on the machine through the app's SSH runner (clouds); False when the
     #: provider runs jobs itself (Local) or its machines have no SSH (test doubles).
     runs_jobs_over_ssh: ClassVar[bool] = True
+    #: The user's own machines (this computer, their cluster): a job there that costs nothing is precious
+    #: (it may have waited days in a queue): Stop all billing lists it apart, unticked, and ``down --all``
+    #: asks before ending it.
+    own_hardware: ClassVar[bool] = False
     #: Modules of the cloud SDK the provider needs (e.g. ``("boto3", "botocore")``).  Discovery checks
     #: that they can be imported, without importing them: a provider whose SDK is missing is listed as
     #: unavailable with the exact install command instead of failing later with ModuleNotFoundError.
