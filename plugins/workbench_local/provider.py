@@ -68,6 +68,7 @@ class LocalProvider(Provider, SupportsTelemetry):
     display_name = "This computer"
     credential_fields = ()
     runs_jobs_over_ssh = False  # its own runner (jobs.py)
+    own_hardware = True  # this computer: a free job here is kept by Stop all unless ticked
 
     def __init__(self, profile: Profile, secrets: Mapping[str, str], context: ProviderContext) -> None:
         super().__init__(profile, secrets, context)
