@@ -3,14 +3,16 @@
     image: nvcr.io/nvidia/pytorch:24.05-py3            # a name: registry/name:tag, or …@sha256:<64 hex>
     image:                                             # or a mapping
       name: registry.example.com/team/train:1.2
-      registry_auth: {username: bot, password: REGISTRY_TOKEN}   # password: a name listed in `secrets`
+      registry_auth: {username: bot, password: REGISTRY_TOKEN}   # password: a name listed in `secrets`,
+                                                       # or `keyring` (saved by `workbench registry login HOST`)
       shm_size: 16g                                    # /dev/shm (PyTorch data loaders need more than 64 MB)
       user: "1000:1000"                                # who setup and run are inside the container
     ports: [8888, {port: 6006, name: tensorboard}, {port: 8000, node: all}]
 
 A registry password is never written in a spec: ``registry_auth.password`` names one of the spec's
-``secrets``, whose value is asked for at launch like every secret.  The readers are mixed into the spec
-parser (:mod:`.jobspec`); the dict form is what the store keeps.
+``secrets``, whose value is asked for at launch like every secret, or is ``keyring``: the password saved in
+this computer's keyring for the image's registry (``workbench registry login HOST``), read at launch.  The
+readers are mixed into the spec parser (:mod:`.jobspec`); the dict form is what the store keeps.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any, Mapping
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from workbench.core.domain.models import (PORT_SERVICES, ContainerImage, Port, RegistryAuth,  # noqa: F401
-                                          image_from_dict, image_to_dict, ports_from_list, ports_to_list)
+from workbench.core.domain.models import (PORT_SERVICES, REGISTRY_KEYRING, ContainerImage, Port,  # noqa: F401
+                                          RegistryAuth, image_from_dict, image_to_dict, ports_from_list, ports_to_list)
 from workbench.core.domain.yaml_reader import NodeReader
 
 # a reference as Docker reads it: [registry[:port]/]path[:tag][@sha256:digest]
@@ -78,10 +80,11 @@ class ContainerReader(NodeReader):
                 self.fail(node, f"image.registry_auth.{key}", "required")
         user = self.string(f["username"][1], "image.registry_auth.username")
         secret = self.string(f["password"][1], "image.registry_auth.password")
-        if secret not in secrets:
+        if secret != REGISTRY_KEYRING and secret not in secrets:
             self.fail(f["password"][1], "image.registry_auth.password",
                       f"names the launch secret that holds the password or token; add '{secret}' to secrets "
-                      "(its value is asked for at launch and never stored)")
+                      "(its value is asked for at launch and never stored), or say `keyring` for the password "
+                      "saved by `workbench registry login HOST`")
         return RegistryAuth(user, secret)
 
     def ports(self, node: Node | None) -> tuple[Port, ...]:

@@ -219,13 +219,29 @@ CHOOSE_CHEAPEST = "cheapest"
 CHOOSE_IN_ORDER = "in_order"
 
 
+#: ``registry_auth.password: keyring``: the password saved on this computer by ``workbench registry login HOST``
+REGISTRY_KEYRING = "keyring"
+#: the launch secret a keyring password travels as (read in the launching process, never stored)
+REGISTRY_KEYRING_SECRET = "WORKBENCH_REGISTRY_PASSWORD"
+
+
 @dataclass(frozen=True)
 class RegistryAuth:
     """A private registry's login: the user, and the launch secret (in ``spec.secrets``) holding the password or
-    token — never the value itself, which is asked for at launch like every secret."""
+    token — never the value itself, which is asked for at launch like every secret — or :data:`REGISTRY_KEYRING`:
+    the password saved in this computer's keyring for the image's registry, read at launch."""
 
     username: str
     password_secret: str
+
+    @property
+    def from_keyring(self) -> bool:
+        return self.password_secret == REGISTRY_KEYRING
+
+    @property
+    def secret_name(self) -> str:
+        """The variable that holds the password in the job's launch secrets."""
+        return REGISTRY_KEYRING_SECRET if self.from_keyring else self.password_secret
 
 
 @dataclass(frozen=True)

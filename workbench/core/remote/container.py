@@ -209,8 +209,8 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
     env_path = f"{job_dir}/{ENV_FILE}"
     bind_list = binds(workdir, scripts, mount_paths)
     auth = image.registry_auth
-    if auth and not _NAME_RE.fullmatch(auth.password_secret):
-        raise ConfigError(f"registry_auth names the secret {auth.password_secret!r}, which is not a variable name")
+    if auth and not _NAME_RE.fullmatch(auth.secret_name):
+        raise ConfigError(f"registry_auth names the secret {auth.secret_name!r}, which is not a variable name")
     exec_base = exec_args(launch_id, "X", False, rank)[:-1]
     exec_e = exec_args(launch_id, "X", True, rank)[:-1]
     text = (SCRIPT_TEXT
@@ -219,7 +219,7 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
             .replace("@NAME@", shlex.quote(container_name(launch_id, rank)))
             .replace("@LOGIN_USER@", shlex.quote(auth.username if auth else ""))
             .replace("@REGISTRY@", shlex.quote(image.registry))
-            .replace("@SECRET@", auth.password_secret if auth else "")
+            .replace("@SECRET@", auth.secret_name if auth else "")
             .replace("@ENVFILE@", ENV_FILE)
             .replace("@GPU_CHECK@", GPU_CHECK)
             .replace("@RUN_GPUS@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True, passed, rank)))
