@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from workbench.core.domain.models import Instance
+from workbench.core.remote.kinds import is_own_hardware
 from workbench.core.store.database import Store
 
 #: the provider that runs jobs on this computer
@@ -28,16 +29,24 @@ def on_this_computer(item: Instance | str) -> bool:
 
 
 def costs_money(inst: Instance) -> bool:
-    """Billable now and priced: every cloud machine that may bill; a Local job only with a price set."""
+    """Billable now and priced: every cloud machine that may bill; a job on the user's own hardware (Local,
+    their cluster) only with a price set."""
     if not inst.state.billable:
         return False
-    if not on_this_computer(inst):
+    if not is_own_hardware(inst.provider):
         return True
     try:
         storage = float(inst.extra.get("storage_per_hour") or 0.0)
     except (TypeError, ValueError):
         storage = 0.0
     return inst.price_per_hour > 0 or storage > 0
+
+
+def kept_apart(item: object) -> bool:
+    """A job on the user's own hardware that may still run and costs nothing: precious (it may have waited
+    days in a queue), so Stop all billing lists it apart, unticked, and ``down --all`` asks before ending it."""
+    return isinstance(item, Instance) and is_own_hardware(item.provider) and item.state.billable \
+        and not costs_money(item)
 
 
 def paying(instances: Iterable[Instance]) -> list[Instance]:
