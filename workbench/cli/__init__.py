@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_controller_parsers(sub, common)
     from workbench.cli.ports_args import add_parsers as add_ports_parsers  # ports, open
     add_ports_parsers(sub, common)
+    from workbench.cli.registry_args import add_parsers as add_registry_parsers  # registry login, list, logout
+
+    add_registry_parsers(sub, common)
     return p
 
 
@@ -326,6 +329,7 @@ COMMANDS = {
     "catalog": ("catalog", "cmd_catalog"), "notify": ("notify", "cmd_notify"),
     "controller": ("controller", "cmd_controller"),
     "ports": ("ports", "cmd_ports"), "open": ("ports", "cmd_open"),
+    "registry": ("registry", "cmd_registry"),
 }
 
 

@@ -95,7 +95,12 @@ def secrets_from_environment(spec: JobSpec, names: list[str] | None) -> dict[str
 
 def ask_for_missing_secrets(ctx: CliContext, spec: JobSpec, secret_env: dict[str, str], when: str, hint: str) -> None:
     """The spec's secrets still without a value in ``secret_env``: asked for on a terminal (never echoed,
-    never stored), else a ConfigError naming them with ``hint`` (how to give them)."""
+    never stored), else a ConfigError naming them with ``hint`` (how to give them).  A registry login from the
+    keyring (``registry_auth.password: keyring``) is read here, so ``launch --detach`` and ``start`` carry it."""
+    from workbench.core.providers.registry_logins import keyring_login, with_keyring_password
+
+    if keyring_login(spec.image):
+        secret_env.update(with_keyring_password(ctx.accounts.credentials, spec, secret_env))
     missing = [n for n in spec.secrets if n not in secret_env]
     if missing and not ctx.json and sys.stdin.isatty():
         for name in missing:

@@ -37,6 +37,7 @@ from workbench.core.domain.jobspec import spec_to_dict
 from workbench.core.domain.jobspec_choices import describe_alternative, describe_gpu
 from workbench.core.domain.models import Instance, InstanceState, JobSpec, LaunchRequest, Profile, Resource
 from workbench.core.providers.contract import SupportsCancelLaunch, launch_tags
+from workbench.core.providers.registry_logins import keyring_login, with_keyring_password
 from workbench.core.money.spend import projected_cost
 from workbench.core.store.database import LaunchRecord
 from workbench.core.storage.machine import machine_spec, needs_agent
@@ -239,6 +240,8 @@ def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] 
     they are, and the caller decides whether to tear them down).
     """
     refuse_unsupported(lp.spec)
+    if keyring_login(lp.spec.image):  # registry_auth.password: keyring — read here, carried as a launch secret
+        secret_env = with_keyring_password(accounts.credentials, lp.spec, secret_env)
     missing = [name for name in lp.spec.secrets if name not in (secret_env or {})]
     if missing:
         raise ConfigError(f"no value for {', '.join(missing)}: the job spec asks for "
