@@ -27,12 +27,13 @@ from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
 
 from workbench.core.domain.models import (ActualCost, GpuSample, Identity, Instance, LaunchRequest, Offer, Profile,
                                           Region, Resource)
 
 if TYPE_CHECKING:
+    from workbench.core.domain.models import JobSpec
     from workbench.core.providers.price_fetch import Fetcher
     from workbench.core.providers.price_snapshot import PriceRow, PriceSnapshot
 
@@ -347,3 +348,25 @@ class SupportsController(ABC):
 
     @abstractmethod
     def controller_identity(self, create: bool = False) -> ControllerIdentity: ...
+
+
+class SupportsBatchJobs(ABC):
+    """Capability: the "machine" is a scheduler's login node (Slurm); the job runs as a batch job.
+
+    The SSH runner (:class:`workbench.core.remote.job.RemoteJob`) connects to the login node, uploads the workdir and
+    renders the job folder's files as for a machine; the provider then changes them for its scheduler
+    (:meth:`batch_files`: a batch script around ``supervise.sh``, a ``submit.sh`` that queues it, the run spread over
+    the job's nodes) and queues the job (:meth:`submit`).  The job folder must be on a file system the compute nodes
+    share with the login node (a cluster's home).  GPU telemetry comes from :class:`SupportsTelemetry` (the GPUs are
+    on the compute nodes, not on the login node the SSH runner reaches).  Both block on the network.
+    """
+
+    @abstractmethod
+    def batch_files(self, instance: Instance, spec: "JobSpec", job_dir: str,
+                    files: Mapping[str, str]) -> dict[str, str]:
+        """The job folder's files for the scheduler, from ``files`` as rendered for a machine; with ``submit.sh``."""
+
+    @abstractmethod
+    def submit(self, conn: Any, instance: Instance, job_dir: str) -> str:
+        """Queue the job once over ``conn`` (a :class:`workbench.core.remote.connection.Connection` to the login node;
+        idempotent: "already" when it was); raises a WorkbenchError naming the refusal."""

@@ -143,6 +143,11 @@ class KnownHosts:
             if len(kept) != len(entries):
                 self._write(kept)
 
+    def keys(self, alias: str) -> list[HostKey]:
+        """The keys recorded for ``alias`` (e.g. a login node's, pinned into the instances that reach it)."""
+        with _lock:
+            return [(t, b) for a, t, b in self._read() if a == alias]
+
     def verify(self, alias: str, key: HostKey, pins: list[HostKey], where: str) -> str:
         """Accept ``key`` for ``alias`` or raise :class:`HostKeyError`; returns "pinned", "known" or "new".
 

@@ -40,12 +40,13 @@ from workbench.core import paths
 from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
-from workbench.core.providers.contract import SupportsStop
+from workbench.core.providers.contract import SupportsBatchJobs, SupportsStop
 from workbench.core.remote import logs, sshconfig, supervisor, transfer
 from workbench.core.remote import storage as remote_storage
 from workbench.core.remote.connection import (Backoff, Connection, ConnectionLost, NotReadyError, Target,
                                              connect_with_backoff)
 from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
+from workbench.core.remote.kinds import is_queued
 from workbench.core.remote.job_state import (EXIT_FILE, STATE_FILE, JobEvent, JobOptions,  # noqa: F401 - also
                                              read_state, recorded_exit_code)  # imported from here
 
@@ -249,11 +250,25 @@ class RemoteJob(JobFlow):
         env = self._job_env()
         env.update(self._secret_env)
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
-        scripts = supervisor.render(run_spec, self.launch_id, env, info.get("supervisor", "setsid"),
+        batch = self._batch_provider()
+        scripts = supervisor.render(run_spec, self.launch_id, env,
+                                    "batch" if batch is not None else info.get("supervisor", "setsid"),
                                     self.opts.grace_s, job_dir=self.remote_dir)
+        if batch is not None:  # a scheduler's login node: the job folder's files for its batch job (Slurm)
+            scripts = supervisor.Scripts(batch.batch_files(self.instance, run_spec, self.remote_dir, scripts.files))
         supervisor.install(conn, self.remote_dir, scripts)
         self._before_start(conn, info)
-        supervisor.start(conn, self.remote_dir)
+        if batch is not None:
+            batch.submit(conn, self.instance, self.remote_dir)
+        else:
+            supervisor.start(conn, self.remote_dir)
+
+    def _batch_provider(self) -> SupportsBatchJobs | None:
+        """The instance's provider when its jobs run through a scheduler (Slurm), else None."""
+        if not is_queued(self.instance):
+            return None
+        prov = self.accounts.provider(self.accounts.profile(self.instance.profile))
+        return prov if isinstance(prov, SupportsBatchJobs) else None
 
     def _job_env(self) -> dict[str, str]:
         """What env.sh exports (a node of a multi-node launch adds its cluster variables: .cluster)."""
@@ -376,7 +391,7 @@ class RemoteJob(JobFlow):
                     self._emit("interrupted", remote_storage.describe(record), kind="warning")
                     return None  # the machine goes; recovery (if the spec has it) relaunches the job
             if phase != shown:
-                self._emit({"pull": "pulling", "setup": "setup", "run": "running"}.get(phase, "running"))
+                self._emit({"pull": "pulling", "setup": "setup", "run": "running", "queued": "queued"}.get(phase, "running"))
                 shown = phase
             self._sleep(self.opts.poll_s)
         return None

@@ -25,7 +25,7 @@ from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.remote.gpustream import GpuStream
 from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob, read_state
-from workbench.core.remote.kinds import is_remote
+from workbench.core.remote.kinds import is_queued, is_remote, streams_gpus
 
 log = logging.getLogger("workbench.remote.jobs")
 
@@ -70,7 +70,8 @@ class RemoteJobs:
                 if not is_remote(inst) or inst.state != InstanceState.RUNNING or not inst.host:
                     continue
                 live.add(inst.instance_id)
-                if self.telemetry and (inst.gpu_count or 0) > 0 and inst.instance_id not in self.streams:
+                if (self.telemetry and (inst.gpu_count or 0) > 0 and inst.instance_id not in self.streams
+                        and streams_gpus(inst)):
                     s = GpuStream(self.hub, inst, self.data_dir, self.period_ms, fresh=self._fresh(inst))
                     self.streams[inst.instance_id] = s
                     s.start()
@@ -106,7 +107,7 @@ class RemoteJobs:
         for inst in instances:
             spec = getattr(launches.get(inst.launch_id), "spec", None)
             wanted = int(spec.get("num_nodes") or 1) if isinstance(spec, dict) else 1
-            if wanted > 1:
+            if wanted > 1 and not is_queued(inst):  # a batch job is one instance for all its nodes
                 out.setdefault(inst.launch_id, []).append(inst)
         for lid, nodes in out.items():
             spec = getattr(launches.get(lid), "spec", None) or {}
