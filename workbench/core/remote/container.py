@@ -7,6 +7,7 @@ One script serves both places a job runs — a cloud machine (``supervise.sh`` c
     container.sh start         docker run -d … the job's container (sleeps until told otherwise)
     container.sh exec [-e] F   setup or run inside it (bash, else sh), the exit code passed through
     container.sh stop          docker rm -f (also from the wrappers' TERM trap)
+    container.sh signal SIG    SIG to every process of the job inside it (the storage agent's TERM, then KILL)
 
 Why one long-lived container and ``docker exec``: what setup installs inside it (``pip install``) is
 still there for run, and a multi-node barrier runs on the machine between the two.
@@ -196,7 +197,10 @@ stop)
   "$E" rm -f "$NAME" >/dev/null 2>&1
   exit 0
   ;;
-*) echo "usage: container.sh pull|start|exec [-e] SCRIPT|stop" >&2; exit 2 ;;
+signal)  # kill -1 inside: every process of the container but its pid 1 (sleep) — docker exec forwards no signal
+  exec "$E" exec "$NAME" sh -c 'kill -s "$1" -- -1' workbench-signal "$2"
+  ;;
+*) echo "usage: container.sh pull|start|exec [-e] SCRIPT|stop|signal SIG" >&2; exit 2 ;;
 esac
 """
 
