@@ -68,7 +68,6 @@ def _local_boxes(dlg: StopAllDialog) -> list[tuple[str, bool]]:
 
 def test_stops_a_real_local_job_and_verifies_once_ticked(qtbot, session):
     acc = session.accounts
-    acc.save_profile(Profile("local", "local", "local", settings={"price_per_hour": "0.25"}))
     inst = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
     pid, pgid = inst.extra["pid"], inst.extra["pgid"]
     assert psutil.pid_exists(pid) and _group_alive(pgid)
@@ -81,11 +80,12 @@ def test_stops_a_real_local_job_and_verifies_once_ticked(qtbot, session):
 
     assert dlg.state == "confirm"
     assert _rows(dlg) == []  # jobs on this computer are listed apart …
-    assert _local_boxes(dlg) == [(f"x ({inst.instance_id}), $0.25/h", False)]  # … and unticked
+    assert _local_boxes(dlg) == [(f"x ({inst.instance_id}), free", False)]  # … and unticked
     assert dlg.local_box.isVisible() and not dlg.stop_button.isEnabled()
+    assert dlg.local_box.title() == "Jobs on this computer"
     dlg.local_box.boxes[0][0].setChecked(True)
     assert dlg.stop_button.isEnabled()
-    assert "$0.25/h in total" in dlg.heading.text() and "1 billable" in dlg.heading.text()
+    assert "$0.00/h in total" in dlg.heading.text() and "1 billable" in dlg.heading.text()
     assert dlg.table.isColumnHidden(4)
     assert dlg.stop_button.isVisible() and dlg.close_button.text() == "&Cancel"
 
@@ -101,6 +101,19 @@ def test_stops_a_real_local_job_and_verifies_once_ticked(qtbot, session):
     assert notes[-1] == ("Billing stopped", "0 billable resources remain", "info")
     qtbot.waitUntil(lambda: bool(refreshed), timeout=10_000)  # session.refresh() afterwards
     assert refreshed[-1].billable == []
+
+
+def test_a_local_job_with_a_price_is_stopped_with_the_money(qtbot, session):
+    """A price per hour (electricity) makes a job on this computer bill: ticked like a cloud machine."""
+    acc = session.accounts
+    acc.save_profile(Profile("local", "local", "local", settings={"price_per_hour": "0.25"}))
+    inst = execute(acc, choose_offer(acc, SLEEPER, provider="local"))[0]
+    dlg = _open(qtbot, session)
+    assert [r[0] for r in _rows(dlg)] == [f"x ({inst.instance_id})"] and dlg.local_box.boxes == []
+    assert dlg.stop_button.isEnabled() and dlg.heading.text() == "Stop 1 billable thing(s), $0.25/h in total?"
+    _stop(qtbot, dlg)
+    assert dlg.model.status_of(inst) == "verified"
+    assert _group_alive(inst.extra["pgid"]) == []
 
 
 def test_nothing_billing_offers_only_close(qtbot, session):

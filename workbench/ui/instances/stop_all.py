@@ -10,8 +10,8 @@ One dialog, four steps:
 
 1. *Looking*: :func:`workbench.core.lifecycle.teardown.inventory` runs on the read pool (a busy bar turns).
 2. *Confirm*: every billable instance and leftover per provider/profile with its $/h and the total
-   (money only); jobs on this computer listed apart, each unticked (they cost nothing: only ticked
-   ones are ended); launches in flight (the teardown waits for them, then ends what they made);
+   (money only); free jobs on the user's own hardware (this computer, their cluster) listed apart, each
+   unticked (they cost nothing: only ticked ones are ended); launches in flight (the teardown waits for them, then ends what they made);
    profiles that could not be listed: "cannot check P: why", with "may still be billing" only when
    the app launched something there.  When nothing bills: "Nothing is billing right now" and Close.
 3. *Stopping*: :func:`workbench.core.lifecycle.teardown.teardown` of everything, a change on the teardown lane;
@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderV
 from workbench.core.providers.accounts import Accounts
 from workbench.core.lifecycle.teardown import (Inventory, TeardownEvent, TeardownReport, hourly_price, inventory,
                                                item_key, teardown)
-from workbench.core.money.billing_status import on_this_computer
+from workbench.core.money.billing_status import kept_apart
 from workbench.ui.common.dialogs import show_error
 from workbench.ui.common.format import money, unchecked_text
 from workbench.ui.i18n import tr
@@ -248,8 +248,8 @@ class StopAllDialog(QDialog):
         if not self._current(gen):
             return
         self.inventory = inv
-        self.model.set_items([x for x in inv.items if not on_this_computer(x.provider)])
-        self.local_box.set_items([x for x in inv.items if on_this_computer(x.provider)])
+        self.model.set_items([x for x in inv.items if not kept_apart(x)])
+        self.local_box.set_items([x for x in inv.items if kept_apart(x)])
         self.state = "nothing" if inv.nothing_billing else "confirm"
         self._show_state()
 
