@@ -6,6 +6,7 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      env.sh         the spec's env + launcher variables (exported)
                      setup.sh run.sh  the spec's commands
                      container.sh container.env  a spec with image: (see :mod:`.container`)
+                     storage.sh     image: with storage or recovery: the storage agent here around the container
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
                      output.log     stdout+stderr of setup and run (streamed by byte offset)
@@ -59,13 +60,19 @@ cd "$J/work" 2>/dev/null || cd "$J"
 set -a; . "$J/env.sh"; set +a
 code=0
 in_job() {  # in_job [-e] SCRIPT: here, or inside the job's container when it has one (container.sh)
-  if [ -f "$J/container.sh" ]; then sh "$J/container.sh" exec "$@"
+  if [ "$1" = run.sh ] && [ -f "$J/storage.sh" ]; then sh "$J/storage.sh" run "$J/container.sh" run.sh  # agent here
+  elif [ -f "$J/container.sh" ]; then sh "$J/container.sh" exec "$@"
   elif [ "$1" = -e ]; then "$SH" -e "$J/$2"; else "$SH" "$J/$1"; fi
 }
 if [ -f "$J/container.sh" ]; then  # pulled (with its per-job login) and started before setup
   trap 'sh "$J/container.sh" stop; exit 143' TERM INT HUP
   echo pull > "$J/phase"
   { sh "$J/container.sh" pull && sh "$J/container.sh" start; } >> "$J/output.log" 2>&1 < /dev/null; code=$?
+fi
+if [ "$code" -eq 0 ] && [ -f "$J/storage.sh" ] && [ ! -f "$J/setup.done" ]; then  # mounts in, before the container's setup
+  echo setup > "$J/phase"
+  sh "$J/storage.sh" prepare >> "$J/output.log" 2>&1 < /dev/null; code=$?
+  [ "$code" -ne 0 ] && echo "[workbench] setup failed with exit code $code; run was not started" >> "$J/output.log"
 fi
 if [ "$code" -eq 0 ] && [ -s "$J/setup.sh" ] && [ ! -f "$J/setup.done" ]; then
   echo setup > "$J/phase"
@@ -121,7 +128,6 @@ case "@SUPERVISOR@" in
   systemd-sudo) sudo -n systemd-run --quiet --collect --uid="$(id -u)" --gid="$(id -g)" --unit="$UNIT" \
       --setenv=HOME="$HOME" /bin/sh "$J/supervise.sh" ;;
   systemd-user) systemd-run --user --quiet --collect --unit="$UNIT" /bin/sh "$J/supervise.sh" ;;
-  batch) sh "$J/submit.sh" ;;  # a scheduler's batch job runs supervise.sh (SupportsBatchJobs: Slurm)
   *) setsid nohup /bin/sh "$J/supervise.sh" < /dev/null > /dev/null 2>&1 & ;;
 esac
 rc=$?
