@@ -34,6 +34,7 @@ from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.registry import ProviderEntry
 from workbench.ui.accounts.credentials_form import (CredentialsForm, describe_failure, describe_identity, fit_hint,
                                                     required, run_for, set_status)
+from workbench.ui.accounts.login_key import LoginKeyRow, needs_login_key
 from workbench.ui.accounts.plugin_texts import plugin_text
 from workbench.ui.accounts.profile_tasks import check_form, load_stored, save_profile, setting_choices
 from workbench.ui.common.icons import icon
@@ -133,6 +134,7 @@ class ProfileDialog(QDialog):
         note.setWordWrap(True)
         self.creds_layout.addWidget(note)
         self.form: CredentialsForm | None = None
+        self.login_key: LoginKeyRow | None = None
 
         self.advanced_toggle = QToolButton()
         self.advanced_toggle.setObjectName("profile-advanced")
@@ -230,6 +232,12 @@ class ProfileDialog(QDialog):
             self.form = None
         cls = self.entries[pid].cls if pid in self.entries else None
         self._setting_rows(cls)
+        if self.login_key is not None:
+            self.login_key.setParent(None)
+            self.login_key.deleteLater()
+        self.login_key = LoginKeyRow(self.accounts.context.data_dir) if needs_login_key(cls) else None
+        if self.login_key is not None:  # a cluster's login node: the app's key goes in its authorized_keys
+            self.creds_layout.addWidget(self.login_key)
         if cls is not None:
             self.form = CredentialsForm(cls)
             self.form.changed.connect(self._edited)

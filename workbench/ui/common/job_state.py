@@ -6,7 +6,10 @@ outcome once the job has one, the machine's state before), from the session's sn
 
 from __future__ import annotations
 
-from workbench.core.domain.models import Instance
+import time
+
+from workbench.core.domain.models import Instance, InstanceState
+from workbench.core.domain.queue_words import end_words, queue_reason, queue_start, reason_words
 from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, INTERRUPTED, STOPPED, Outcome, job_outcome
 from workbench.core.money.billing_status import on_this_computer
 from workbench.core.store.database import LaunchRecord
@@ -44,11 +47,33 @@ def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason:
         # the cloud took the spot machine back: its own state for the user, whatever the cloud calls it
         return tr("Spot interrupted") + f" ({text})"
     out = job_outcome(inst, launch.status if launch else None, guard_reason, relaunch)
+    ended = end_words(inst.extra) if not inst.state.active else None  # "the time limit was reached"
     if out is None:
-        return text
+        return queue_text(inst) or (f"{text} · {tr(ended)}" if ended else text)
+    said = outcome_text(out) + (" · " + tr(ended) if ended and out.kind != STOPPED else "")
     if inst.state.billable and not on_this_computer(inst):
-        return outcome_text(out) + " · " + tr("machine {state}").format(state=text)
-    return outcome_text(out)
+        return said + " · " + tr("machine {state}").format(state=text)
+    return said
+
+
+def start_text(when: float, now: float | None = None) -> str:
+    """An estimated start in local time: "14:05" today, "Dec 07 14:05" on another day."""
+    now = time.time() if now is None else now
+    same_day = time.localtime(when)[:3] == time.localtime(now)[:3]
+    return time.strftime("%H:%M" if same_day else "%b %d %H:%M", time.localtime(when))
+
+
+def queue_text(inst: Instance, now: float | None = None) -> str | None:
+    """A job waiting in its scheduler's queue: "waiting in the queue: the GPUs … are busy · estimated start
+    14:05"; None when it does not wait (any provider that fills ``extra["queue_reason"]``)."""
+    reason = queue_reason(inst.extra)
+    if reason is None or inst.state not in (InstanceState.PENDING, InstanceState.UNKNOWN):
+        return None
+    text = tr("waiting in the queue: {reason}").format(reason=tr(reason_words(reason)))
+    start = queue_start(inst.extra)
+    if start is not None:
+        text += " · " + tr("estimated start {time}").format(time=start_text(start, now))
+    return text
 
 
 def snapshot_state_text(inst: Instance, snap: object) -> str:
@@ -56,3 +81,18 @@ def snapshot_state_text(inst: Instance, snap: object) -> str:
     launch_id = inst.launch_id
     return state_text(inst, getattr(snap, "launches", {}).get(launch_id),
                       getattr(snap, "guard_ended", {}).get(launch_id), getattr(snap, "relaunched", {}).get(launch_id))
+
+
+def queue_tip(inst: Instance) -> list[str]:
+    """Tooltip lines of a job in a scheduler's queue: why it waits (the scheduler's own word too) and its job."""
+    lines = []
+    reason = queue_reason(inst.extra)
+    if reason is not None and queue_text(inst) is not None:
+        lines.append(tr("Why it waits: {words} (the scheduler says {reason})").format(
+            words=tr(reason_words(reason)), reason=reason))
+    job = inst.extra.get("slurm_job_id")
+    if job:
+        part = inst.extra.get("partition")
+        lines.append(tr("Slurm job {id} in partition {partition}").format(id=job, partition=part) if part
+                     else tr("Slurm job {id}").format(id=job))
+    return lines

@@ -26,7 +26,7 @@ from workbench.core.lifecycle.attempts import attempt_of
 from workbench.core.store.database import LaunchRecord
 from workbench.ui.common.format import duration, image_text, money, state_label
 from workbench.ui.common.icons import icon
-from workbench.ui.common.job_state import OUTCOME_LOOK, outcome_text, state_text  # noqa: F401 (re-exported)
+from workbench.ui.common.job_state import OUTCOME_LOOK, outcome_text, queue_tip, state_text  # noqa: F401 (re-exported)
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
 from workbench.ui.runtime.session import Snapshot
@@ -244,6 +244,7 @@ class InstancesModel(RowTableModel):
                 tip.append(tr("Image: {image}").format(image=image_text(image)))
             if (about := self._controller_tip(inst)) is not None:
                 tip.append(about)
+            tip += queue_tip(inst)
             if costs_money(inst):
                 tip.append(tr("Billing now at {rate}").format(rate=money(inst.price_per_hour, inst.currency)))
             if inst.host:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 from workbench.core.domain.models import Offer
 from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
 from workbench.core.providers.price_snapshot import describe_date
+from workbench.core.remote.kinds import is_own_hardware
 from workbench.ui.common.format import money, say
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
@@ -34,6 +35,11 @@ def warning_color() -> QColor:
     """A red that stays readable on light and dark palettes."""
     dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
     return QColor("#ff8a65" if dark else "#c62828")
+
+
+def _your_cluster(o: Offer) -> bool:
+    """An offer of the user's own cluster (not this computer) without a price per hour."""
+    return not o.prices.on_demand and o.provider != "local" and is_own_hardware(o.provider)
 
 
 def _gb(value: float) -> str:
@@ -99,9 +105,14 @@ class OffersModel(RowTableModel):
         o = r.offer
         cur = o.prices.currency
         if col == COL_AVAILABILITY:
+            if o.available and "nodes_free" in o.extra and "nodes_total" in o.extra:  # a cluster's partition
+                return tr("free now: {free} of {total} nodes").format(free=o.extra["nodes_free"],
+                                                                       total=o.extra["nodes_total"])
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
             return "⚠ " + (say(o.availability_note) or tr("no quota or capacity"))
+        if col in (COL_ON_DEMAND, COL_TOTAL) and _your_cluster(o):
+            return tr("your cluster")  # no rate set: the user's own cluster, not "$0.000"
         if col == COL_TOTAL:
             return money(None if r.price is None else r.price * self.nodes, cur, 3) + (
                 f" (×{self.nodes})" if self.nodes > 1 else "")

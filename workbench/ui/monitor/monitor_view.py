@@ -37,7 +37,7 @@ from shiboken6 import isValid
 
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import GpuSample, Instance, InstanceState
-from workbench.ui.common.job_state import snapshot_state_text
+from workbench.ui.common.job_state import queue_text, snapshot_state_text
 from workbench.ui.i18n import N_, tr
 from workbench.core.telemetry.series import SampleBatch, SeriesKey, SeriesSet, SpendCurves, group_samples
 from workbench.ui.monitor.advice_panel import AdvicePanel
@@ -434,16 +434,17 @@ class MonitorView(QWidget):
         sets = self.series.get(key)
         has_data = sets is not None and sets.last_ts is not None
         if not has_data:
+            name, state = inst.name or inst.instance_id, snapshot_state_text(inst, getattr(self, "_snapshot", None))
             if not inst.state.active:
                 return self._message(tr("{name} is not running ({state}) and no readings were recorded "
-                                        "while it ran.").format(name=inst.name or inst.instance_id,
-                                                                state=snapshot_state_text(inst, getattr(self, "_snapshot", None))))
+                                        "while it ran.").format(name=name, state=state))
+            if queue_text(inst) is not None:  # a batch job waits in its queue: no GPU of its own yet
+                return self._message(tr("{name} is {state}. Readings start when it runs.").format(name=name, state=state))
             if self.telemetry.get(key) is False:
                 return self._message(tr("The {provider} provider does not report GPU telemetry, so there is "
                                         "nothing to plot for {name}. Its spend is still tracked.").format(
-                                            provider=inst.provider, name=inst.name or inst.instance_id))
-            return self._message(tr("Waiting for the first reading from {name}…").format(
-                name=inst.name or inst.instance_id))
+                                            provider=inst.provider, name=name))
+            return self._message(tr("Waiting for the first reading from {name}…").format(name=name))
         if not inst.state.active:
             self.banner.setText(tr("{name} is not running ({state}): showing its recorded history.").format(
                 name=inst.name or inst.instance_id, state=snapshot_state_text(inst, getattr(self, "_snapshot", None))))
