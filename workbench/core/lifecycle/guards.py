@@ -45,8 +45,8 @@ from workbench.core.money import budgets
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.cluster import node_rank_of
-from workbench.core.domain.models import Guards, Instance, OnFinish
-from workbench.core.providers.contract import SupportsStop, SupportsTelemetry
+from workbench.core.domain.models import Guards, Instance, InstanceState, OnFinish
+from workbench.core.providers.contract import SupportsBatchJobs, SupportsStop, SupportsTelemetry
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.spend import SpendBook
 from workbench.core.store.database import LaunchRecord
@@ -224,6 +224,12 @@ class GuardEngine:
         if not any(i.state.active for i in insts):
             return None  # stopped / deallocated: only its disks bill, and only the budget guards them
         started = rec.created_at if rec is not None else min((i.launched_at or now) for i in insts)
+        if all(self._queued(i) for i in insts):
+            # a batch job's runtime starts when the scheduler starts it: the days it may wait in the queue are free
+            begun = [i.launched_at for i in insts if i.state == InstanceState.RUNNING and i.launched_at]
+            if not begun:
+                return None
+            started = min(begun)
         if g.max_runtime_s is not None and now >= started + g.max_runtime_s:
             return _Decision(lid, MAX_RUNTIME, "teardown",
                              f"{g.name} reached its maximum runtime of {g.max_runtime_s / 3600:g} h")
@@ -231,6 +237,13 @@ class GuardEngine:
             return _Decision(lid, IDLE, "teardown", f"{g.name}: every GPU below {g.idle_below:g} % for "
                                                     f"{g.idle_s / 60:g} min")
         return self._check_finished(lid, insts, g, now, events)
+
+    def _queued(self, inst: Instance) -> bool:
+        """A batch job in a scheduler's queue (Slurm): its provider ``SupportsBatchJobs``."""
+        try:
+            return isinstance(self.accounts.provider(self.accounts.profile(inst.profile)), SupportsBatchJobs)
+        except WorkbenchError:
+            return False
 
     def _check_finished(self, lid: str, insts: list[Instance], g: LaunchGuards, now: float,
                         events: list[GuardEvent]) -> _Decision | None:
