@@ -74,9 +74,10 @@ class RegistryLogin:
 
 
 class RegistryLogins:
-    """The saved logins: the list in ``index`` (default: the app's config folder), passwords in ``credentials``."""
+    """The saved logins: the list in ``index`` (default: the app's config folder), passwords in ``credentials``
+    (None: the list only — :meth:`list` and :meth:`saved`, which never ask the keyring)."""
 
-    def __init__(self, credentials: "CredentialStore", index: Path | None = None) -> None:
+    def __init__(self, credentials: "CredentialStore | None", index: Path | None = None) -> None:
         self.credentials = credentials
         self._index = index
 
@@ -104,6 +105,7 @@ class RegistryLogins:
         if "\n" in password or "\r" in password:
             raise ConfigError(f"the password or token for {host} spans several lines: give it on one line")
         applog.register_secret(password)
+        assert self.credentials is not None
         self.credentials.set(KEYRING_OWNER, host, {"username": username.strip(), "password": password})
         login = RegistryLogin(host, username.strip(), time.time())
         data = self._read()
@@ -116,6 +118,7 @@ class RegistryLogins:
         host = registry_host(registry)
         data = self._read()
         listed = data.pop(host, None) is not None
+        assert self.credentials is not None
         deleted = self.credentials.delete(KEYRING_OWNER, host)
         if listed:
             self._write(data)
@@ -125,6 +128,7 @@ class RegistryLogins:
         """The saved password of ``username`` at ``registry``; ConfigError naming the command to run when there
         is none, or it is another user's."""
         host = registry_host(registry)
+        assert self.credentials is not None
         values = self.credentials.get(KEYRING_OWNER, host)
         login = f"workbench registry login {host} --username {username}"
         if not values.get("password"):

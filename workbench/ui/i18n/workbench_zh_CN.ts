@@ -94,7 +94,7 @@
       <translation>比较(&amp;C)</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/open_folder.py" />
+      <location filename="../../../workbench/ui/accounts/login_key.py" />
       <source>&amp;Copy</source>
       <translation>复制(&amp;C)</translation>
     </message>
@@ -527,6 +527,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>A cheaper GPU fits</source>
       <translation>更便宜的 GPU 就够用</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>A cluster job that is cancelled loses its place in the queue.</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1569,9 +1574,24 @@
       <translation>这台计算机上的作业</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>Jobs on this computer and your cluster</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>Jobs on your cluster</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/port_actions.py" />
       <source>Jupyter has not printed its address with a token in the job's log yet.</source>
       <translation>Jupyter 尚未在作业日志中打印带令牌的地址。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Keep the password typed on the review page in this computer's keyring for this registry (saved when you launch); later jobs can use it.</source>
+      <translation>将在确认页输入的密码保存到此计算机的密钥环中，供此镜像仓库使用（在启动时保存）；之后的作业可以直接使用。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_watch.py" />
@@ -1677,6 +1697,11 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Listing the buckets of your accounts…</source>
       <translation>正在列出你账户中的存储桶…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Log in with the password saved on this computer (workbench registry login): nothing is asked at launch.</source>
+      <translation>使用此计算机上保存的密码登录（workbench registry login）：启动时不再询问。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -2445,6 +2470,16 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Registry login: no password is saved for {registry} (workbench registry login); type one at launch instead.</source>
+      <translation>镜像仓库登录：没有为 {registry} 保存密码（workbench registry login）；请改为在启动时输入。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Registry login: the password saved for {registry} is {user}'s; log in as {user}, or untick it and type a password at launch.</source>
+      <translation>镜像仓库登录：为 {registry} 保存的密码属于 {user}；请以 {user} 登录，或取消勾选并在启动时输入密码。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>Registry login: the password secret '{name}' is not a variable name (letters, digits and '_').</source>
       <translation>镜像仓库登录：密码密钥“{name}”不是变量名（只能用字母、数字和“_”）。</translation>
     </message>
@@ -2562,6 +2597,11 @@
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
       <source>Save &amp;anyway</source>
       <translation>仍然保存(&amp;A)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Save for next time</source>
+      <translation>保存供下次使用</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/profile_dialog.py" />
@@ -2687,6 +2727,16 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>Slurm job {id}</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>Slurm job {id} in partition {partition}</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/prices/compare_view.py" />
@@ -2944,6 +2994,11 @@
       <translation>GPU 在等待数据</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/login_key.py" />
+      <source>The app logs in with its own SSH key: add this line to ~/.ssh/authorized_keys on the login node (once).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>The buckets could not be listed: {error}</source>
       <translation>无法列出存储桶：{error}</translation>
@@ -3060,8 +3115,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
-      <source>The password or token is a launch secret: its value is asked for on the review page, kept in memory for the launch and never saved. Only the secret's name goes into the job.</source>
-      <translation>密码或令牌是一个启动密钥：其值在确认页面询问，仅在启动期间保存在内存中，从不保存。写入作业的只有密钥的名称。</translation>
+      <source>The password or token is a launch secret: its value is asked for on the review page and kept in memory for the launch; it is saved (in this computer's keyring) only when you tick Save for next time. Only the secret's name goes into the job.</source>
+      <translation>密码或令牌是启动密钥：其值在确认页询问，仅在启动期间保存在内存中；只有勾选“保存供下次使用”时才会保存（到此计算机的密钥环）。作业中只包含密钥的名称。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/help_menu.py" />
@@ -3280,6 +3335,11 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
+      <source>Use the password saved for {registry}</source>
+      <translation>使用为 {registry} 保存的密码</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>User in the container:</source>
       <translation>容器内的用户：</translation>
     </message>
@@ -3404,6 +3464,11 @@
       <translation>setup 和 run 在容器内以谁的身份运行：用户名、uid 或 uid:gid</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>Why it waits: {words} (the scheduler says {reason})</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Windows Credential Manager</source>
       <translation>Windows 凭据管理器</translation>
@@ -3442,6 +3507,21 @@
       <location filename="../../../workbench/ui/launch/launch_watch.py" />
       <source>a job with launch secrets cannot be handed over: their values live only in this app's memory</source>
       <translation>带启动密钥的作业不能交出：密钥的值只保存在本应用的内存中</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node failed</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node failed to boot</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node it needs is not available (down, drained or reserved)</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -3684,6 +3764,11 @@
       <translation>端点 {url}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>estimated start {time}</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>exit code {code}</source>
       <translation>退出码 {code}</translation>
@@ -3714,6 +3799,11 @@
       <translation>免费</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>free now: {free} of {total} nodes</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>from {file}</source>
       <translation>来自 {file}</translation>
@@ -3722,6 +3812,16 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>give the folder on the machine, e.g. data</source>
       <translation>请给出机器上的文件夹，例如 data</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>held by an administrator</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>held by you</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -3762,6 +3862,56 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>is spent (estimated)</source>
       <translation>（按估算花费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it asks for more nodes than the partition allows</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it ran out of memory</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it waits for another job to finish</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it waits for its reservation to start</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it was asked to start later</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>its deadline passed</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>its start failed; it is held</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>its time limit is longer than the partition allows</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>jobs with a higher priority go first</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>just submitted: the scheduler has not looked at it yet</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -4009,6 +4159,11 @@
       <translation>按台计价：下列价格为单台价格，合计为全部 {n} 台</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>preempted by another job</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/core/money/planner.py" />
       <source>preferred: 1 machine instead of {other} for {more:.2f} % more (fewer machines win within {tolerance:.0%}); the cheapest is {provider} {type} × {other}</source>
       <translation>优先：用 1 台机器代替 {other} 台，贵 {more:.2f}%（相差在 {tolerance:.0%} 以内时机器少者优先）；最便宜的是 {provider} {type} × {other}</translation>
@@ -4254,6 +4409,11 @@
       <translation>这不是存储桶地址</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the GPUs or nodes it asks for are busy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>the cheapest of</source>
       <translation>以下中最便宜的：</translation>
@@ -4284,6 +4444,11 @@
       <translation>镜像自带的</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the job it depends on failed: it will never start</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
@@ -4294,9 +4459,24 @@
       <translation>macOS 钥匙串</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the partition is down</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the partition is inactive</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>the subscription to launch in; Test lists the ones this identity may use (empty: the only one it sees)</source>
       <translation>在其中启动的订阅；测试会列出此身份可使用的订阅（留空：它能看到的唯一订阅）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the time limit was reached</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/watch_actions.py" />
@@ -4389,9 +4569,24 @@
       <translation>等待中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>waiting in the queue: {reason}</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
       <source>watched by the controller</source>
       <translation>由控制器看护</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>you already run as many jobs as your QoS allows</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>you already use as many GPUs as your QoS allows</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -4409,6 +4604,21 @@
       <translation>即使任务只需 {hours:,.0f} 小时，也要支付整个 {years} 年期限（{paid:,.0f} 小时）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account already runs as many jobs as it may</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account already uses as many GPUs as it may</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/offers_model.py" />
+      <source>your cluster</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>your desktop's keyring (GNOME Keyring, KWallet or KeePassXC)</source>
       <translation>桌面的密钥环（GNOME 密钥环、KWallet 或 KeePassXC）</translation>
@@ -4417,6 +4627,11 @@
       <location filename="../../../workbench/core/money/planner.py" />
       <source>your figures</source>
       <translation>你的数字</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your group already uses as many GPUs as its QoS allows</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -4646,6 +4861,11 @@ What to do: {hint}</source>
       <translation>{name} 处于{state}状态，可能仍在计费。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/monitor/monitor_view.py" />
+      <source>{name} is {state}. Readings start when it runs.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/extend_dialog.py" />
       <source>{name} now runs until {end} (max runtime {minutes} min); projected cost {cost}.</source>
       <translation>{name} 现在运行到 {end}（最长运行时间 {minutes} 分钟）；预计费用 {cost}。</translation>
@@ -4834,6 +5054,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>{term}: {price} per hour · prices: {source}, {date}</source>
       <translation>{term}：每小时 {price} · 价格来源：{source}，{date}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>{thing} on the cluster {cluster}: {state}, no charge</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />

@@ -95,6 +95,9 @@ class LaunchDraft:
     disk_gb: int | None = None
     #: values typed for the spec's secrets: handed to the launch, never stored, never shown or logged
     secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: the job page's "Save for next time": the launch saves the registry password typed for the image's login
+    #: in the keyring (the one exception to "never stored": the user asked for it)
+    save_registry_login: bool = False
     #: the storage mounts set on the job page; None: the spec's own
     storage: tuple[StorageMount, ...] | None = None
     #: the recovery policy set on the job page (None: off); UNSET: the spec's own

@@ -288,6 +288,6 @@ class JobPage(QWizardPage):
     def validatePage(self) -> bool:  # noqa: N802
         if self.problem() is not None:
             return False
-        self.draft.update(spec=self.build_spec())
+        self.draft.update(spec=self.build_spec(), save_registry_login=self.image_box.save_wanted())
         self.storage_box.write_to(self.draft)
         return True

@@ -104,6 +104,8 @@ class LaunchRun(QObject):
         def work() -> list[Instance]:
             from workbench.core.lifecycle.launch_storage import prepare_launch_storage  # a worker's import
 
+            if self.draft.save_registry_login:  # "Save for next time": the password typed for the registry login
+                _save_registry_login(accounts, self.spec, self.draft.secret_env)
             lp = plan_offer(accounts, self.spec, self.choice, self.alternatives, launch_id=self.launch_id)
             lp = prepare_launch_storage(accounts, lp, upload_progress(self.uploading.emit, self.upload_fraction.emit),
                                         lambda: self.cancel_requested)
@@ -214,3 +216,15 @@ def _as_workbench_error(exc: BaseException) -> WorkbenchError:
         return exc
     log.error("cleanup check failed unexpectedly: %s: %s", type(exc).__name__, exc)
     return WorkbenchError(f"{type(exc).__name__}: {exc}")
+
+
+def _save_registry_login(accounts, spec, secret_env) -> None:  # worker thread (the keyring blocks)
+    """Save the password typed for the image's registry login in the keyring; a keyring that refuses is logged,
+    not a failed launch (the password was typed: the launch has what it needs)."""
+    from workbench.core.providers.registry_logins import save_typed_login  # a worker's import
+
+    try:
+        if save_typed_login(accounts.credentials, spec, secret_env):
+            log.info("saved the registry login of %s for next time", spec.image.registry if spec.image else "-")
+    except WorkbenchError as exc:
+        log.warning("could not save the registry login for next time: %s", exc.message)
