@@ -5,7 +5,8 @@
 
 The job page opened on a spec with an image, a registry login, shm size and user
 (``wizard-image-job``), and the review page that names the image and asks for the registry's password
-as a launch secret, typed and masked (``wizard-image-review``).  The offers come from the "Fake Cloud
+as a launch secret, typed and masked (``wizard-image-review``); and a spec whose login takes the password saved
+with ``workbench registry login`` (``password: keyring``), which the job page offers (``wizard-image-saved-login``).  The offers come from the "Fake Cloud
 (tests)" plugin of tests/fixtures/plugins, labelled as a test cloud; nothing is launched.  Each language runs
 in its own process with a throwaway WORKBENCH_HOME.
 """
@@ -78,6 +79,20 @@ def one(lang: str, out: Path) -> int:
         wiz.review_page.secrets.edits["REGISTRY_TOKEN"].setText("not-a-real-password")
         base._pump(app, 0.5)
         shot("wizard-image-review", wiz)
+        wiz.reject()
+        # a login saved with `workbench registry login` (here in the screenshot's own memory store): the job page
+        # offers it, and the review asks for nothing
+        from workbench.core.providers.registry_logins import RegistryLogins
+
+        RegistryLogins(creds).save("registry.example.com", "ci-bot", "not-a-real-password")
+        saved_file = home / "train-saved-login.yaml"
+        saved_file.write_text(SPEC.replace("secrets: [REGISTRY_TOKEN]\n", "").replace("password: REGISTRY_TOKEN",
+                                                                                      "password: keyring"))
+        wiz = LaunchWizard(session, spec_path=str(saved_file))
+        wiz.resize(1000, 700)
+        wiz.show()
+        base._pump(app, 0.5)
+        shot("wizard-image-saved-login", wiz)
         wiz.reject()
         return 0
     finally:

@@ -56,6 +56,7 @@ class ImageBox(QObject):
                  saved: Callable[[str], RegistryLogin | None] = saved_login) -> None:
         super().__init__(parent)
         self._saved_lookup = saved
+        self._form: QFormLayout | None = None
         self._saved_cache: dict[str, RegistryLogin | None] = {}
         self.image_edit = QLineEdit(objectName="job-image")
         self.image_edit.setPlaceholderText(tr("none, or e.g. nvcr.io/nvidia/pytorch:24.05-py3"))
@@ -102,18 +103,17 @@ class ImageBox(QObject):
         self.login_secret.setMaximumWidth(em * 16)
         options, login = QHBoxLayout(), QHBoxLayout()
         for row, widgets in ((options, (self.labels[0], self.shm_edit, self.labels[1], self.user_edit)),
-                             (login, (self.login, self.login_user, self.labels[2], self.login_secret))):
+                             (login, (self.login, self.login_user, self.labels[2], self.login_secret,
+                                      self.save_login))):
             for w in widgets:
                 row.addWidget(w)
             row.addStretch(1)
-        saved = QHBoxLayout()
-        saved.addWidget(self.use_saved)
-        saved.addWidget(self.save_login)
-        saved.addStretch(1)
         form.addRow(tr("Imag&e:"), self.image_edit)
         form.addRow("", options)
         form.addRow("", login)
-        form.addRow("", saved)
+        form.addRow("", self.use_saved)  # a row of its own, shown only when a login is saved (no empty gap)
+        self._form = form
+        self._enable()
 
     def _changed(self) -> None:
         self._enable()
@@ -152,7 +152,11 @@ class ImageBox(QObject):
         saved = self.saved() if login else None
         ref = reference_of(self.image_edit.text())
         # shown when a login is saved, or when the opened spec asks for one (so it can be unticked)
-        self.use_saved.setVisible(saved is not None or (login and self.use_saved.isChecked()))
+        shown = saved is not None or (login and self.use_saved.isChecked())
+        if self._form is not None:
+            self._form.setRowVisible(self.use_saved, shown)
+        else:
+            self.use_saved.setVisible(shown)
         if login and REFERENCE_RE.fullmatch(ref):
             self.use_saved.setText(tr("Use the password saved for {registry}").format(
                 registry=ContainerImage(ref).registry))
