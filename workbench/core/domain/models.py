@@ -219,10 +219,9 @@ CHOOSE_CHEAPEST = "cheapest"
 CHOOSE_IN_ORDER = "in_order"
 
 
-#: ``registry_auth.password: keyring``: the password saved on this computer by ``workbench registry login HOST``
-REGISTRY_KEYRING = "keyring"
-#: the launch secret a keyring password travels as (read in the launching process, never stored)
-REGISTRY_KEYRING_SECRET = "WORKBENCH_REGISTRY_PASSWORD"
+#: ``registry_auth.password: keyring`` (the password saved by ``workbench registry login HOST``), and the launch
+#: secret it travels as (read from the keyring in the launching process, never stored)
+REGISTRY_KEYRING, REGISTRY_KEYRING_SECRET = "keyring", "WORKBENCH_REGISTRY_PASSWORD"
 
 
 @dataclass(frozen=True)
