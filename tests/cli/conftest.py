@@ -22,5 +22,5 @@ def wb(tmp_path) -> Workbench:
             continue
         if env.get("WORKBENCH_MANAGED") == "true" and str(tmp_path) in env.get("PWD", "") + env.get("WORKBENCH_HOME", ""):
             p.kill()
-    subprocess.run(w.argv("down", "--all", "--yes", "--timeout", "10"), env=w.env, capture_output=True,
+    subprocess.run(w.argv("down", "--all", "--yes", "--include-own", "--timeout", "10"), env=w.env, capture_output=True,
                    timeout=60, stdin=subprocess.DEVNULL)

@@ -92,7 +92,7 @@ def test_survives_sigkill_of_the_cli_between_commands(wb):
     st = _status(wb)
     inst = _launch_entry(st, lid)["instances"][0]
     assert inst["state"] == "running"
-    r = wb("down", "--all", "--yes", "--json")
+    r = wb("down", "--all", "--yes", "--include-own", "--json")
     assert r.rc == 0 and r.json["clean"]
     assert not psutil.pid_exists(inst["extra"]["pid"]) or \
         psutil.Process(inst["extra"]["pid"]).status() == psutil.STATUS_ZOMBIE
@@ -109,7 +109,7 @@ def test_crash_mid_launch_is_recovered(wb, point):
     assert len(st["launches"]) == 1
     launched = point != "launch:recorded"
     assert st["billable"] == (1 if launched else 0)
-    r = wb("down", "--all", "--yes", "--json")
+    r = wb("down", "--all", "--yes", "--include-own", "--json")
     assert r.rc == 0 and r.json["clean"], r.out + r.err
     assert len(r.json["terminated"]) == (1 if launched else 0)
     assert _status(wb)["billable"] == 0

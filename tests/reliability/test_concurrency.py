@@ -63,7 +63,7 @@ def test_gui_cli_and_watch_at_once_on_one_store(wbhome, tmp_path):
         if gui.poll() is None:
             gui.kill()
     _no_lock_trouble(werr)
-    report = wbhome.json("down", "--all", "--yes")
+    report = wbhome.json("down", "--all", "--yes", "--include-own")  # the jobs on this computer too
     assert report["clean"] and len(report["terminated"]) == 3
     with sqlite3.connect(wbhome.path / "data" / "state.sqlite3") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

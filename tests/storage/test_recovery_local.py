@@ -141,7 +141,7 @@ guards: {{max_runtime: 30m}}
         assert next(r for r in cost["rows"] if r["launch"] == first)["outcome"] == \
             "interrupted · relaunched as attempt 2"
     finally:
-        r = cli("down", "--all", "--yes", "--json")
+        r = cli("down", "--all", "--yes", "--include-own", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     down = json.loads(r.stdout)
     assert down["clean"] and down["remaining"] == []  # verified: no process of either attempt is left
@@ -187,6 +187,6 @@ def test_a_failed_run_is_relaunched_only_where_failure_is_asked_for(tmp_path):
         assert st[launched["preemption"]]["outcome"] == st[launched["preemption"]]["status"] == "failed"
         assert st[launched["preemption"]]["relaunched_as"] is None
     finally:
-        r = cli("down", "--all", "--yes", "--json")
+        r = cli("down", "--all", "--yes", "--include-own", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["clean"]

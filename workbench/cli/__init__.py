@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("launch_ids", nargs="*", metavar="LAUNCH_ID", help="launches to tear down (see `workbench status`)")
     d.add_argument("--all", action="store_true", help="everything this app launched")
     d.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    d.add_argument("--include-own", action="store_true",
+                   help="with --all: also end the free jobs on your own hardware (this computer, your cluster) "
+                        "without asking; otherwise a terminal is asked and, without one or with --yes, they keep "
+                        "running")
     d.add_argument("--timeout", type=_positive_float, default=600.0, metavar="SECONDS",
                    help="how long to wait for the providers to confirm (default 600)")
 

@@ -13,9 +13,10 @@ from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
+from workbench.core.domain.queue_words import queue_reason, reason_words
 from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
-from workbench.core.money.billing_status import costs_money, paying, running_here
+from workbench.core.money.billing_status import costs_money, kept_apart, paying, running_here
 from workbench.core.money.spend import accrued, burn_rate
 from workbench.core.lifecycle.teardown import teardown
 from workbench.cli.context import CliContext
@@ -341,6 +342,31 @@ def _thing_json(x: Instance | Resource) -> dict[str, Any]:
     return d
 
 
+def _own_line(inst: Instance) -> str:
+    """A free job on the user's own hardware: where, which, and its state (the queue's reason while it waits)."""
+    state = inst.state.value
+    reason = queue_reason(inst.extra)
+    if reason is not None and inst.state.value == "pending":
+        state = f"waiting in the queue: {reason_words(reason)}"
+    where = f"{inst.provider}/{inst.profile}" + (f" ({inst.host})" if inst.host else "")
+    return f"{where} {inst.instance_id} ({inst.name or inst.launch_id}): {state}"
+
+
+def _ask_own(own: list[Instance]) -> bool:
+    """On a terminal: end the free jobs on the user's own hardware too?  (Without one: no, they keep running.)"""
+    if not sys.stdin or not sys.stdin.isatty():
+        return False
+    print(f"{len(own)} free job(s) on your own hardware (this computer, your cluster) would end too:")
+    for i in own:
+        print(f"  {_own_line(i)}")
+    try:
+        answer = input("They cost nothing; a cancelled cluster job loses its place in the queue. "
+                       "End them too? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
 def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
     if not args.all and not args.launch_ids:
         raise ConfigError("name the launch ids to tear down, or pass --all")
@@ -357,17 +383,26 @@ def cmd_down(ctx: CliContext, args: argparse.Namespace) -> int:
         ids = list(args.launch_ids)
     what = "everything this app launched" if ids is None else ", ".join(ids)
     billable = [i for i in ctx.store.list_instances() if i.state.billable and (ids is None or i.launch_id in ids)]
+    own = [i for i in billable if kept_apart(i)] if ids is None and not args.include_own else []
     rate = burn_rate(billable)
-    if not _confirm(f"Tear down {what} ({len(billable)} billable instance(s), {money(rate)}/h)?", args.yes):
+    if not _confirm(f"Tear down {what} ({len(billable) - len(own)} billable instance(s), {money(rate)}/h)?",
+                    args.yes):
         err("cancelled: nothing was changed")
         return EXIT_INPUT
-    report = teardown(ctx.accounts, ids, timeout=args.timeout, poll=min(2.0, max(0.05, args.timeout / 20)))
+    kept = own if not own or args.yes or not _ask_own(own) else []
+    report = teardown(ctx.accounts, ids, timeout=args.timeout, poll=min(2.0, max(0.05, args.timeout / 20)),
+                      keep=sorted({i.launch_id for i in kept if i.launch_id}))
     if ctx.json:
         emit_json({"terminated": [i.to_json() for i in report.terminated],
                    "deleted": [r.to_json() for r in report.deleted],
                    "remaining": [_thing_json(x) for x in report.remaining],
-                   "errors": errors_json(report.errors, ctx.store), "clean": report.clean})
+                   "errors": errors_json(report.errors, ctx.store), "clean": report.clean,
+                   "kept": [i.to_json() for i in kept]})
     else:
+        if kept:
+            print(f"kept running: {len(kept)} free job(s) on your own hardware (pass --include-own to end them too)")
+            for i in kept:
+                print(f"  {_own_line(i)}")
         for i in report.terminated:
             print(f"terminated {i.provider}/{i.profile} {i.instance_id} ({i.name})")
         for r in report.deleted:

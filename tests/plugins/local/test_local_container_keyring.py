@@ -58,7 +58,7 @@ class Cli:
                 continue
             if env.get("WORKBENCH_MANAGED") == "true" and env.get("WORKBENCH_HOME") == str(self.home):
                 p.kill()
-        self("down", "--all", "--yes", "--timeout", "10", timeout=60)
+        self("down", "--all", "--yes", "--include-own", "--timeout", "10", timeout=60)
 
 
 @pytest.fixture
