@@ -14,7 +14,8 @@ Runs on the machine (a cloud VM, or this computer for a Local job) around the jo
     Alibaba ``spot/termination-time``, or a notice file (Local rehearsal).  On a notice it
     writes ``interrupted`` in the job folder, stops the job (SIGTERM to its processes, SIGKILL
     after a grace that leaves time to save), runs the last sync, and waits for the machine to be
-    taken (exiting 143 if it is not, so on_finish still ends the bill).
+    taken (exiting 143 if it is not, so on_finish still ends the bill).  A job in a container image
+    (``--container container.sh``, CMD its ``container.sh exec``) gets its signals inside the container.
 ``sync``
     one sync of every ``sync`` mount now.
 
@@ -56,6 +57,8 @@ DEFAULTS = {
     "term_grace_s": 90.0,
     "reclaim_wait_s": 600.0,
     "final_sync_tries": 3,
+    "container": None,  # a job in a container image: its container.sh, through which signals reach the job
+    "open_mounts": False,  # the same job: folders and restored files any container user may write (umask 0)
 }
 AWS_IMDS = "http://169.254.169.254"
 ALIBABA_IMDS = "http://100.100.100.200"
@@ -199,6 +202,8 @@ class Agent(object):
         self._threads = []
         self.child = None
         self.stop_reason = None  # "signal" or the notice
+        if self.cfg.get("open_mounts"):
+            os.umask(0)  # the container's user may not be ours; the files it writes stay readable (its umask)
 
     # -- plumbing -----------------------------------------------------------------
     def _secrets(self):
@@ -401,7 +406,18 @@ class Agent(object):
             self.stop_reason = "signal"
             say("got signal %d: stopping the job, then saving the sync mounts" % signum)
         if self.child is not None:
-            self.signal_tree(self.child.pid, signal.SIGTERM)
+            self.stop_job(signal.SIGTERM)
+
+    def stop_job(self, sig):
+        """``sig`` to the job: its process tree here, or (a container) every process inside its container —
+        docker exec passes no signal on, and its client must live to carry the job's last output and exit code."""
+        box = self.cfg.get("container")
+        if box:
+            subprocess.call(["sh", box, "signal", "KILL" if sig == signal.SIGKILL else "TERM"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if sig != signal.SIGKILL:
+                return
+        self.signal_tree(self.child.pid, sig)
 
     def signal_tree(self, root, sig):
         for pid in [root] + descendants(root):
@@ -424,13 +440,13 @@ class Agent(object):
             found["source"], _iso(not_after), " and saving " + ", ".join(m["path"] for m in syncs) if syncs else ""))
         # leave time to save: the job gets the notice's time minus a reserve, within the grace
         grace = max(3.0, min(float(self.cfg["term_grace_s"]), not_after - noticed - 45.0))
-        self.signal_tree(self.child.pid, signal.SIGTERM)
+        self.stop_job(signal.SIGTERM)
         deadline = now() + grace
         while self.child.poll() is None and now() < deadline:
             time.sleep(0.2)
         if self.child.poll() is None:
             say("the job did not stop within %.0f s: killing it" % grace)
-            self.signal_tree(self.child.pid, signal.SIGKILL)
+            self.stop_job(signal.SIGKILL)
             self.child.wait()
         for t in self._threads:
             t.join()
@@ -485,16 +501,18 @@ def main(argv=None):
         cmd = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     if not argv or argv[0] not in ("prepare", "run", "sync") or "--config" not in argv:
-        print("usage: workbench_storage.py prepare|run|sync --config FILE [-- CMD...]", file=sys.stderr)
+        print("usage: workbench_storage.py prepare|run|sync --config FILE [--container SH] [-- CMD...]",
+              file=sys.stderr)
         return 2
     path = argv[argv.index("--config") + 1]
+    box = argv[argv.index("--container") + 1] if "--container" in argv else None
     try:
         with open(path) as fh:
             config = json.load(fh)
     except (OSError, ValueError) as exc:
         print("workbench_storage: cannot read config %s: %s" % (path, exc), file=sys.stderr)
         return 2
-    agent = Agent(config)
+    agent = Agent(dict(config, container=box or config.get("container")))
     if argv[0] == "prepare":
         code = agent.prepare()
         if code != 0:

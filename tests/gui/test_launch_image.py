@@ -160,12 +160,8 @@ def test_the_run_report_names_the_image_by_digest_or_says_it_is_unknown(home):
     assert plain.image is None and "Image:" not in render_html(plain)
 
 
-def test_an_image_with_storage_or_recovery_is_refused_on_the_job_page_as_the_launcher_would(qtbot, tmp_path):
+def test_an_image_with_spot_recovery_goes_on_as_the_launcher_lets_it(qtbot, tmp_path):
     page = _page(qtbot, tmp_path)
     assert page.isComplete()
-    page.storage_box.recovery_on.setChecked(True)  # the storage agent cannot wrap a container yet
-    assert not page.isComplete()
-    assert "storage mounts or spot recovery together with a container image" in page.problem()
-    assert not page.error.isHidden() and "This job cannot be launched yet" in page.error.text()
-    page.image_box.image_edit.clear()  # on the machine itself it may
-    assert page.isComplete()
+    page.storage_box.recovery_on.setChecked(True)  # the storage agent runs on the machine around the container
+    assert page.isComplete() and page.problem() is None

@@ -40,7 +40,7 @@ from workbench.core.providers.contract import SupportsCancelLaunch, launch_tags
 from workbench.core.providers.registry_logins import keyring_login, with_keyring_password
 from workbench.core.money.spend import projected_cost
 from workbench.core.store.database import LaunchRecord
-from workbench.core.storage.machine import machine_spec, needs_agent
+from workbench.core.storage.machine import machine_spec
 
 log = logging.getLogger("workbench.launch")
 
@@ -303,11 +303,14 @@ NOT_YET: dict[str, str] = {
 def refuse_unsupported(spec: JobSpec) -> None:
     """ConfigError for a spec that asks for something this version cannot do yet (it would run without it)."""
     asked = [what for field, what in NOT_YET.items() if getattr(spec, field)]
-    if spec.image is not None and needs_agent(spec):  # the storage agent wraps setup/run on the machine itself
-        asked.append("storage mounts or spot recovery together with a container image")
+    home = [m.path for m in spec.storage if m.path.startswith("~")] if spec.image is not None else []
+    if home:  # the agent on the machine would fill the machine's home folder, which the container does not see
+        asked.append(f"a storage mount under ~ ({home[0]}) together with a container image (the container's home "
+                     "is not the machine's)")
     if asked:
         raise ConfigError(f"{spec.name} asks for {' and '.join(asked)}, which this version of the app cannot do yet",
-                          hint="remove image/ports from the spec to run it on the machine itself")
+                          hint="use an absolute mount path or one relative to the job's folder" if home else
+                          "remove image/ports from the spec to run it on the machine itself")
 
 
 def _wait_started(accounts: Accounts, lp: LaunchPlan, instances: list[Instance], wait_s: float,

@@ -4,7 +4,8 @@
 and the machine's credentials (short-lived, scoped to the mounts; a 0600 file in the job
 folder, never in the app's store or logs) next to the job's scripts, and returns the spec whose
 ``setup``/``run`` the supervisor renders: ``prepare`` opens setup, ``run`` wraps run (see
-:mod:`workbench.core.storage.machine`).  A spec without storage or recovery is returned as is.
+:mod:`workbench.core.storage.machine`); a job in a container image keeps its commands and gets ``storage.sh``,
+which ``supervise.sh`` runs on the machine around the container's setup and run.  A spec without storage or recovery is returned as is.
 
 :func:`fetch_interruption` copies the agent's ``interrupted`` record from the machine into the
 launch's local folder, where recovery finds it after the machine is gone.
@@ -23,8 +24,9 @@ from typing import Any
 from workbench.core import paths
 from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.remote.connection import Connection
-from workbench.core.storage.machine import (AGENT_NAME, CONFIG_NAME, CREDENTIALS_NAME, INTERRUPTED_NAME, agent_source,
-                                            machine_setup, needs_agent, wrapped_commands)
+from workbench.core.storage.machine import (AGENT_NAME, CONFIG_NAME, CREDENTIALS_NAME, HOST_WRAPPER, INTERRUPTED_NAME,
+                                            agent_source, container_wrapper, machine_setup, needs_agent,
+                                            wrapped_commands)
 
 log = logging.getLogger("workbench.remote.storage")
 
@@ -49,6 +51,9 @@ def install(conn: Connection, accounts: Any, spec: JobSpec, instance: Instance, 
     _put(conn, config, setup.config_text(), 0o644)
     if setup.secret_env:
         _put(conn, creds, json.dumps(setup.secret_env), 0o600)
+    if spec.image is not None:  # setup and run in the container; supervise.sh runs the agent here around them
+        _put(conn, f"{job_dir}/{HOST_WRAPPER}", container_wrapper("python3", agent, config), 0o755)
+        return spec
     setup_cmd, run_cmd = wrapped_commands(spec, "python3", agent, config, errexit=False)
     return dataclasses.replace(spec, setup=setup_cmd, run=run_cmd)
 

@@ -13,7 +13,9 @@ Both give the credentials to the agent alone, in a 0600 file in the job folder t
 agent reads and hands to rclone: never in the job's environment, which ``setup``, ``run``
 and everything they start inherit (issue 30: on Local, ``setup`` used to see them).  On Local
 the agent deletes the file when ``run`` ends.  A spec with neither ``storage`` nor
-``recovery`` is left exactly as it is.
+``recovery`` is left exactly as it is.  A spec with ``image:`` keeps its own commands too (they run in the
+container): the agent runs on the machine around ``container.sh`` through ``storage.sh``
+(:func:`container_wrapper`), with the mounts' folders bind-mounted into the container at the spec's paths.
 
 Threading: blocking (plugins mint credentials over the network); any worker thread.
 """
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 AGENT_NAME = "workbench_storage.py"
 CONFIG_NAME = "storage.json"
 CREDENTIALS_NAME = "storage-credentials.json"
+HOST_WRAPPER = "storage.sh"  # a job in a container image: the agent around it on the machine (container_wrapper)
 NOTICE_NAME = "interrupt-notice"  # a file the agent treats as an interruption notice (rehearsals, tests)
 INTERRUPTED_NAME = "interrupted"  # the agent's record of a notice (JSON)
 SECRET_PREFIX = "RCLONE_CONFIG_WB"
@@ -131,6 +134,9 @@ def machine_setup(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: 
         "notice": notice_cfg, "credentials_file": credentials_file, "install_rclone": not on_this_computer,
         # this computer keeps the job folder after the job: the credentials go when run ends
         "drop_credentials": on_this_computer,
+        # a job in a container: its user may not be the agent's, so the mounts' folders and the files restored
+        # into them are writable by any user (the container's own files stay readable: its umask)
+        "open_mounts": spec.image is not None,
     }
     return MachineSetup(config, env, min(expiries) if expiries else None)
 
@@ -144,6 +150,22 @@ def wrapped_commands(spec: JobSpec, python: str, agent: str, config: str, errexi
     run = (f"exec {q(python)} {q(agent)} run --config {q(config)} -- "
            f"\"$(command -v bash || echo sh)\" {flags} {q(spec.run)}\n")
     return setup, run
+
+
+def container_wrapper(python: str, agent: str, config: str) -> str:
+    """``storage.sh`` for a job in a container image: the agent stays on the machine (rclone, the metadata service,
+    the credentials file are there, not in the image) while setup and run happen in the container.
+
+    ``storage.sh prepare`` before the container's setup; ``storage.sh run CONTAINER_SH [-e] run.sh`` runs
+    ``CONTAINER_SH exec …`` under the agent, whose TERM on a notice reaches the job through ``CONTAINER_SH signal``
+    (supervise.sh on a cloud machine, the Local provider's container wrapper here)."""
+    q = shlex.quote
+    agent_cmd = f"{q(python)} {q(agent)}"
+    return ("#!/bin/sh\n# Cloud GPU Workbench: the storage agent around a job in a container (prepare | run "
+            "CONTAINER_SH [-e] SCRIPT). Generated; see workbench/core/storage/machine.py.\n"
+            f'case "$1" in\nprepare) exec {agent_cmd} prepare --config {q(config)} ;;\n'
+            f'run) C="$2"; shift 2; exec {agent_cmd} run --config {q(config)} --container "$C" -- sh "$C" exec "$@" ;;\n'
+            'esac\necho "usage: storage.sh prepare|run CONTAINER_SH [-e] SCRIPT" >&2; exit 2\n')
 
 
 def local_python() -> str:
@@ -187,8 +209,17 @@ def local_spec(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Pro
     tmp = config_path.with_name(CONFIG_NAME + ".tmp")
     tmp.write_text(setup.config_text(), encoding="utf-8")
     os.replace(tmp, config_path)
+    if spec.image is not None:  # the Local provider's container wrapper runs it (host_wrapper); commands unchanged
+        host_wrapper(launch_id).write_text(container_wrapper(local_python(), str(agent_path()), str(config_path)),
+                                           encoding="utf-8")
+        return spec
     setup_cmd, run_cmd = wrapped_commands(spec, local_python(), str(agent_path()), str(config_path), errexit=True)
     return dataclasses.replace(spec, setup=setup_cmd, run=run_cmd)
+
+
+def host_wrapper(launch_id: str) -> Path:
+    """Where :func:`local_spec` puts ``storage.sh`` for a Local job in a container image (in the launch's folder)."""
+    return paths.job_dir(launch_id) / HOST_WRAPPER
 
 
 def machine_spec(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Profile, over_ssh: bool) -> JobSpec:
