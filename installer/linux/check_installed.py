@@ -274,7 +274,7 @@ def main(argv=None) -> int:
         except Failed as exc:
             print(f"installer-test FAILED: {exc}", file=sys.stderr)
             try:
-                run([str(BIN), "down", "--all", "--yes"], env, cwd, timeout=120, ok=(0, 1, 3, 4))
+                run([str(BIN), "down", "--all", "--yes", "--include-own"], env, cwd, timeout=120, ok=(0, 1, 3, 4))
             except Exception:
                 pass
             subprocess.run(["dpkg", "--purge", PACKAGE], capture_output=True)
