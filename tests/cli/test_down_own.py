@@ -19,7 +19,7 @@ import psutil
 from wbcli import FIXTURE_PLUGINS, ROOT, Workbench, wait_for
 
 CLUSTER_PLUGINS = ROOT / "tests" / "fixtures" / "cluster_plugins"
-BUSY = "the GPUs or nodes it asks for are busy"
+BUSY = "waiting for GPUs or nodes to become free (Resources)"
 
 
 def _env(wb: Workbench) -> dict:
@@ -64,7 +64,7 @@ def test_without_a_terminal_free_jobs_on_your_own_hardware_keep_running(wb):
     text = wb("down", "--all", "--yes", env=env)
     assert text.rc == 0, text.err
     assert "kept running: 2 free job(s) on your own hardware (pass --include-own to end them too)" in text.out
-    assert (f"fakecluster/hpc (login.hpc.example) {jobs['hpc']['instance_id']} (t): waiting in the queue: {BUSY}"
+    assert (f"fakecluster/hpc (login.hpc.example) {jobs['hpc']['instance_id']} (t): queued: {BUSY}"
             in text.out), text.out
     assert f"local/local {jobs['here']['instance_id']} (here): running" in text.out
 
@@ -115,7 +115,7 @@ def test_on_a_terminal_it_asks_before_ending_them(wb):
     out = _on_terminal(wb, ["y", "n"], "down", "--all")
     assert "Tear down everything this app launched (1 billable instance(s)" in out
     assert "2 free job(s) on your own hardware (this computer, your cluster) would end too:" in out
-    assert f"waiting in the queue: {BUSY}" in out and "End them too? [y/N]" in out
+    assert f"queued: {BUSY}" in out and "End them too? [y/N]" in out
     assert "kept running: 2 free job(s) on your own hardware" in out
     assert psutil.pid_exists(jobs["here"]["extra"]["pid"])
     st = {i["instance_id"]: i["state"] for launch in wb("status", "--json", env=_env(wb)).json["launches"]

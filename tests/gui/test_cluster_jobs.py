@@ -30,7 +30,7 @@ from workbench_testing import FIXTURE_PLUGINS, ROOT, MemoryCredentials
 
 CLUSTER_PLUGINS = ROOT / "tests" / "fixtures" / "cluster_plugins"
 GPU_JOB = parse_spec("name: t\nrun: x\nresources:\n  gpu: V100:1\n")
-BUSY = "the GPUs or nodes it asks for are busy"
+BUSY = "waiting for GPUs or nodes to become free (Resources)"
 
 
 @pytest.fixture
@@ -85,8 +85,8 @@ def test_stop_all_keeps_a_free_queued_cluster_job_apart_and_unticked(qtbot, acc,
     assert _rows(dlg) == [f"t ({machine.instance_id})"]  # the money only
     [(box, item)] = dlg.local_box.boxes
     start = start_text(job.launched_at + 3600)
-    assert box.text() == (f"t ({job.instance_id}) on the cluster login.hpc.example: waiting in the queue: {BUSY} · "
-                          f"estimated start {start}, no charge")
+    assert box.text() == (f"t ({job.instance_id}) on login.hpc.example — queued: {BUSY} · estimated start {start} · "
+                          "no charge")
     assert not box.isChecked() and dlg.local_box.title() == "Jobs on your cluster"
     assert "loses its place in the queue" in dlg.local_box.note.text()
     assert dlg.heading.text() == "Stop 1 billable thing(s), $3.06/h in total?"
@@ -117,7 +117,7 @@ def test_a_free_job_here_and_one_on_the_cluster_share_the_box(qtbot, acc, sessio
     here = execute(acc, choose_offer(acc, parse_spec("name: x\nrun: sleep 60\n"), provider="local"))[0]
     dlg = _open(qtbot, session)
     texts = sorted(box.text() for box, _ in dlg.local_box.boxes)
-    assert texts == [f"t ({job.instance_id}) on the cluster login.hpc.example: running, no charge",
+    assert texts == [f"t ({job.instance_id}) on login.hpc.example — running · no charge",
                      f"x ({here.instance_id}), free"]
     assert dlg.local_box.title() == "Jobs on this computer and your cluster"
     assert dlg.heading.text() == "Nothing is billing right now" and not dlg.stop_button.isEnabled()
@@ -143,14 +143,14 @@ def test_instances_say_why_a_job_waits_and_when_it_may_start(qtbot):
     model.set_snapshot(Snapshot(instances=(pending, other, unknown, timed_out)))
     cells = {model.instance(r).instance_id + str(model.instance(r).extra.get("queue_reason")):
              model.index(r, COL_STATE).data() for r in range(model.rowCount())}
-    assert cells["wb-1a2bResources"] == f"waiting in the queue: {BUSY} · estimated start {start_text(start)}"
+    assert cells["wb-1a2bResources"] == f"queued: {BUSY} · estimated start {start_text(start)}"
     assert cells["wb-1a2bQOSMaxGRESPerUser"] == \
-        "waiting in the queue: you already use as many GPUs as your QoS allows"
-    assert cells["wb-1a2bSomethingNew"] == "waiting in the queue: SomethingNew"  # the scheduler's own word
-    assert cells["wb-9zNone"] == "terminated · the time limit was reached"
+        "queued: you already use as many GPUs as your QOS allows (QOSMaxGRESPerUser)"
+    assert cells["wb-1a2bSomethingNew"] == "queued: SomethingNew"  # the scheduler's own word
+    assert cells["wb-9zNone"] == "terminated · the time limit was reached (TIMEOUT)"
     row = next(r for r in range(model.rowCount()) if model.instance(r).extra.get("queue_reason") == "Resources")
     tip = model.index(row, COL_STATE).data(Qt.ItemDataRole.ToolTipRole)
-    assert f"Why it waits: {BUSY} (the scheduler says Resources)" in tip
+    assert f"Why it waits: {BUSY}" in tip
     assert "Slurm job 4242 in partition gpu" in tip
     # a running job no longer waits: its reason (if a provider left one) is not shown
     running = pending.with_state(InstanceState.RUNNING)
@@ -170,11 +170,11 @@ def test_the_monitor_says_a_queued_job_has_no_readings_yet(qtbot, acc, session):
         session.refresh()
     inst = next(i for i in session.snapshot.instances if i.instance_id == job.instance_id)
     view.show_instance(inst)
-    qtbot.waitUntil(lambda: "queue" in view.message.text(), timeout=5_000)
-    assert view.message.text() == ("t is waiting in the queue: jobs with a higher priority go first. "
+    qtbot.waitUntil(lambda: "queued:" in view.message.text(), timeout=5_000)
+    assert view.message.text() == ("t is queued: other jobs are ahead in the queue (Priority). "
                                    "Readings start when it runs.")
     picker = [view.instance_box.itemText(n) for n in range(view.instance_box.count())]
-    assert any("waiting in the queue: jobs with a higher priority go first" in t for t in picker), picker
+    assert any("queued: other jobs are ahead in the queue (Priority)" in t for t in picker), picker
 
 
 # ------------------------------------------------------------------------------------------------ wizard, profiles

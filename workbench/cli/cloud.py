@@ -347,7 +347,7 @@ def _own_line(inst: Instance) -> str:
     state = inst.state.value
     reason = queue_reason(inst.extra)
     if reason is not None and inst.state.value == "pending":
-        state = f"waiting in the queue: {reason_words(reason)}"
+        state = f"queued: {reason_words(reason)}"
     where = f"{inst.provider}/{inst.profile}" + (f" ({inst.host})" if inst.host else "")
     return f"{where} {inst.instance_id} ({inst.name or inst.launch_id}): {state}"
 

@@ -64,12 +64,12 @@ def start_text(when: float, now: float | None = None) -> str:
 
 
 def queue_text(inst: Instance, now: float | None = None) -> str | None:
-    """A job waiting in its scheduler's queue: "waiting in the queue: the GPUs … are busy · estimated start
-    14:05"; None when it does not wait (any provider that fills ``extra["queue_reason"]``)."""
+    """A job waiting in its scheduler's queue: "queued: waiting for GPUs or nodes to become free (Resources) ·
+    estimated start 14:05"; None when it does not wait (any provider that fills ``extra["queue_reason"]``)."""
     reason = queue_reason(inst.extra)
     if reason is None or inst.state not in (InstanceState.PENDING, InstanceState.UNKNOWN):
         return None
-    text = tr("waiting in the queue: {reason}").format(reason=tr(reason_words(reason)))
+    text = tr("queued: {reason}").format(reason=tr(reason_words(reason)))
     start = queue_start(inst.extra)
     if start is not None:
         text += " · " + tr("estimated start {time}").format(time=start_text(start, now))
@@ -84,12 +84,11 @@ def snapshot_state_text(inst: Instance, snap: object) -> str:
 
 
 def queue_tip(inst: Instance) -> list[str]:
-    """Tooltip lines of a job in a scheduler's queue: why it waits (the scheduler's own word too) and its job."""
+    """Tooltip lines of a job in a scheduler's queue: why it waits, and its job and partition."""
     lines = []
     reason = queue_reason(inst.extra)
     if reason is not None and queue_text(inst) is not None:
-        lines.append(tr("Why it waits: {words} (the scheduler says {reason})").format(
-            words=tr(reason_words(reason)), reason=reason))
+        lines.append(tr("Why it waits: {reason}").format(reason=tr(reason_words(reason))))
     job = inst.extra.get("slurm_job_id")
     if job:
         part = inst.extra.get("partition")

@@ -21,11 +21,11 @@ from workbench.ui.instances.stop_all_model import describe
 
 
 def own_job_text(item: Billable) -> str:
-    """A line of the box: "x (id), free" here; "x (id) on the cluster gpu01: waiting in the queue: …, no charge"."""
+    """A line of the box: "x (id), free" here; "x (id) on login.hpc.example — queued: … · no charge" there."""
     if not isinstance(item, Instance) or on_this_computer(item):
         return tr("{thing}, {cost}").format(thing=describe(item), cost=tr("free"))
     state = queue_text(item) or state_label(item.state)
-    return tr("{thing} on the cluster {cluster}: {state}, no charge").format(
+    return tr("{thing} on {cluster} — {state} · no charge").format(
         thing=describe(item), cluster=item.host or item.region, state=state)
 
 
