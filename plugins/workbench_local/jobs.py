@@ -311,7 +311,8 @@ def start_job(store: JobStore, info: JobInfo) -> JobRecord:
             try:
                 wrapper = containers.WRAPPER if spec.image is not None else WRAPPER
                 proc = subprocess.Popen(
-                    ["/bin/sh", "-c", wrapper, "workbench-job", str(state), job_shell()],
+                    ["/bin/sh", "-c", wrapper, "workbench-job", str(state), job_shell(),
+                     containers.storage_wrapper(spec, launch_id)],
                     cwd=work,
                     env=job_env(os.environ, {**spec.env, **info.secret_env}, launch_id, info.owner),
                     stdin=subprocess.DEVNULL,
