@@ -13,7 +13,7 @@ from workbench.core.domain.queue_words import end_words, queue_reason, queue_sta
 from workbench.core.lifecycle.outcome import BY_GUARD, FAILED, FINISHED, INTERRUPTED, STOPPED, Outcome, job_outcome
 from workbench.core.money.billing_status import on_this_computer
 from workbench.core.store.database import LaunchRecord
-from workbench.ui.common.format import state_label
+from workbench.ui.common.format import say, state_label
 from workbench.ui.i18n import tr
 
 
@@ -49,8 +49,8 @@ def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason:
     out = job_outcome(inst, launch.status if launch else None, guard_reason, relaunch)
     ended = end_words(inst.extra) if not inst.state.active else None  # "the time limit was reached"
     if out is None:
-        return queue_text(inst) or (f"{text} · {tr(ended)}" if ended else text)
-    said = outcome_text(out) + (" · " + tr(ended) if ended and out.kind != STOPPED else "")
+        return queue_text(inst) or (f"{text} · {say(ended)}" if ended else text)
+    said = outcome_text(out) + (" · " + say(ended) if ended and out.kind != STOPPED else "")
     if inst.state.billable and not on_this_computer(inst):
         return said + " · " + tr("machine {state}").format(state=text)
     return said
@@ -69,7 +69,7 @@ def queue_text(inst: Instance, now: float | None = None) -> str | None:
     reason = queue_reason(inst.extra)
     if reason is None or inst.state not in (InstanceState.PENDING, InstanceState.UNKNOWN):
         return None
-    text = tr("queued: {reason}").format(reason=tr(reason_words(reason)))
+    text = tr("queued: {reason}").format(reason=say(reason_words(reason)))
     start = queue_start(inst.extra)
     if start is not None:
         text += " · " + tr("estimated start {time}").format(time=start_text(start, now))
@@ -88,7 +88,7 @@ def queue_tip(inst: Instance) -> list[str]:
     lines = []
     reason = queue_reason(inst.extra)
     if reason is not None and queue_text(inst) is not None:
-        lines.append(tr("Why it waits: {reason}").format(reason=tr(reason_words(reason))))
+        lines.append(tr("Why it waits: {reason}").format(reason=say(reason_words(reason))))
     job = inst.extra.get("slurm_job_id")
     if job:
         part = inst.extra.get("partition")

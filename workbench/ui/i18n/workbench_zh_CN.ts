@@ -531,7 +531,7 @@
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>A cluster job that is cancelled loses its place in the queue.</source>
-      <translation type="unfinished" />
+      <translation>集群作业一旦取消，就会失去它在队列中的位置。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -1324,6 +1324,11 @@
       <translation>已用 GPU 显存（GB）</translation>
     </message>
     <message>
+      <location filename="../../../plugins/workbench_slurm/cluster.py" />
+      <source>GPU type {gres_type} of partition {partition} is not a model the workbench knows: name it in the profile's GPU models ({partition}=MODEL)</source>
+      <translation>分区 {partition} 的 GPU 类型 {gres_type} 不是本应用认识的型号：请在配置文件的 GPU 型号中写明（{partition}=型号）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/nodes_overview.py" />
       <source>GPU use</source>
       <translation>GPU 使用率</translation>
@@ -1576,12 +1581,12 @@
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>Jobs on this computer and your cluster</source>
-      <translation type="unfinished" />
+      <translation>本机和您的集群上的作业</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>Jobs on your cluster</source>
-      <translation type="unfinished" />
+      <translation>您的集群上的作业</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/port_actions.py" />
@@ -2731,12 +2736,12 @@
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>Slurm job {id}</source>
-      <translation type="unfinished" />
+      <translation>Slurm 作业 {id}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>Slurm job {id} in partition {partition}</source>
-      <translation type="unfinished" />
+      <translation>Slurm 作业 {id}，分区 {partition}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/prices/compare_view.py" />
@@ -2996,7 +3001,7 @@
     <message>
       <location filename="../../../workbench/ui/accounts/login_key.py" />
       <source>The app logs in with its own SSH key: add this line to ~/.ssh/authorized_keys on the login node (once).</source>
-      <translation type="unfinished" />
+      <translation>本应用用自己的 SSH 密钥登录：请把这一行加到登录节点的 ~/.ssh/authorized_keys 中（只需一次）。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
@@ -3465,8 +3470,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
-      <source>Why it waits: {words} (the scheduler says {reason})</source>
-      <translation type="unfinished" />
+      <source>Why it waits: {reason}</source>
+      <translation>等待原因：{reason}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -3510,18 +3515,38 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>a node failed</source>
-      <translation type="unfinished" />
+      <source>a node failed to boot (BOOT_FAIL)</source>
+      <translation>某个节点启动失败 (BOOT_FAIL)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>a node failed to boot</source>
-      <translation type="unfinished" />
+      <source>a node is being cleaned up after a previous job (Cleaning)</source>
+      <translation>某个节点正在清理上一个作业 (Cleaning)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>a node it needs is not available (down, drained or reserved)</source>
-      <translation type="unfinished" />
+      <source>a node is rebooting for it (NodeRebooting)</source>
+      <translation>某个节点正在为它重启 (NodeRebooting)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node it needs is down (NodeDown)</source>
+      <translation>它需要的某个节点已宕机 (NodeDown)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node it needs is down, drained or reserved (ReqNodeNotAvail)</source>
+      <translation>它需要的某个节点已宕机、已排空或被预留 (ReqNodeNotAvail)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a node of the job failed (NODE_FAIL)</source>
+      <translation>作业的某个节点出故障了 (NODE_FAIL)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>a powered-down node is starting for it (PowerUp)</source>
+      <translation>某个已关机的节点正在为它启动 (PowerUp)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -3637,6 +3662,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>buy</source>
       <translation>购买</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>cancelled (CANCELLED)</source>
+      <translation>已取消 (CANCELLED)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
@@ -3766,7 +3796,7 @@
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>estimated start {time}</source>
-      <translation type="unfinished" />
+      <translation>预计 {time} 开始</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -3789,6 +3819,11 @@
       <translation>已完成</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>finished (COMPLETED)</source>
+      <translation>已完成 (COMPLETED)</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>folder in the bucket, e.g. datasets/imagenet</source>
       <translation>存储桶中的文件夹，例如 datasets/imagenet</translation>
@@ -3801,7 +3836,7 @@
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>free now: {free} of {total} nodes</source>
-      <translation type="unfinished" />
+      <translation>当前空闲：{free} / {total} 个节点</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3815,13 +3850,13 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>held by an administrator</source>
-      <translation type="unfinished" />
+      <source>held by the cluster's administrators (JobHeldAdmin)</source>
+      <translation>被集群管理员挂起 (JobHeldAdmin)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>held by you</source>
-      <translation type="unfinished" />
+      <source>held by you: release it with scontrol release (JobHeldUser)</source>
+      <translation>被您挂起：用 scontrol release 释放它 (JobHeldUser)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -3865,53 +3900,28 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>it asks for more nodes than the partition allows</source>
-      <translation type="unfinished" />
+      <source>it asks more nodes than the partition allows: it will never start (PartitionNodeLimit)</source>
+      <translation>它要求的节点数超过了分区允许的数量：它永远不会开始 (PartitionNodeLimit)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>it ran out of memory</source>
-      <translation type="unfinished" />
+      <source>its deadline passed before it could run (DEADLINE)</source>
+      <translation>它在运行之前就已过了截止时间 (DEADLINE)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>it waits for another job to finish</source>
-      <translation type="unfinished" />
+      <source>its start failed; held for an administrator (launch failed requeued held)</source>
+      <translation>它启动失败，已挂起等待管理员处理 (launch failed requeued held)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>it waits for its reservation to start</source>
-      <translation type="unfinished" />
+      <source>its time limit is beyond the partition's: it will never start (PartitionTimeLimit)</source>
+      <translation>它的时间限制超过了分区的上限：它永远不会开始 (PartitionTimeLimit)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>it was asked to start later</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>its deadline passed</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>its start failed; it is held</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>its time limit is longer than the partition allows</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>jobs with a higher priority go first</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>just submitted: the scheduler has not looked at it yet</source>
-      <translation type="unfinished" />
+      <source>its time limit is beyond your QOS's (QOSMaxWallDurationPerJobLimit)</source>
+      <translation>它的时间限制超过了您的 QOS 上限 (QOSMaxWallDurationPerJobLimit)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -4007,6 +4017,11 @@
       <location filename="../../../workbench/ui/common/format.py" />
       <source>no keyring is running on this computer, so the account's credentials cannot be read (see Accounts)</source>
       <translation>这台电脑上没有运行密钥环，因此无法读取该账户的凭据（见“账户”）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>no node has what it asks for (BadConstraints)</source>
+      <translation>没有节点满足它的要求 (BadConstraints)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
@@ -4134,6 +4149,16 @@
       <translation>或输入地址：s3://BUCKET/PREFIX、https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX、oss://…</translation>
     </message>
     <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>other jobs are ahead in the queue (Priority)</source>
+      <translation>队列中有其他作业排在前面 (Priority)</translation>
+    </message>
+    <message>
+      <location filename="../../../plugins/workbench_slurm/cluster.py" />
+      <source>partition {partition} is {state}: jobs wait until it is up</source>
+      <translation>分区 {partition} 处于 {state} 状态：作业要等到它恢复后才会运行</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>password from the launch secret</source>
       <translation>密码取自启动密钥</translation>
@@ -4160,8 +4185,8 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>preempted by another job</source>
-      <translation type="unfinished" />
+      <source>preempted by a job of higher priority (PREEMPTED)</source>
+      <translation>被优先级更高的作业抢占 (PREEMPTED)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -4197,6 +4222,11 @@
       <location filename="../../../workbench/core/money/planner.py" />
       <source>purchase {price:,.0f} + power {kw:g} kW × {hours:,.0f} h × {kwh:g}/kWh + upkeep {upkeep:,.0f}/year</source>
       <translation>购置 {price:,.0f} + 电费 {kw:g} kW × {hours:,.0f} 小时 × {kwh:g}/kWh + 维护 {upkeep:,.0f}/年</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>queued: {reason}</source>
+      <translation>排队中：{reason}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
@@ -4247,6 +4277,11 @@
       <location filename="../../../workbench/ui/shell/main_window.py" />
       <source>retrying in {seconds} s</source>
       <translation>{seconds} 秒后重试</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>revoked: it runs on another cluster of the federation (REVOKED)</source>
+      <translation>已撤回：它在联邦中的另一个集群上运行 (REVOKED)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -4409,9 +4444,9 @@
       <translation>这不是存储桶地址</translation>
     </message>
     <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>the GPUs or nodes it asks for are busy</source>
-      <translation type="unfinished" />
+      <location filename="../../../plugins/workbench_slurm/cluster.py" />
+      <source>the GPUs of partition {partition} have no type in Slurm: name their model in the profile's GPU models ({partition}=MODEL, e.g. {partition}=A100)</source>
+      <translation>分区 {partition} 的 GPU 在 Slurm 中没有类型：请在配置文件的 GPU 型号中写明它们的型号（{partition}=型号，例如 {partition}=A100）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -4422,6 +4457,11 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>the cloud machine's disk (billed while the machine exists)</source>
       <translation>云机器的磁盘（机器存在期间计费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the cluster's prolog script is running (Prolog)</source>
+      <translation>集群的 prolog 脚本正在运行 (Prolog)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/away_notice.py" />
@@ -4445,13 +4485,33 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>the job it depends on failed: it will never start</source>
-      <translation type="unfinished" />
+      <source>the job exited with an error (FAILED)</source>
+      <translation>作业出错退出 (FAILED)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the job it depends on failed: it will never start (DependencyNeverSatisfied)</source>
+      <translation>它依赖的作业失败了：它永远不会开始 (DependencyNeverSatisfied)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the job ran out of memory (OUT_OF_MEMORY)</source>
+      <translation>作业内存不足 (OUT_OF_MEMORY)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
       <source>the job spec names no outputs</source>
       <translation>作业描述未指定任何输出</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the job's QOS is not valid (InvalidQOS)</source>
+      <translation>作业的 QOS 无效 (InvalidQOS)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the job's account is not valid (InvalidAccount)</source>
+      <translation>作业的账户无效 (InvalidAccount)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -4460,13 +4520,18 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>the partition is down</source>
-      <translation type="unfinished" />
+      <source>the nodes it needs are down, drained or reserved (ReqNodeNotAvail)</source>
+      <translation>它需要的节点已宕机、已排空或被预留 (ReqNodeNotAvail)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>the partition is inactive</source>
-      <translation type="unfinished" />
+      <source>the partition is down (PartitionDown)</source>
+      <translation>分区已停用 (PartitionDown)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>the partition is inactive (PartitionInactive)</source>
+      <translation>分区处于非活动状态 (PartitionInactive)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
@@ -4475,8 +4540,8 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>the time limit was reached</source>
-      <translation type="unfinished" />
+      <source>the time limit was reached (TIMEOUT)</source>
+      <translation>已达到时间限制 (TIMEOUT)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/watch_actions.py" />
@@ -4569,9 +4634,29 @@
       <translation>等待中</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/common/job_state.py" />
-      <source>waiting in the queue: {reason}</source>
-      <translation type="unfinished" />
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>waiting for GPUs or nodes to become free (Resources)</source>
+      <translation>正在等待 GPU 或节点空闲 (Resources)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>waiting for a license (Licenses)</source>
+      <translation>正在等待许可证 (Licenses)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>waiting for another job to finish (Dependency)</source>
+      <translation>正在等待另一个作业结束 (Dependency)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>waiting for its reservation to start (Reservation)</source>
+      <translation>正在等待它的预留开始 (Reservation)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>waiting for its start time (BeginTime)</source>
+      <translation>正在等待它的开始时间 (BeginTime)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/instances_model.py" />
@@ -4580,13 +4665,13 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>you already run as many jobs as your QoS allows</source>
-      <translation type="unfinished" />
+      <source>you already run as many jobs as your QOS allows (QOSMaxJobsPerUserLimit)</source>
+      <translation>您运行的作业数已达到您的 QOS 上限 (QOSMaxJobsPerUserLimit)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>you already use as many GPUs as your QoS allows</source>
-      <translation type="unfinished" />
+      <source>you already use as many GPUs as your QOS allows (QOSMaxGRESPerUser)</source>
+      <translation>您使用的 GPU 数已达到您的 QOS 上限 (QOSMaxGRESPerUser)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/money/planner.py" />
@@ -4605,18 +4690,43 @@
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>your account already runs as many jobs as it may</source>
-      <translation type="unfinished" />
+      <source>your QOS's group already uses all the GPUs it may (QOSGrpGRES)</source>
+      <translation>您的 QOS 所在组已用完允许的全部 GPU (QOSGrpGRES)</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>your account already uses as many GPUs as it may</source>
-      <translation type="unfinished" />
+      <source>your QOS's limits are reached (QOSResourceLimit)</source>
+      <translation>已达到您的 QOS 限额 (QOSResourceLimit)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account already runs as many jobs as it may (AssocMaxJobsLimit)</source>
+      <translation>您的账户运行的作业数已达上限 (AssocMaxJobsLimit)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account already uses all the CPUs it may (AssocGrpCPULimit)</source>
+      <translation>您的账户已用完允许的全部 CPU (AssocGrpCPULimit)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account already uses all the GPUs it may (AssocGrpGRES)</source>
+      <translation>您的账户已用完允许的全部 GPU (AssocGrpGRES)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account's allocation of GPU time is used up (AssocGrpGRESMinutes)</source>
+      <translation>您账户分配的 GPU 时间已用完 (AssocGrpGRESMinutes)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>your account's allocation of compute time is used up (AssocGrpBillingMinutes)</source>
+      <translation>您账户分配的计算时间已用完 (AssocGrpBillingMinutes)</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>your cluster</source>
-      <translation type="unfinished" />
+      <translation>您的集群</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
@@ -4627,11 +4737,6 @@
       <location filename="../../../workbench/core/money/planner.py" />
       <source>your figures</source>
       <translation>你的数字</translation>
-    </message>
-    <message>
-      <location filename="../../../workbench/core/domain/queue_words.py" />
-      <source>your group already uses as many GPUs as its QoS allows</source>
-      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -4863,7 +4968,7 @@ What to do: {hint}</source>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_view.py" />
       <source>{name} is {state}. Readings start when it runs.</source>
-      <translation type="unfinished" />
+      <translation>{name} {state}。它开始运行后才有读数。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/extend_dialog.py" />
@@ -5057,8 +5162,8 @@ What to do: {hint}</source>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
-      <source>{thing} on the cluster {cluster}: {state}, no charge</source>
-      <translation type="unfinished" />
+      <source>{thing} on {cluster} — {state} · no charge</source>
+      <translation>{thing}，位于 {cluster} — {state} · 不收费</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all.py" />
