@@ -124,6 +124,13 @@ def test_login_node_submits_and_steps_into_a_running_job(slurm_cluster, slurm_lo
     assert smi.returncode == 0, smi.stderr
     [reading] = _readings(smi.stdout)
     assert reading.name == "NVIDIA A100-SXM4-40GB"
+    slurm_cluster.gpu_period(50)  # a stream asking for one round per 10 s loops every 50 ms instead
+    try:
+        fast = slurm_cluster.run("srun", f"--jobid={job}", "--overlap", "timeout", "1", "nvidia-smi", *QUERY,
+                                 "-lms", "10000", check=False)
+    finally:
+        slurm_cluster.gpu_period(None)
+    assert len(_readings(fast.stdout)) >= 5
     queue = _ssh(slurm_login, key, "squeue -h -o '%i %T'")
     assert queue.stdout.split() == [job, "RUNNING"]
     local = _ssh(slurm_login, key, "nvidia-smi -L")  # the login node has no GPU driver

@@ -442,6 +442,10 @@ class SlurmCluster:
         self.run("scontrol", "update", f"JobId={job_id}",
                  "EndTime=" + time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() + 1)))
 
+    def gpu_period(self, period_ms: int | None) -> None:
+        """The stand-in nvidia-smi's loop period for every job from now on (None: what ``-lms`` asks)."""
+        slurm_gpus.set_period(self.root, period_ms)
+
     # -- the login node --------------------------------------------------------------------------
     def login_node(self, tmp: Path, authorized_key: str) -> Sshd:
         """A started loopback sshd whose sessions reach this cluster (SLURM_CONF, the stand-in nvidia-smi

@@ -86,3 +86,12 @@ export FAKE_NVIDIA_SMI_STATE
 exec {python} {bin_dir / 'fake_nvidia_smi.py'} "$@"
 """)
     wrapper.chmod(0o755)
+
+
+def set_period(root: Path, period_ms: int | None) -> None:
+    """Make every stream of the stand-in loop every ``period_ms`` whatever ``-lms``/``-l`` asked (None: as asked)."""
+    for state in (root / "nvidia" / "state").iterdir():
+        if period_ms is None:
+            (state / "period_ms").unlink(missing_ok=True)
+        else:
+            (state / "period_ms").write_text(str(int(period_ms)))
