@@ -17,7 +17,8 @@ Rules it keeps:
 * every GPU of the machine (``--gpus all``) when the NVIDIA container toolkit and a working driver are
   there; none on a machine without GPUs (Docker refuses ``--gpus`` without the toolkit);
 * ``--network host``: the multi-node variables, NCCL and the barrier work as without a container;
-* the workdir and the storage mounts bind-mounted at the paths the job expects, the scripts read-only;
+* the workdir and the storage mounts bind-mounted at the paths the job expects, the scripts read-only, and on a
+  multi-node launch the cluster folder (the MPI hostfile, the inter-node SSH files) read-only at its path;
 * the job's environment from ``--env-file`` (a 0600 file in the job folder, read by the daemon, so any
   ``--user`` works) — secrets are never on a command line and never in an image;
 * registry credentials only in ``<job folder>/docker`` (``DOCKER_CONFIG``, 0700; podman:
@@ -212,6 +213,9 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
     exports; ``rank`` a multi-node launch's node.  ``exec`` takes a script's name (``setup.sh``) as its argument."""
     env_path = f"{job_dir}/{ENV_FILE}"
     bind_list = binds(workdir, scripts, mount_paths)
+    if rank is not None:  # multi-node: the cluster folder (cluster_files: the hostfile WORKBENCH_MPI_HOSTFILE names,
+        cluster = f"{job_dir}/cluster"  # the inter-node ssh_config and key) at its own path, read-only
+        bind_list.append((cluster, cluster, True))
     auth = image.registry_auth
     if auth and not _NAME_RE.fullmatch(auth.secret_name):
         raise ConfigError(f"registry_auth names the secret {auth.secret_name!r}, which is not a variable name")
