@@ -143,13 +143,14 @@ def test_instances_say_why_a_job_waits_and_when_it_may_start(qtbot):
     model.set_snapshot(Snapshot(instances=(pending, other, unknown, timed_out)))
     cells = {model.instance(r).instance_id + str(model.instance(r).extra.get("queue_reason")):
              model.index(r, COL_STATE).data() for r in range(model.rowCount())}
-    assert cells["wb-1a2bResources"] == f"queued: {BUSY} · estimated start {start_text(start)}"
-    assert cells["wb-1a2bQOSMaxGRESPerUser"] == \
-        "queued: you already use as many GPUs as your QOS allows (QOSMaxGRESPerUser)"
-    assert cells["wb-1a2bSomethingNew"] == "queued: SomethingNew"  # the scheduler's own word
+    # the cell is short (Slurm's word); the tooltip says it in plain words
+    assert cells["wb-1a2bResources"] == f"queued (Resources) · estimated start {start_text(start)}"
+    assert cells["wb-1a2bQOSMaxGRESPerUser"] == "queued (QOSMaxGRESPerUser)"
+    assert cells["wb-1a2bSomethingNew"] == "queued (SomethingNew)"
     assert cells["wb-9zNone"] == "terminated · the time limit was reached (TIMEOUT)"
     row = next(r for r in range(model.rowCount()) if model.instance(r).extra.get("queue_reason") == "Resources")
     tip = model.index(row, COL_STATE).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"queued (Resources) · estimated start {start_text(start)}\n")
     assert f"Why it waits: {BUSY}" in tip
     assert "Slurm job 4242 in partition gpu" in tip
     # a running job no longer waits: its reason (if a provider left one) is not shown
@@ -174,14 +175,14 @@ def test_the_monitor_says_a_queued_job_has_no_readings_yet(qtbot, acc, session):
     assert view.message.text() == ("t is queued: other jobs are ahead in the queue (Priority). "
                                    "Readings start when it runs.")
     picker = [view.instance_box.itemText(n) for n in range(view.instance_box.count())]
-    assert any("queued: other jobs are ahead in the queue (Priority)" in t for t in picker), picker
+    assert any("queued (Priority)" in t for t in picker), picker
 
 
 # ------------------------------------------------------------------------------------------------ wizard, profiles
 
 def test_the_wizard_shows_cluster_offers_beside_the_clouds(qtbot, acc, session):
     from workbench.ui.launch.launch_wizard import LaunchWizard
-    from workbench.ui.launch.offers_model import COL_AVAILABILITY, COL_ON_DEMAND
+    from workbench.ui.launch.offers_model import COL_AVAILABILITY, COL_ON_DEMAND, COL_SPOT
 
     _cluster(acc)
     wiz = LaunchWizard(session)
@@ -203,6 +204,8 @@ def test_the_wizard_shows_cluster_offers_beside_the_clouds(qtbot, acc, session):
     cloud = rows[("cloud", "fk.v100x1")]
     assert m.index(cloud, COL_ON_DEMAND).data() == "$3.060" and m.index(cloud, COL_AVAILABILITY).data() == "available"
     assert m.offer(cluster).offer.region == "login.hpc.example"
+    header = wiz.offer_page.table.horizontalHeader()  # beside the prices (then the total, hidden for one machine)
+    assert header.visualIndex(COL_AVAILABILITY) == header.visualIndex(COL_SPOT) + 2
 
 
 def test_a_cluster_with_a_rate_shows_its_price(qtbot, acc):

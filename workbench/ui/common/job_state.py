@@ -49,7 +49,7 @@ def state_text(inst: Instance, launch: LaunchRecord | None = None, guard_reason:
     out = job_outcome(inst, launch.status if launch else None, guard_reason, relaunch)
     ended = end_words(inst.extra) if not inst.state.active else None  # "the time limit was reached"
     if out is None:
-        return queue_text(inst) or (f"{text} · {say(ended)}" if ended else text)
+        return queue_text(inst, short=True) or (f"{text} · {say(ended)}" if ended else text)
     said = outcome_text(out) + (" · " + say(ended) if ended and out.kind != STOPPED else "")
     if inst.state.billable and not on_this_computer(inst):
         return said + " · " + tr("machine {state}").format(state=text)
@@ -63,13 +63,19 @@ def start_text(when: float, now: float | None = None) -> str:
     return time.strftime("%H:%M" if same_day else "%b %d %H:%M", time.localtime(when))
 
 
-def queue_text(inst: Instance, now: float | None = None) -> str | None:
+def queue_text(inst: Instance, now: float | None = None, short: bool = False) -> str | None:
     """A job waiting in its scheduler's queue: "queued: waiting for GPUs or nodes to become free (Resources) ·
-    estimated start 14:05"; None when it does not wait (any provider that fills ``extra["queue_reason"]``)."""
+    estimated start 14:05" (``short``, for a table cell: "queued (Resources) · estimated start 14:05"); None when it
+    does not wait (any provider that fills ``extra["queue_reason"]``)."""
     reason = queue_reason(inst.extra)
     if reason is None or inst.state not in (InstanceState.PENDING, InstanceState.UNKNOWN):
         return None
-    text = tr("queued: {reason}").format(reason=say(reason_words(reason)))
+    if short:  # the scheduler's own word (the one its words end with), the words in the tooltip
+        words = reason_words(reason)
+        word = words[words.rindex("(") + 1:-1] if words.endswith(")") and "(" in words else reason
+        text = tr("queued ({reason})").format(reason=word if len(word) <= 32 else word[:31] + "…")
+    else:
+        text = tr("queued: {reason}").format(reason=say(reason_words(reason)))
     start = queue_start(inst.extra)
     if start is not None:
         text += " · " + tr("estimated start {time}").format(time=start_text(start, now))

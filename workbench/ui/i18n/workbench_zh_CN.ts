@@ -4225,6 +4225,11 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
+      <source>queued ({reason})</source>
+      <translation>排队中（{reason}）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/common/job_state.py" />
       <source>queued: {reason}</source>
       <translation>排队中：{reason}</translation>
     </message>

@@ -26,7 +26,7 @@ from workbench.ui.common.icons import icon
 from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft
-from workbench.ui.launch.offers_model import COL_NETWORK, COL_SPOT, COL_TOTAL, OFFER_ROLE, OffersModel
+from workbench.ui.launch.offers_model import COL_AVAILABILITY, COL_NETWORK, COL_SPOT, COL_TOTAL, OFFER_ROLE, OffersModel
 from workbench.ui.runtime.session import Session
 
 MAX_RUNTIME_LIMIT_MIN = 30 * 24 * 60
@@ -58,7 +58,7 @@ class OfferPage(QWizardPage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         header = self.table.horizontalHeader()
-        for n, col in enumerate((COL_TOTAL, COL_NETWORK)):  # beside the prices they are about
+        for n, col in enumerate((COL_TOTAL, COL_AVAILABILITY, COL_NETWORK)):  # beside the prices they are about
             header.moveSection(header.visualIndex(col), COL_SPOT + 1 + n)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.completeChanged.emit())
         self.table.doubleClicked.connect(self._double_clicked)

@@ -438,8 +438,8 @@ class MonitorView(QWidget):
             if not inst.state.active:
                 return self._message(tr("{name} is not running ({state}) and no readings were recorded "
                                         "while it ran.").format(name=name, state=state))
-            if queue_text(inst) is not None:  # a batch job waits in its queue: no GPU of its own yet
-                return self._message(tr("{name} is {state}. Readings start when it runs.").format(name=name, state=state))
+            if (queued := queue_text(inst)) is not None:  # a batch job waits in its queue: no GPU of its own yet
+                return self._message(tr("{name} is {state}. Readings start when it runs.").format(name=name, state=queued))
             if self.telemetry.get(key) is False:
                 return self._message(tr("The {provider} provider does not report GPU telemetry, so there is "
                                         "nothing to plot for {name}. Its spend is still tracked.").format(
