@@ -78,6 +78,7 @@ class Node:
     gpus_used: int
     addr: str | None
     gres: tuple[tuple[str | None, int], ...] = ()
+    gres_used: tuple[tuple[str | None, int], ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -93,6 +94,13 @@ class Node:
         if not self.usable or self.cpus_alloc >= self.cpus:
             return 0
         return max(0, self.gpus - self.gpus_used)
+
+    def free_of(self, gpu_type: str | None) -> int:
+        """GPUs of one GRES type a new job could get now (see :attr:`gpus_free`)."""
+        if not self.usable or self.cpus_alloc >= self.cpus:
+            return 0
+        total = sum(c for t, c in self.gres if t == gpu_type)
+        return max(0, total - sum(c for t, c in self.gres_used if t == gpu_type))
 
 
 @dataclass(frozen=True)
@@ -180,14 +188,26 @@ def _node(r: dict[str, str]) -> Node:
         cpus_alloc=_int(r.get("CPUAlloc")), memory_mb=_int(r.get("RealMemory")),
         memory_alloc_mb=_int(r.get("AllocMem")), gpu_type=kinds[0][0] if kinds else None,
         gpus=sum(total.values()), gpus_used=sum(used.values()), addr=none_if_empty(r.get("NodeAddr")),
-        gres=kinds)
+        gres=kinds, gres_used=tuple(used.items()))
 
 
 # -- shapes and offers ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class NodeGpus:
+    """One node of a shape: its GPUs of the shape's type, how many are free now, its CPUs and memory."""
+
+    gpus: int
+    free: int
+    cpus: int
+    memory_gb: float
+
+
+@dataclass(frozen=True)
 class GpuShape:
-    """The GPU nodes of one kind in one partition.  ``nodes_free``: nodes where a job could get a GPU now;
-    ``free_per_node``: GPUs free now on each node; ``note``: why the model is unknown, if it is."""
+    """The GPUs of one type in one partition (a job asking that type may land on any of its nodes).
+    ``gpus_per_node``: the most one node has; ``cpus_per_node``/``memory_gb``: the smallest such node's;
+    ``nodes_free``: nodes where a job could get a GPU now; ``per_node``: each node, for offers by count;
+    ``note``: why the model is unknown, if it is."""
 
     partition: str
     gpu_type: str | None
@@ -200,9 +220,13 @@ class GpuShape:
     gpus_free: int
     gpus_total: int
     max_time_s: int | None
-    free_per_node: tuple[int, ...] = ()
+    per_node: tuple[NodeGpus, ...] = ()
     state: str = "UP"
     note: Phrase | None = None
+
+    def able(self, count: int) -> list[NodeGpus]:
+        """The nodes with at least ``count`` GPUs of this type (free or not)."""
+        return [n for n in self.per_node if n.gpus >= count]
 
 
 def model_of(gpu_type: str | None, partition: str, model_map: Mapping[str, str]) -> str | None:
@@ -219,15 +243,16 @@ def model_of(gpu_type: str | None, partition: str, model_map: Mapping[str, str])
 
 
 def shapes(snapshot: ClusterSnapshot, model_map: Mapping[str, str]) -> list[GpuShape]:
-    """The GPU shapes of every partition, in the cluster's order; CPU-only nodes make none.  Nodes of one
-    partition are grouped by GPU type and count; a group's CPUs and memory are its smallest node's."""
+    """The GPU shapes of every partition, in the cluster's order: one per GPU type of its nodes (a node
+    with 1 V100 and 1 A100 is in two); CPU-only nodes make none."""
     out = []
     for p in snapshot.partitions:
-        groups: dict[tuple[str | None, int], list[Node]] = {}
+        groups: dict[str | None, list[NodeGpus]] = {}
         for n in snapshot.nodes_of(p.name):
-            if n.gpus > 0:
-                groups.setdefault((n.gpu_type, n.gpus), []).append(n)
-        for (gtype, count), nodes in groups.items():
+            for t, c in n.gres:
+                if c > 0:
+                    groups.setdefault(t, []).append(NodeGpus(c, n.free_of(t), n.cpus, round(n.memory_mb / 1024, 1)))
+        for gtype, nodes in groups.items():
             model = model_of(gtype, p.name, model_map)
             note = None
             if model is None and gtype is None:
@@ -237,13 +262,12 @@ def shapes(snapshot: ClusterSnapshot, model_map: Mapping[str, str]) -> list[GpuS
                 note = phrase("GPU type {gres_type} of partition {partition} is not a model the workbench knows: "
                               "name it in the profile's GPU models ({partition}=MODEL)", gres_type=gtype,
                               partition=p.name)
-            free = tuple(n.gpus_free for n in nodes)
             out.append(GpuShape(
-                partition=p.name, gpu_type=gtype, gpu_model=model, gpus_per_node=count,
-                cpus_per_node=min(n.cpus for n in nodes),
-                memory_gb=round(min(n.memory_mb for n in nodes) / 1024, 1), nodes_total=len(nodes),
-                nodes_free=sum(1 for f in free if f > 0), gpus_free=sum(free), gpus_total=count * len(nodes),
-                max_time_s=p.max_time_s, free_per_node=free, state=p.state, note=note))
+                partition=p.name, gpu_type=gtype, gpu_model=model, gpus_per_node=max(n.gpus for n in nodes),
+                cpus_per_node=min(n.cpus for n in nodes), memory_gb=min(n.memory_gb for n in nodes),
+                nodes_total=len(nodes), nodes_free=sum(1 for n in nodes if n.free > 0),
+                gpus_free=sum(n.free for n in nodes), gpus_total=sum(n.gpus for n in nodes),
+                max_time_s=p.max_time_s, per_node=tuple(nodes), state=p.state, note=note))
     return out
 
 
@@ -265,42 +289,41 @@ def free_now(nodes_free: int, nodes_total: int) -> Phrase:
 
 def offers(shapes: list[GpuShape], *, provider: str, region: str, rate_per_gpu_hour: float | None,
            currency: str, as_of: str) -> list[Offer]:
-    """One Offer per shape and GPU count 1..GPUs per node.  ``availability_note``: "free now: F of N
-    nodes", F the nodes with at least that many GPUs free now (a plain string, as Offer has it; the app can
-    rebuild the translatable phrase with :func:`free_now` from ``extra``).  A partition that is down,
-    drained or inactive gives offers that are not available."""
-    per_partition: dict[str, int] = {}
-    for s in shapes:
-        per_partition[s.partition] = per_partition.get(s.partition, 0) + 1
+    """One Offer per shape and GPU count 1..GPUs per node, named ``gpu · 2×V100`` (partition · count×model).
+
+    For ``k`` GPUs only the shape's nodes with at least ``k`` count: ``availability_note`` "free now: F of N
+    nodes" (F: nodes with ``k`` GPUs free now; a plain string, as Offer has it: the app rebuilds the
+    translatable phrase with :func:`free_now` from ``extra``), ``extra["nodes_total"]``/``["nodes_free"]``,
+    and CPUs and memory: the smallest such node's share for ``k`` GPUs.  A partition that is down, drained or
+    inactive gives offers that are not available."""
     out: list[Offer] = []
     seen: set[str] = set()
     for s in shapes:
         label = s.gpu_model or s.gpu_type or "GPU"
         for k in range(1, s.gpus_per_node + 1):
+            able = s.able(k)
             name = f"{s.partition} · {k}×{label}"
-            if per_partition[s.partition] > 1:
-                name += f" ({s.gpus_per_node}-GPU nodes)"
-            if name in seen:
-                name += f" [{s.gpu_type or 'untyped'}, {s.cpus_per_node} CPUs]"
+            if name in seen:  # two GRES types of one model in one partition (v100 and v100s → V100)
+                name += f" ({s.gpu_type or 'untyped'})"
             seen.add(name)
-            free = sum(1 for f in s.free_per_node if f >= k)
+            free = sum(1 for n in able if n.free >= k)
             usable = s.state == "UP"
-            note = str(free_now(free, s.nodes_total)) if usable else str(phrase(
+            note = str(free_now(free, len(able))) if usable else str(phrase(
                 "partition {partition} is {state}: jobs wait until it is up", partition=s.partition, state=s.state))
             prices = Prices(on_demand=(rate_per_gpu_hour or 0.0) * k, currency=currency, as_of=as_of,
                             source="profile setting" if rate_per_gpu_hour else "your cluster")
-            extra = {"partition": s.partition, "gres_type": s.gpu_type, "nodes_total": s.nodes_total,
+            node = min(able, key=lambda n: (n.cpus * k // n.gpus, n.memory_gb * k / n.gpus))
+            extra = {"partition": s.partition, "gres_type": s.gpu_type, "nodes_total": len(able),
                      "nodes_free": free, "gpus_free": s.gpus_free, "gpus_total": s.gpus_total,
-                     "max_time_s": s.max_time_s, "gpus_per_node": s.gpus_per_node,
-                     "cpus_per_node": s.cpus_per_node, "memory_gb_per_node": s.memory_gb}
+                     "max_time_s": s.max_time_s, "gpus_per_node": node.gpus, "cpus_per_node": node.cpus,
+                     "memory_gb_per_node": node.memory_gb}
             if s.note is not None:
                 extra["gpu_model_note"] = str(s.note)
             out.append(Offer(
                 provider=provider, region=region, instance_type=name, gpu_model=s.gpu_model, gpu_count=k,
-                gpu_memory_gb=gpu_memory_gb(s.gpu_model, s.gpu_type),
-                vcpus=max(1, s.cpus_per_node * k // s.gpus_per_node),
-                memory_gb=round(s.memory_gb * k / s.gpus_per_node, 1), prices=prices,
-                available=usable, availability_note=note, extra=extra))
+                gpu_memory_gb=gpu_memory_gb(s.gpu_model, s.gpu_type), vcpus=max(1, node.cpus * k // node.gpus),
+                memory_gb=round(node.memory_gb * k / node.gpus, 1), prices=prices, available=usable,
+                availability_note=note, extra=extra))
     return out
 
 
@@ -372,7 +395,7 @@ def check_request(snapshot: ClusterSnapshot, *, partition: str | None, gpu_type:
                                                       "the job runs on several")
         members = [n for n in fitting if count(n) >= gpus_per_node]
     if nodes > len(members):
-        what = f" with {gpus_per_node} GPUs" if gpus_per_node > 0 else ""
+        what = f" with {gpus_per_node} GPU{'s' if gpus_per_node > 1 else ''}" if gpus_per_node > 0 else ""
         raise ConfigError(f"partition {p.name} has {len(members)} node{'s' if len(members) != 1 else ''}{what}; "
                           f"the job asks {nodes}", hint=f"ask for at most {len(members)} nodes")
     if p.max_nodes is not None and nodes > p.max_nodes:

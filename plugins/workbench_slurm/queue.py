@@ -230,6 +230,9 @@ REASONS: dict[str, str] = {
     "JobHeldUser": N_("held by you: release it with scontrol release (JobHeldUser)"),
     "JobHeldAdmin": N_("held by the cluster's administrators (JobHeldAdmin)"),
     "ReqNodeNotAvail": N_("a node it needs is down, drained or reserved (ReqNodeNotAvail)"),
+    # what 22.05's squeue prints for a job whose only nodes are down or drained (recorded)
+    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions":
+        N_("the nodes it needs are down, drained or reserved (ReqNodeNotAvail)"),
     "PartitionTimeLimit": N_("its time limit is beyond the partition's: it will never start (PartitionTimeLimit)"),
     "PartitionNodeLimit": N_("it asks more nodes than the partition allows: it will never start (PartitionNodeLimit)"),
     "PartitionDown": N_("the partition is down (PartitionDown)"),

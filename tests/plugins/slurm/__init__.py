@@ -1,0 +1,1 @@
+"""Tests of the Slurm provider plugin's pure parts and files."""
