@@ -68,6 +68,7 @@ screenshots: debs-test $(VENV)/.stamp-test
 	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots.py docs/screenshots
 	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots_ports.py docs/screenshots
 	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots_image.py docs/screenshots
+	xvfb-run -a -s "-screen 0 1400x900x24" $(PY) scripts/screenshots_slurm.py docs/screenshots
 
 # Extract tr() strings into the .ts catalogues and compile the .qm files.
 i18n: $(VENV)/.stamp-run

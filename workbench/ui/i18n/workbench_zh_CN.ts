@@ -529,11 +529,6 @@
       <translation>更便宜的 GPU 就够用</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
-      <source>A cluster job that is cancelled loses its place in the queue.</source>
-      <translation>集群作业一旦取消，就会失去它在队列中的位置。</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>A few seconds, no cloud account, no bill: see how a launch works.</source>
       <translation>只需几秒，无需云账号，不产生费用：了解启动任务如何运作。</translation>
@@ -3207,6 +3202,11 @@
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>They cost nothing and are not stopped unless you tick them.</source>
       <translation>它们不产生费用，除非您勾选，否则不会被停止。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/instances/stop_all_local.py" />
+      <source>They cost nothing and are not stopped unless you tick them. A cluster job that is cancelled loses its place in the queue.</source>
+      <translation>它们不产生费用，除非您勾选，否则不会被停止。集群作业一旦取消，就会失去它在队列中的位置。</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_model.py" />

@@ -61,8 +61,9 @@ class LocalJobsBox(QGroupBox):
         self.boxes = []
         self.setTitle(box_title(items))
         queued = any(not on_this_computer(x.provider) for x in items)
-        self.note.setText(tr("They cost nothing and are not stopped unless you tick them.") + (
-            " " + tr("A cluster job that is cancelled loses its place in the queue.") if queued else ""))
+        self.note.setText(tr("They cost nothing and are not stopped unless you tick them. A cluster job that is "
+                             "cancelled loses its place in the queue.") if queued
+                          else tr("They cost nothing and are not stopped unless you tick them."))
         for item in items:
             box = QCheckBox(own_job_text(item))
             box.setObjectName("stop-all-local-job")
