@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from workbench.core.domain.errors import (ConfigError, PluginError, QuotaError, TransientError,
                                           WorkbenchError)
 from workbench.core.domain.models import InstanceState
-from workbench.core.domain.phrase import N_
+from workbench.core.domain import queue_words
 
 from .formats import (MARK, SLURM_ENV, expand_hostlist, none_if_empty, parse_duration, record, sections,
                       time_limit, utc_time)
@@ -197,77 +197,25 @@ def state_of(name: str | None) -> InstanceState:
     return STATES.get(word, InstanceState.UNKNOWN)
 
 
-#: how a job ended, in plain words (fixed phrases: the app translates them)
-END_STATES: dict[str, str] = {
-    "COMPLETED": N_("finished (COMPLETED)"),
-    "FAILED": N_("the job exited with an error (FAILED)"),
-    "TIMEOUT": N_("the time limit was reached (TIMEOUT)"),
-    "CANCELLED": N_("cancelled (CANCELLED)"),
-    "NODE_FAIL": N_("a node of the job failed (NODE_FAIL)"),
-    "PREEMPTED": N_("preempted by a job of higher priority (PREEMPTED)"),
-    "OUT_OF_MEMORY": N_("the job ran out of memory (OUT_OF_MEMORY)"),
-    "BOOT_FAIL": N_("a node failed to boot (BOOT_FAIL)"),
-    "DEADLINE": N_("its deadline passed before it could run (DEADLINE)"),
-    "REVOKED": N_("revoked: it runs on another cluster of the federation (REVOKED)"),
-}
+#: how a job ended, and why a job waits, in plain words: the core's vocabulary (workbench.core.domain.queue_words),
+#: which the app, the CLI and this plugin share (one set of words, translated once)
+END_STATES: dict[str, str] = queue_words.END_STATES
+REASONS: dict[str, str] = queue_words.REASONS
 
 
 def end_words(state: str | None) -> str | None:
-    """How a job in ``state`` ended, in plain words; None while it has not ended."""
-    word = state_of(state)
-    if word is not InstanceState.TERMINATED or state is None:
+    """How a job in ``state`` ended, in plain words ("the time limit was reached (TIMEOUT)"); None while it
+    has not ended."""
+    if state is None or state_of(state) is not InstanceState.TERMINATED:
         return None
     return END_STATES.get(state.strip().split()[0].split("+")[0].upper())
-
-
-#: why a job waits, in plain words (fixed phrases: the app translates them), by squeue's reason
-REASONS: dict[str, str] = {
-    "Resources": N_("waiting for GPUs or nodes to become free (Resources)"),
-    "Priority": N_("other jobs are ahead in the queue (Priority)"),
-    "Dependency": N_("waiting for another job to finish (Dependency)"),
-    "DependencyNeverSatisfied": N_("the job it depends on failed: it will never start (DependencyNeverSatisfied)"),
-    "BeginTime": N_("waiting for its start time (BeginTime)"),
-    "JobHeldUser": N_("held by you: release it with scontrol release (JobHeldUser)"),
-    "JobHeldAdmin": N_("held by the cluster's administrators (JobHeldAdmin)"),
-    "ReqNodeNotAvail": N_("a node it needs is down, drained or reserved (ReqNodeNotAvail)"),
-    # what 22.05's squeue prints for a job whose only nodes are down or drained (recorded)
-    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions":
-        N_("the nodes it needs are down, drained or reserved (ReqNodeNotAvail)"),
-    "PartitionTimeLimit": N_("its time limit is beyond the partition's: it will never start (PartitionTimeLimit)"),
-    "PartitionNodeLimit": N_("it asks more nodes than the partition allows: it will never start (PartitionNodeLimit)"),
-    "PartitionDown": N_("the partition is down (PartitionDown)"),
-    "PartitionInactive": N_("the partition is inactive (PartitionInactive)"),
-    "NodeDown": N_("a node it needs is down (NodeDown)"),
-    "BadConstraints": N_("no node has what it asks for (BadConstraints)"),
-    "Reservation": N_("waiting for its reservation to start (Reservation)"),
-    "Licenses": N_("waiting for a license (Licenses)"),
-    "QOSMaxJobsPerUserLimit": N_("you already run as many jobs as your QOS allows (QOSMaxJobsPerUserLimit)"),
-    "QOSMaxGRESPerUser": N_("you already use as many GPUs as your QOS allows (QOSMaxGRESPerUser)"),
-    "QOSMaxWallDurationPerJobLimit": N_("its time limit is beyond your QOS's (QOSMaxWallDurationPerJobLimit)"),
-    "QOSGrpGRES": N_("your QOS's group already uses all the GPUs it may (QOSGrpGRES)"),
-    "QOSResourceLimit": N_("your QOS's limits are reached (QOSResourceLimit)"),
-    "AssocGrpGRES": N_("your account already uses all the GPUs it may (AssocGrpGRES)"),
-    "AssocGrpCPULimit": N_("your account already uses all the CPUs it may (AssocGrpCPULimit)"),
-    "AssocMaxJobsLimit": N_("your account already runs as many jobs as it may (AssocMaxJobsLimit)"),
-    "AssocGrpBillingMinutes": N_("your account's allocation of compute time is used up (AssocGrpBillingMinutes)"),
-    "AssocGrpGRESMinutes": N_("your account's allocation of GPU time is used up (AssocGrpGRESMinutes)"),
-    "InvalidAccount": N_("the job's account is not valid (InvalidAccount)"),
-    "InvalidQOS": N_("the job's QOS is not valid (InvalidQOS)"),
-    "launch failed requeued held": N_("its start failed; held for an administrator (launch failed requeued held)"),
-    "Cleaning": N_("a node is being cleaned up after a previous job (Cleaning)"),
-    "Prolog": N_("the cluster's prolog script is running (Prolog)"),
-    "NodeRebooting": N_("a node is rebooting for it (NodeRebooting)"),
-    "PowerUp": N_("a powered-down node is starting for it (PowerUp)"),
-}
 
 
 def reason_words(reason: str | None) -> str | None:
     """Why a job waits, in plain words: the known reasons of :data:`REASONS` (also when Slurm appends
     details, ``ReqNodeNotAvail, UnavailableNodes:node2``), else Slurm's own text; None for no reason."""
     reason = none_if_empty(reason)
-    if reason is None:
-        return None
-    return REASONS.get(reason) or REASONS.get(reason.split(",")[0].strip()) or reason
+    return None if reason is None else queue_words.reason_words(reason)
 
 
 # -- refusals -------------------------------------------------------------------------------------------------
