@@ -6,7 +6,8 @@
 The wizard's offer page with the cluster's partitions beside a cloud's machines ("your cluster", "free now: 3 of 8
 nodes": ``wizard-cluster-offers``), Instances with a job waiting in the cluster's queue and why
 (``instances-cluster-queued``), the Monitor of that job (``monitor-cluster-queued``) and Stop all billing with the
-free cluster job listed apart, unticked (``stop-all-cluster``).  The cluster is the "Fake cluster (tests)" plugin of
+free cluster job listed apart, unticked (``stop-all-cluster``), and Prices ▸ Compare GPUs with the cluster's
+offers (``prices-cluster``).  The cluster is the "Fake cluster (tests)" plugin of
 tests/fixtures/cluster_plugins and the cloud the "Fake Cloud (tests)" of tests/fixtures/plugins, both labelled as
 test providers: stored state and fake offers, no scheduler (the real Slurm is the plugin's end-to-end test, with its
 own screenshots).  Each language runs in its own process with a throwaway WORKBENCH_HOME.
@@ -111,6 +112,12 @@ def one(lang: str, out: Path) -> int:
         base._pump(app, 0.5)
         shot("stop-all-cluster", dlg)
         dlg.reject()
+
+        win.show_view("prices")  # Prices ▸ Compare GPUs: the cluster's partitions beside the clouds' machines
+        compare = win.view("prices").compare
+        base._wait(app, lambda: compare.result is not None and not compare.busy)
+        base._pump(app, 0.5)
+        shot("prices-cluster", win)
         return 0
     finally:
         if win is not None:

@@ -243,3 +243,22 @@ def test_a_cluster_profile_shows_the_apps_login_key_to_add(qtbot, acc, session):
     assert QGuiApplication.clipboard().text() == line
     dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("fakecloud"))
     assert dialog.login_key is None and not dialog.findChildren(type(row), "profile-login-key")
+
+
+def test_prices_compare_shows_the_cluster_and_rents_from_the_clouds(qtbot, acc, session):
+    from workbench.ui.launch.offers_model import COL_AVAILABILITY, COL_ON_DEMAND, COL_SPOT
+    from workbench.ui.prices.prices_view import PricesView
+
+    _cluster(acc)
+    view = PricesView(session)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.compare.compared, timeout=20_000):
+        view.show()
+    m = view.compare.model
+    row = next(n for n in range(m.rowCount()) if m.offer(n).offer.instance_type == "gpu · 1×V100")
+    assert m.index(row, COL_ON_DEMAND).data() == "your cluster"
+    assert m.index(row, COL_AVAILABILITY).data() == "free now: 3 of 8 nodes"
+    header = view.compare.table.horizontalHeader()
+    assert header.visualIndex(COL_AVAILABILITY) == header.visualIndex(COL_SPOT) + 1
+    # "cheapest" is what renting costs: the first priced cloud offer, not the cluster's "$0.00/h"
+    assert "cheapest $3.06/h: fakecloud fk.v100x1" in view.compare.status.text()

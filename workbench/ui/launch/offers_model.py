@@ -37,7 +37,7 @@ def warning_color() -> QColor:
     return QColor("#ff8a65" if dark else "#c62828")
 
 
-def _your_cluster(o: Offer) -> bool:
+def your_cluster(o: Offer) -> bool:
     """An offer of the user's own cluster (not this computer) without a price per hour."""
     return not o.prices.on_demand and o.provider != "local" and is_own_hardware(o.provider)
 
@@ -111,7 +111,7 @@ class OffersModel(RowTableModel):
             if o.available:  # a note on an available offer qualifies it ("no stock in cn-hangzhou-h")
                 return tr("available") + (f" · {o.availability_note}" if o.availability_note else "")
             return "⚠ " + (say(o.availability_note) or tr("no quota or capacity"))
-        if col in (COL_ON_DEMAND, COL_TOTAL) and _your_cluster(o):
+        if col in (COL_ON_DEMAND, COL_TOTAL) and your_cluster(o):
             return tr("your cluster")  # no rate set: the user's own cluster, not "$0.000"
         if col == COL_TOTAL:
             return money(None if r.price is None else r.price * self.nodes, cur, 3) + (

@@ -26,7 +26,7 @@ from workbench.ui.common.format import money
 from workbench.ui.common.icons import icon
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.i18n import tr
-from workbench.ui.launch.offers_model import OFFER_ROLE, OffersModel
+from workbench.ui.launch.offers_model import COL_AVAILABILITY, COL_SPOT, OFFER_ROLE, OffersModel, your_cluster
 from workbench.ui.runtime.lanes import PRICES
 
 if TYPE_CHECKING:
@@ -107,6 +107,8 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()  # beside the prices (a cluster's "free now: 3 of 8 nodes")
+        header.moveSection(header.visualIndex(COL_AVAILABILITY), COL_SPOT + 1)
         self.table.clicked.connect(lambda _i: self._selection())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection())
 
@@ -181,7 +183,7 @@ class CompareView(QWidget):
         self.result = result
         self.model.set_offers(result.ranked, q.spot)
         clouds = sorted({r.offer.provider for r in result.ranked})
-        priced = [r for r in result.ranked if r.price is not None]
+        priced = [r for r in result.ranked if r.price is not None and not your_cluster(r.offer)]  # what a rent costs
         if priced:
             # the table's first priced row: offers come ranked at the user's rate across currencies (a
             # min() of the raw figures would weigh ¥19.73 above $3.06)
