@@ -23,6 +23,7 @@ Threading: as the contract says; one login connection per provider object (:mod:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import math
@@ -43,6 +44,7 @@ from workbench.core.remote.supervisor import BASE_EXPR
 from workbench.core.telemetry.nvidia_smi import QUERY_FIELDS, Reading, parse_line
 
 from . import batch, cluster, queue
+from .formats import SLURM_ENV
 from .login import DEFAULT_PORT, LoginNode, quote_all
 from .records import LaunchRecord, Records
 
@@ -149,12 +151,27 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
             if self._offers is not None and time.monotonic() - self._offers[0] < OFFERS_TTL_S:
                 return list(self._offers[1])
         rate = self.rate()
-        found = cluster.offers(cluster.shapes(self.snapshot(), self.model_map()), provider=self.id,
+        snap = self.snapshot()
+        found = cluster.offers(cluster.shapes(snap, self.model_map()), provider=self.id,
                                region=self.cluster_name, rate_per_gpu_hour=rate,
                                currency=self._text("currency") or "USD", as_of=datetime.date.today().isoformat())
+        found = [self._for_account(o, snap) for o in found]
         with self._offers_lock:
             self._offers = (time.monotonic(), list(found))
         return list(found)
+
+    def _for_account(self, offer: Offer, snap: cluster.ClusterSnapshot) -> Offer:
+        """An offer of a partition the profile's account may not use stays listed, unavailable, saying why."""
+        part = snap.partition(str(offer.extra.get("partition") or ""))
+        account = self._text("account")
+        if part is None:
+            return offer
+        allowed = part.allow_accounts is None or (account is not None and account in part.allow_accounts)
+        if allowed and not (part.deny_accounts and account in part.deny_accounts):
+            return offer
+        return dataclasses.replace(offer, available=False, availability_note=(
+            f"partition {part.name} takes only the accounts {', '.join(part.allow_accounts or ())}"
+            if not allowed else f"partition {part.name} refuses the account {account}"))
 
     # -- launch ---------------------------------------------------------------------------------
     def _request(self, req: LaunchRequest, partition: str) -> batch.BatchRequest:
@@ -184,7 +201,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
         launch_id = check_launch_id(req.launch_id)
         existing = self.records.read(launch_id)
         if existing is not None:
-            return [self._instance(existing, {})]
+            return [self._instance(existing, None)]
         self.refuse(req.spec)
         snap = self.snapshot()
         breq = self._request(req, str(req.offer.extra.get("partition") or self._text("partition") or ""))
@@ -206,7 +223,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
                                   "account": breq.account, "qos": breq.qos, "cpus_per_task": breq.cpus_per_task,
                                   "mem_mb": breq.mem_mb})
         self.records.write(rec)
-        return [self._instance(rec, {})]
+        return [self._instance(rec, None)]
 
     def batch_request(self, rec: LaunchRecord) -> batch.BatchRequest:
         x = rec.extra
@@ -248,7 +265,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
             lines.append(f'echo "@@WB-REC {rec.launch_id} $(cat {j}/batch_id 2>/dev/null) '
                          f'$(cat {j}/exit_code 2>/dev/null)"')
             jid = rec.batch_id or f"$(cat {j}/batch_id 2>/dev/null)"
-            lines.append(f'id={jid}; [ -n "$id" ] && scontrol show job -o "$id" 2>/dev/null | head -n 1')
+            lines.append(f'id={jid}; [ -n "$id" ] && {SLURM_ENV} scontrol show job -o "$id" 2>/dev/null | grep "^JobId="')
         return "\n".join(lines) + "\ntrue\n"
 
     def instances(self) -> list[Instance]:
@@ -269,7 +286,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
                 bid = parts[2] if len(parts) > 2 else None
                 code = int(parts[3]) if len(parts) > 3 and re.fullmatch(r"-?\d+", parts[3]) else None
                 seen[current] = (bid, code, None)
-            elif current and line.strip() and not line.startswith("slurm_load_jobs"):
+            elif current and line.startswith("JobId="):
                 bid, code, _ = seen[current]
                 seen[current] = (bid, code, queue.parse_job(line))
         found = []
@@ -319,8 +336,10 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
         if queued is not None:
             state = queue.state_of(queued.state)
             pending = state == InstanceState.PENDING
-            return Instance(**self._base(rec), state=state, launched_at=rec.created_at,
-                            extra=self._extra(**common, slurm_state=queued.state, node_list=queued.node_list or None,
+            # launched_at = when Slurm started it (runtime and cost count from there), None while it waits
+            return Instance(**self._base(rec), state=state,
+                            launched_at=queued.start_estimate if state == InstanceState.RUNNING else None,
+                            extra=self._extra(**common, slurm_state=queued.state, node_list=",".join(queued.node_list) or None,
                                               queue_reason=queued.reason if pending else None,
                                               queue_start=queued.start_estimate if pending else None))
         fresh = time.time() - rec.created_at < SUBMIT_WINDOW_S
@@ -334,7 +353,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
                         launch_id=launch_id, region=self.cluster_name, instance_type=str(job.partition or "slurm")
                         if hasattr(job, "partition") else "slurm", state=state, name=batch.job_name(launch_id),
                         host=self.host,
-                        extra=self._extra(slurm_job_id=job.job_id, slurm_state=job.state, node_list=job.node_list,
+                        extra=self._extra(slurm_job_id=job.job_id, slurm_state=job.state, node_list=",".join(job.node_list),
                                           queue_reason=job.reason if state == InstanceState.PENDING else None))
 
     # -- ending -----------------------------------------------------------------------------------

@@ -36,9 +36,11 @@ def comparable_price(r: RankedOffer, cny_per_usd: float | None = None) -> float:
 
 
 def rank_key(r: RankedOffer, cny_per_usd: float | None = None) -> tuple[object, ...]:
-    """Cheapest first; unpriced last, unavailable (no quota/capacity) after priced."""
+    """Cheapest first; unpriced last, unavailable (no quota/capacity) after priced; at one price the fewest GPUs,
+    then a cluster's partition with nodes free now before one without."""
     return (not r.offer.available, r.price is None, comparable_price(r, cny_per_usd),
-            r.offer.gpu_count, r.offer.provider, r.offer.region, r.offer.instance_type)
+            r.offer.gpu_count, (r.offer.extra or {}).get("nodes_free", 1) == 0,  # a cluster's busy partitions after
+            r.offer.provider, r.offer.region, r.offer.instance_type)
 
 
 def rank(offers: Iterable[tuple[str, Offer]], q: OfferQuery,

@@ -34,6 +34,10 @@ class OfferQuery:
     #: gpu_count 0, the controller's types of issue 33); only a spec without a GPU asks for them, so the GPU
     #: lists (Prices, `workbench offers`, the planner, the advisor) never show them
     cpu_machines: bool = False
+    #: the job's max runtime and node count: an offer whose ``extra`` says it runs jobs at most ``max_time_s`` (a
+    #: cluster partition's time limit) or has fewer than ``nodes_total`` nodes cannot take it
+    runtime_s: int | None = None
+    nodes: int = 1
 
     @classmethod
     def from_spec(cls, spec: JobSpec, provider: str | None = None, region: str | None = None,
@@ -51,6 +55,8 @@ class OfferQuery:
             provider=provider, region=region, spot=r.spot if alt.spot is None else alt.spot, max_price=r.max_price,
             cpus=r.cpus, memory_gb=r.memory_gb, network_min_gbps=r.network_min_gbps, rdma=r.rdma,
             instance_type=alt.instance_type, gpu_vendor=gpu.vendor if gpu else None, cpu_machines=gpu is None,
+            runtime_s=spec.guards.max_runtime_minutes * 60 if spec.guards.max_runtime_minutes else None,
+            nodes=spec.num_nodes,
         )
 
 
@@ -95,6 +101,11 @@ def matches(offer: Offer, q: OfferQuery) -> bool:
     if q.network_min_gbps and (offer.network_gbps or 0) < q.network_min_gbps:
         return False
     if q.rdma and not offer.rdma:
+        return False
+    extra = offer.extra or {}
+    if q.runtime_s and extra.get("max_time_s") and int(extra["max_time_s"]) < q.runtime_s:
+        return False
+    if q.nodes > 1 and extra.get("nodes_total") is not None and int(extra["nodes_total"]) < q.nodes:
         return False
     price = offer.hourly(q.spot)
     if q.spot and price is None:

@@ -211,7 +211,8 @@ class RemoteJob(JobFlow):
     def _wait_ready(self, conn: Connection) -> dict[str, str]:
         """Probe until cloud-init is done and (for a GPU job) nvidia-smi answers, or its deadline passes."""
         backoff, start = Backoff(cap=15.0), time.monotonic()
-        wants_gpu = bool(self.instance.gpu_count or self.spec.resources.gpu)
+        # a scheduler's login node has no GPUs of the job (they are on the compute nodes): nothing to wait for
+        wants_gpu = bool(self.instance.gpu_count or self.spec.resources.gpu) and not is_queued(self.instance)
         while True:
             info = self._probe(conn)
             if info.get("started") or self.stopped:
