@@ -238,6 +238,7 @@ def test_a_cluster_profile_shows_the_apps_login_key_to_add(qtbot, acc, session):
     assert line.startswith("ssh-ed25519 ") and row.key.isReadOnly()
     assert line == (acc.store.path.parent / "ssh" / "id_ed25519.pub").read_text().strip()
     assert "~/.ssh/authorized_keys on the login node" in row.note.text()
+    assert not dialog.form.isVisible()  # not "This provider needs no credentials": the key is its credential
     assert dialog.setting_edits.keys() >= {"host", "user", "gpu_hour_rate"}
     qtbot.mouseClick(row.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == line

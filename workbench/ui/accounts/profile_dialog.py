@@ -242,6 +242,7 @@ class ProfileDialog(QDialog):
             self.form = CredentialsForm(cls)
             self.form.changed.connect(self._edited)
             self.creds_layout.insertWidget(0, self.form)
+            self.form.setVisible(bool(cls.credential_fields) or self.login_key is None)  # the key is its credential
             self.creds_box.setVisible(True)
         self.region_combo.clear()
         default = cls.default_region() if cls is not None else None
