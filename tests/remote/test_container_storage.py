@@ -159,7 +159,7 @@ recovery: {max_restarts: 1, on: [preemption]}
         spec2 = spec_from_dict(acc.store.get_launch(ev.launch_id).spec)
         assert spec2.image is not None and spec2.env["WORKBENCH_RESUME"] == "1"
         job2 = RemoteJob(acc, second, spec2, quick_options(), on_event=Events())
-        t2 = threading.Thread(target=job2.run, daemon=True)
+        t2 = threading.Thread(target=lambda: done.setdefault("code2", job2.run()), daemon=True)
         t2.start()
         log2 = paths.job_log(second.launch_id)
         wait_until(lambda: log2.exists() and f"checkpoint step {last + 1}\n" in log2.read_text(), 60,
@@ -169,7 +169,10 @@ recovery: {max_restarts: 1, on: [preemption]}
         assert f"resume: restore s3://runs/r1 -> checkpoints (attempt 2)" in text
         box = world.docker("ps", "-q", "--filter", f"label=workbench.launch={second.launch_id}").stdout.split()
         assert len(box) == 1  # attempt 2 runs in its container
-        job2.stop()
+        notice = {"source": "a second test notice", "not_after": time.time() + 1}  # the end of attempt 2, as 1's
+        (machine.remote_dir / "jobs" / second.launch_id / "interrupt-notice").write_text(json.dumps(notice))
+        t2.join(60)
+        assert not t2.is_alive() and done.get("code2") is None
         print(f"interrupted, relaunched and resumed in a container: {time.monotonic() - started:.1f}s")
     finally:
         _clean(machine, world, acc, stack, inst.launch_id, *([second.launch_id] if second else []))
