@@ -355,11 +355,14 @@ def _describe(nodes: list[Node]) -> str:
 
 
 def check_request(snapshot: ClusterSnapshot, *, partition: str | None, gpu_type: str | None, gpus_per_node: int,
-                  nodes: int, time_limit_s: int | None, account: str | None) -> str:
+                  nodes: int, time_limit_s: int | None, account: str | None, cpus_per_node: int | None = None,
+                  mem_mb_per_node: int | None = None) -> str:
     """The partition a job will use (the default one when ``partition`` is None), or ConfigError saying
-    what the partition lacks and what would work: an unknown partition, GPUs of a type or number it lacks,
-    more nodes than it has (or allows), a time beyond its MaxTime, an account it does not take.
-    ``gpu_type``: a GRES type or a model (``V100``); None accepts any GPU, typed or not."""
+    what the partition lacks and what would work: an unknown partition, or one that takes no jobs (drained,
+    inactive), GPUs of a type or number it lacks, more CPUs or memory than its nodes have, more nodes than it
+    has (or allows), a time beyond its MaxTime, an account it does not take.  ``gpu_type``: a GRES type or a
+    model (``V100``); None accepts any GPU, typed or not.  (Without ``EnforcePartLimits`` Slurm accepts a job
+    over the node, time, CPU or account limits and lets it pend for ever: checked here, before sbatch.)"""
     names = ", ".join(p.name for p in snapshot.partitions)
     if partition is None:
         p = snapshot.default_partition
@@ -394,6 +397,15 @@ def check_request(snapshot: ClusterSnapshot, *, partition: str | None, gpu_type:
                               f"{gpus_per_node}", hint=f"ask for at most {most} GPUs per node, and more nodes if "
                                                       "the job runs on several")
         members = [n for n in fitting if count(n) >= gpus_per_node]
+    if cpus_per_node and members and cpus_per_node > max(n.cpus for n in members):
+        most = max(n.cpus for n in members)
+        raise ConfigError(f"partition {p.name}'s nodes have at most {most} CPUs; the job asks {cpus_per_node}",
+                          hint=f"ask for at most {most} CPUs")
+    if mem_mb_per_node and members and mem_mb_per_node > max(n.memory_mb for n in members):
+        most = max(n.memory_mb for n in members)
+        raise ConfigError(f"partition {p.name}'s nodes have at most {most / 1024:.1f} GB of memory; the job asks "
+                          f"{mem_mb_per_node / 1024:.1f} GB", hint=f"ask for at most {most / 1024:.1f} GB")
+    members = [n for n in members if n.cpus >= (cpus_per_node or 0) and n.memory_mb >= (mem_mb_per_node or 0)]
     if nodes > len(members):
         what = f" with {gpus_per_node} GPU{'s' if gpus_per_node > 1 else ''}" if gpus_per_node > 0 else ""
         raise ConfigError(f"partition {p.name} has {len(members)} node{'s' if len(members) != 1 else ''}{what}; "

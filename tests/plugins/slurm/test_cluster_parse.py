@@ -201,6 +201,8 @@ def test_check_request_accepts_what_fits():
     (dict(partition="debug", time_limit_s=3000), "max runtime 50 min is beyond partition debug's limit of 2 min",
      "pick a partition with a longer limit: a100"),
     (dict(partition="gpu", time_limit_s=1801), "max runtime 31 min is beyond partition gpu's limit of 30 min", "a100"),
+    (dict(partition="gpu", cpus_per_node=8), "partition gpu's nodes have at most 2 CPUs; the job asks 8", "2 CPUs"),
+    (dict(partition="gpu", mem_mb_per_node=100000), "partition gpu's nodes have at most 7.8 GB of memory", "7.8 GB"),
     (dict(partition="debug", account=None), "partition debug takes only jobs of the account physics", "account"),
     (dict(partition="debug", account="chemistry"), "takes only jobs of the account physics, not chemistry", None),
 ])
@@ -227,3 +229,19 @@ def test_check_request_deny_accounts_max_nodes_and_a_cpu_only_partition():
     with pytest.raises(ConfigError, match="has 1 node with 1 GPU; the job asks 2"):  # A100 only on node2
         cluster.check_request(s, partition="mixed", **{**req, "gpu_type": "A100", "nodes": 2})
     assert cluster.gres_type(s, "mixed", "A100") == "a100_80g"
+
+
+def test_check_request_refuses_a_drained_or_inactive_partition():
+    # derived in the test from the recorded idle snapshot: partition a100's State=UP changed (what
+    # `scontrol update partitionname=a100 state=drain` shows; sbatch then refuses, sbatch_partition_drained.txt)
+    idle = (RECORDED / "snapshot_idle.txt").read_text()
+    line = next(ln for ln in idle.splitlines() if ln.startswith("PartitionName=a100 "))
+    for state in ("DRAIN", "INACTIVE"):
+        s = cluster.parse_snapshot(idle.replace(line, line.replace(" State=UP ", f" State={state} ")))
+        with pytest.raises(ConfigError, match=f"partition a100 takes no new jobs now \\(it is {state}\\)") as err:
+            cluster.check_request(s, partition="a100", gpu_type=None, gpus_per_node=1, nodes=1, time_limit_s=60,
+                                  account=None)
+        assert "gpu, a100, debug" in err.value.hint
+        assert not next(o for o in cluster.offers(cluster.shapes(s, MODELS), provider="slurm", region="c",
+                                                  rate_per_gpu_hour=None, currency="USD", as_of="x")
+                        if o.extra["partition"] == "a100").available

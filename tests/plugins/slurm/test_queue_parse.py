@@ -71,6 +71,10 @@ def test_jobs_over_partition_limits_pend_for_ever_and_say_why():
     assert "never start" in queue.reason_words(jobs["9"].reason)  # PartitionTimeLimit
     assert "never start" in queue.reason_words(jobs["8"].reason)  # PartitionNodeLimit
     assert jobs["11"].reason.startswith("Job's account not known") and jobs["11"].comment is None
+    # -c 8 on 2-CPU nodes, and a partition set down then inactive after the job was queued
+    later = {j.job_id: j for j in queue.parse_squeue(text("squeue_partition_config.txt") + "@@workbench-slurm@@ rc=0\n")}
+    assert (later["2"].reason, later["3"].reason) == ("PartitionConfig", "PartitionInactive")
+    assert queue.reason_words("PartitionInactive") == "the partition is inactive (PartitionInactive)"
 
 
 def test_squeue_failure_is_not_an_empty_queue():
@@ -160,6 +164,9 @@ def test_states():
     ("sbatch_enforce_account_not_allowed.txt", ConfigError, "that account may not use this partition"),
     ("sbatch_enforce_account_named.txt", ConfigError, "that account may not use this partition"),
     ("sbatch_controller_down.txt", TransientError, "did not answer"),
+    ("sbatch_too_much_memory.txt", ConfigError, "no node of the partition has that much memory"),
+    ("sbatch_partition_drained.txt", ConfigError, "takes no new jobs now"),
+    ("sbatch_partition_inactive.txt", ConfigError, "takes no new jobs now"),
 ])
 def test_sbatch_refusals_in_plain_words_with_slurms_line(name, cls, words):
     recorded = text(name)
@@ -173,6 +180,11 @@ def test_other_refusals():
     err = queue.sbatch_error("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
                              "(job submit limit, user's size and/or time limits)")
     assert isinstance(err, QuotaError) and "limits" in err.message
+    err = queue.sbatch_error("sbatch: error: Batch job submission failed: Memory required by task is not available")
+    assert isinstance(err, ConfigError) and "memory" in err.message
+    err = queue.sbatch_error("sbatch: error: Batch job submission failed: Requested partition configuration not "
+                             "available now")
+    assert isinstance(err, ConfigError) and "cannot take this job now" in err.message
     err = queue.sbatch_error("sh: 1: sbatch: not found")
     assert isinstance(err, ConfigError) and "no Slurm commands" in err.message
     err = queue.sbatch_error("sbatch: error: Batch job submission failed: Something new happened")
