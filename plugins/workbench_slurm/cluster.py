@@ -113,7 +113,10 @@ class ClusterSnapshot:
         return next((p for p in self.partitions if p.name == name), None)
 
     def nodes_of(self, partition: str) -> list[Node]:
-        return [n for n in self.nodes if partition in n.partitions]
+        """The partition's nodes (by the partition's node list, or each node's ``Partitions=``)."""
+        p = self.partition(partition)
+        names = set(p.nodes) if p is not None else set()
+        return [n for n in self.nodes if n.name in names or partition in n.partitions]
 
     @property
     def default_partition(self) -> Partition | None:
@@ -178,9 +181,12 @@ def _int(value: str | None) -> int:
 def _node(r: dict[str, str]) -> Node:
     total = gpus_of(parse_gres(r.get("Gres")))
     used = gpus_of(parse_gres(r.get("GresUsed")))
-    if "GresUsed" not in r:  # without -d: AllocTRES=…,gres/gpu=1 (when the cluster tracks GPUs as TRES)
-        m = re.search(r"gres/gpu=(\d+)", r.get("AllocTRES", ""))
-        used = {None: int(m.group(1))} if m else {}
+    if "GresUsed" not in r:  # without -d: AllocTRES=…,gres/gpu=1,gres/gpu:v100=1 (GPUs tracked as TRES)
+        tres = r.get("AllocTRES", "")
+        used = {t: int(c) for t, c in re.findall(r"gres/gpu:([^=,]+)=(\d+)", tres)}
+        m = re.search(r"gres/gpu=(\d+)", tres)
+        if not used and m:  # only the total: the node's one type, if it has one
+            used = {next(iter(total)) if len(total) == 1 else None: int(m.group(1))}
     kinds = tuple(sorted(total.items(), key=lambda kv: (-kv[1], kv[0] or "")))
     return Node(
         name=r["NodeName"], partitions=tuple(p for p in (none_if_empty(r.get("Partitions")) or "").split(",") if p),

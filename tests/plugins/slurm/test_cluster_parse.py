@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -176,7 +177,9 @@ def test_allocated_gpus_read_from_alloc_tres_without_gres_used():
     line = next(ln for ln in (RECORDED / "snapshot_jobs_running.txt").read_text().splitlines() if ln.startswith("NodeName=node1"))
     line = line.replace(" GresDrain=N/A GresUsed=gpu:v100:1(IDX:0)", "").replace("AllocTRES=cpu=1", "AllocTRES=cpu=1,gres/gpu=1")
     node = cluster._node(formats.record(line))
-    assert (node.gpus, node.gpus_used, node.gpus_free) == (2, 1, 1)
+    assert (node.gpus, node.gpus_used, node.gpus_free, node.free_of("v100")) == (2, 1, 1, 1)
+    typed = cluster._node(formats.record(line.replace("gres/gpu=1", "gres/gpu=2,gres/gpu:v100=2")))
+    assert (typed.gpus_used, typed.free_of("v100")) == (2, 0)
 
 
 def test_check_request_accepts_what_fits():
@@ -245,3 +248,14 @@ def test_check_request_refuses_a_drained_or_inactive_partition():
         assert not next(o for o in cluster.offers(cluster.shapes(s, MODELS), provider="slurm", region="c",
                                                   rate_per_gpu_hour=None, currency="USD", as_of="x")
                         if o.extra["partition"] == "a100").available
+
+
+def test_partition_nodes_from_its_host_list_when_nodes_do_not_name_their_partitions():
+    # derived from the recorded idle snapshot: the nodes' Partitions= taken out (a Slurm that does not print
+    # it, or a node line cut short); the partitions' own Nodes=node[1-2] then say who is in them
+    idle = (RECORDED / "snapshot_idle.txt").read_text()
+    bare = "\n".join(re.sub(r" Partitions=\S+", "", ln) for ln in idle.splitlines())
+    s = cluster.parse_snapshot(bare)
+    assert s.nodes[0].partitions == () and s.partition("gpu").nodes == ("node1", "node2")
+    assert [n.name for n in s.nodes_of("gpu")] == ["node1", "node2"]
+    assert {x.partition: x.nodes_total for x in cluster.shapes(s, MODELS)} == {"gpu": 2, "a100": 1, "debug": 1}
