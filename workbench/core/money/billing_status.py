@@ -11,10 +11,10 @@ Plain functions over values and the store; any thread.
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable
 
 from workbench.core.domain.models import Instance
-from workbench.core.remote.kinds import is_own_hardware
 from workbench.core.store.database import Store
 
 #: the provider that runs jobs on this computer
@@ -26,6 +26,21 @@ ENDED = ("finished", "failed", "terminated")
 def on_this_computer(item: Instance | str) -> bool:
     """True for a job (or provider id) of this computer."""
     return (item if isinstance(item, str) else item.provider) == THIS_COMPUTER
+
+
+def is_own_hardware(provider_id: str) -> bool:
+    """The user's own machines (this computer, their cluster): the provider's ``own_hardware``."""
+    return _own(provider_id)
+
+
+@functools.lru_cache(maxsize=None)
+def _own(provider_id: str) -> bool:
+    if provider_id == THIS_COMPUTER:
+        return True  # the common case, without listing plugins
+    from workbench.core.providers.registry import discover
+
+    entry = discover().get(provider_id)
+    return entry is not None and entry.cls is not None and bool(entry.cls.own_hardware)
 
 
 def costs_money(inst: Instance) -> bool:

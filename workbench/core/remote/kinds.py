@@ -1,4 +1,4 @@
-"""Which machines the app runs jobs on over SSH, and which are the user's own (light: no SSH, no numpy)."""
+"""Which machines the app runs jobs on over SSH (light: no SSH, no numpy; the GUI asks at start-up)."""
 
 from __future__ import annotations
 
@@ -43,17 +43,3 @@ def _batch(provider_id: str) -> bool:
     entry = discover().get(provider_id)
     return entry is not None and entry.cls is not None and issubclass(entry.cls, SupportsBatchJobs)
 
-
-def is_own_hardware(provider_id: str) -> bool:
-    """The user's own machines (this computer, their cluster): the provider's ``own_hardware``."""
-    return _own(provider_id)
-
-
-@functools.lru_cache(maxsize=None)
-def _own(provider_id: str) -> bool:
-    if provider_id == "local":
-        return True  # the common case, without listing plugins
-    from workbench.core.providers.registry import discover
-
-    entry = discover().get(provider_id)
-    return entry is not None and entry.cls is not None and bool(entry.cls.own_hardware)

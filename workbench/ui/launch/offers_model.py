@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 from workbench.core.domain.models import Offer
 from workbench.core.offers.query import RankedOffer, interconnect, interconnect_note
 from workbench.core.providers.price_snapshot import describe_date
-from workbench.core.remote.kinds import is_own_hardware
+from workbench.core.money.billing_status import is_own_hardware
 from workbench.ui.common.format import money, say
 from workbench.ui.common.table_model import RowTableModel
 from workbench.ui.i18n import N_, tr
