@@ -143,8 +143,8 @@ env:
 guards:
   max_runtime: 10m
 run: |
-  /usr/bin/python3 -m torch.distributed.run --nnodes "$NNODES" --node_rank "$NODE_RANK" --nproc_per_node 1 \\
-    --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" allreduce.py
+  /usr/bin/python3 -m torch.distributed.run --redirects 1 --tee 1 --nnodes "$NNODES" --node_rank "$NODE_RANK" \\
+    --nproc_per_node 1 --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" allreduce.py
 """)
     r = hpc("run", str(spec), "--profile", "hpc", "--yes", "--interval", "0.3", timeout=200)
     assert "exit code: 0" in r.err, r.out + r.err

@@ -27,6 +27,7 @@ from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.remote.job import JobEvent, RemoteJob, recorded_exit_code
 from workbench.core.remote.log_tail import FileTail, NodeLogTail, follow
 from workbench.core.remote.jobs import is_remote
+from workbench.core.remote.kinds import is_queued
 from workbench.core.remote.outputs_folder import outputs_folder
 from workbench.core.remote.sshconfig import config_path, include_line
 from workbench.cli.context import CliContext
@@ -228,6 +229,8 @@ def cmd_logs(ctx: CliContext, args: argparse.Namespace) -> int:
     if rec is None or rec.provider == "local":
         return cloud.cmd_logs(ctx, args)
     rec, inst = _launch_instance(ctx, lid)
+    if is_queued(inst) and not inst.state.active and recorded_exit_code(lid) is None:
+        _job(ctx, rec, inst).collect()  # a batch job that ended unfollowed: its folder is still on the login node
     if not args.follow or not inst.state.active:
         return cloud.cmd_logs(ctx, args)  # the local copy: kept after the machine is gone
     from workbench.cli.detach import starter_pid, wait_for_starter

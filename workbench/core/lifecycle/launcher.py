@@ -17,6 +17,7 @@ thread with one of the ``STEP_*`` keys (plain strings; the UI translates them).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import secrets
@@ -182,10 +183,33 @@ def _choose_on(accounts: Accounts, spec: JobSpec, provider: str | None, profile:
                                 f"which has no {want}",
                                 hint=f"see who offers it with `workbench offers{gpu}`, then launch with "
                                      "--provider NAME (add an account first: `workbench profiles add NAME …`)")
+        _limits_said(accounts, spec, prof, region)
         where = f" in {region}" if region else ""
         raise NotFoundError(f"no offer on profile {prof.name!r}{where} matches {want}",
                             hint="see what exists with `workbench offers`")
     return LaunchPlan(new_launch_id(spec.name), spec, prof, usable[0], len(usable) - 1)
+
+
+def _limits_said(accounts: Accounts, spec: JobSpec, prof: Profile, region: str | None) -> None:
+    """ConfigError when offers match but for their limits (a cluster partition's time limit or node count)."""
+    loose = dataclasses.replace(spec, num_nodes=1,
+                                guards=dataclasses.replace(spec.guards, max_runtime_minutes=None))
+    found = find_offers(accounts, loose, profiles=[prof], region=region, catalog=NEVER)
+    limits = [r.offer for r in found.ranked if (r.offer.extra or {}).get("max_time_s") or
+              (r.offer.extra or {}).get("nodes_total") is not None]
+    if found.errors or not limits:
+        return
+    longest = max(limits, key=lambda o: int(o.extra.get("max_time_s") or 0))
+    most = max(limits, key=lambda o: int(o.extra.get("nodes_total") or 0))
+    minutes = spec.guards.max_runtime_minutes
+    if minutes and longest.extra.get("max_time_s") and int(longest.extra["max_time_s"]) < minutes * 60:
+        raise ConfigError(f"the job's max runtime of {minutes} min is beyond every partition's time limit on "
+                          f"{prof.name} (the longest: {longest.extra.get('partition', longest.instance_type)}, "
+                          f"{int(longest.extra['max_time_s']) // 60} min)",
+                          hint="lower guards.max_runtime, or split the job into shorter ones that resume")
+    if spec.num_nodes > int(most.extra.get("nodes_total") or 0):
+        raise ConfigError(f"the job asks for {spec.num_nodes} nodes; the largest partition on {prof.name} has "
+                          f"{most.extra.get('nodes_total')}", hint="lower num_nodes")
 
 
 def plan_offer(accounts: Accounts, spec: JobSpec, choice: RankedOffer, alternatives: int = 0,

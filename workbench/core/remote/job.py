@@ -211,7 +211,6 @@ class RemoteJob(JobFlow):
     def _wait_ready(self, conn: Connection) -> dict[str, str]:
         """Probe until cloud-init is done and (for a GPU job) nvidia-smi answers, or its deadline passes."""
         backoff, start = Backoff(cap=15.0), time.monotonic()
-        # a scheduler's login node has no GPUs of the job (they are on the compute nodes): nothing to wait for
         wants_gpu = bool(self.instance.gpu_count or self.spec.resources.gpu) and not is_queued(self.instance)
         while True:
             info = self._probe(conn)
@@ -396,6 +395,20 @@ class RemoteJob(JobFlow):
                 shown = phase
             self._sleep(self.opts.poll_s)
         return None
+
+    def collect(self, deadline_s: float = 30.0) -> int | None:
+        """The log and exit code (None if none) of a job that ended unfollowed, from a host that outlives it (a login node)."""
+        conn = self._connect(deadline_s, "connecting")
+        if conn is None:
+            return None
+        try:
+            self._probe(conn)
+            while logs.pull(conn, self.remote_dir + "/output.log", self.local_log):
+                pass
+            code = conn.run(f"cat {shlex.quote(self.remote_dir + '/' + EXIT_FILE)} 2>/dev/null", timeout=30).out.strip()
+            return self._record_exit(int(code)) if code.lstrip("-").isdigit() else None
+        finally:
+            conn.close()
 
     def _record_exit(self, code: int) -> int:
         self.exit_code = code
