@@ -72,9 +72,9 @@ def test_launch_watch_and_stop_a_job_from_the_window(qtbot, accounts, home):
     win.stop_all_action.trigger()
     dlg = win.findChild(StopAllDialog)
     qtbot.waitUntil(lambda: dlg.state == "confirm", timeout=10_000)
-    [(box, item)] = dlg.local_box.boxes  # a job on this computer: listed apart, unticked
-    assert item.instance_id == inst.instance_id and "$0.36/h" in box.text() and not box.isChecked()
-    box.setChecked(True)
+    [item] = dlg.model.items()  # a job on this computer with a price: stopped with the money (a free one is apart)
+    assert item.instance_id == inst.instance_id and dlg.local_box.boxes == []
+    assert dlg.heading.text() == "Stop 1 billable thing(s), $0.36/h in total?"
     qtbot.mouseClick(dlg.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dlg.state == "done", timeout=30_000)
     assert dlg.result.text() == "0 billable resources remain"
