@@ -5,7 +5,7 @@
     cluster.wait_job(job, {"COMPLETED"})
     cluster.stop()                                                          # nothing left running
 
-What runs (RECIPES.md, "A real Slurm cluster in tests"): ``munged`` (as the munge user), ``slurmctld``
+What runs (the workplace recipes, "A real Slurm cluster in tests"): ``munged`` (as the munge user), ``slurmctld``
 and three ``slurmd`` (``-N node1`` … ``node3``, all ``NodeHostname=localhost NodeAddr=127.0.0.1``), each in
 the foreground (``-D``/``-F``) under ``root``: the key, socket, state, spool, pid and log files.  The
 controller's and the nodes' ports are picked free when the cluster starts, so two test processes
@@ -29,7 +29,7 @@ Nodes and partitions:
   With ``EnforcePartLimits=ALL`` every submission to ``debug`` is refused, ``-A physics`` too ("Invalid
   account or account/partition combination specified"); a time limit over MaxTime is then refused as
   well (with NO it pends, ``Reason=PartitionTimeLimit``).  A partition that physics can really use
-  needs slurmdbd (RECIPES.md).
+  needs slurmdbd (the workplace recipes).
 
 The stand-in ``nvidia-smi`` (``bin/``, first on every job task's PATH through the ``TaskProlog``, and
 first on the login node's): a shell wrapper around tests/fixtures/nvidia_smi/fake_nvidia_smi.py (copied

@@ -24,7 +24,7 @@ from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.remote.gpustream import GpuStream
-from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob, read_state
+from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob, read_state, recorded_exit_code
 from workbench.core.remote.kinds import is_queued, is_remote, streams_gpus
 
 log = logging.getLogger("workbench.remote.jobs")
@@ -67,6 +67,8 @@ class RemoteJobs:
             live = set()
             clusters = self._clusters(instances, launches)
             for inst in instances:
+                if is_queued(inst) and not inst.state.active and inst.launch_id not in self.threads:
+                    self._collect(inst, launches.get(inst.launch_id))  # ended while nobody followed it
                 if not is_remote(inst) or inst.state != InstanceState.RUNNING or not inst.host:
                     continue
                 live.add(inst.instance_id)
@@ -114,6 +116,23 @@ class RemoteJobs:
             up = [i for i in nodes if i.state == InstanceState.RUNNING and i.host and is_remote(i)]
             out[lid] = sorted(up, key=lambda i: node_rank_of(i.extra)) if len(up) >= int(spec.get("num_nodes")) else []
         return out
+
+    def _collect(self, inst: Instance, rec: Any) -> None:
+        """A batch job that ended while the app was away: its log and exit code from the login node, once."""
+        spec = getattr(rec, "spec", None)
+        if not isinstance(spec, dict) or not inst.host or recorded_exit_code(inst.launch_id) is not None:
+            return
+        job = RemoteJob(self.accounts, inst, spec_from_dict(spec), self.options, on_event=self.on_event)
+
+        def body() -> None:
+            try:
+                job.collect()
+            except WorkbenchError as exc:
+                log.info("could not bring home the log of %s: %s", inst.launch_id, exc.message)
+
+        t = threading.Thread(target=body, name=f"collect-{inst.launch_id}", daemon=True)
+        self.threads[inst.launch_id] = t
+        t.start()
 
     def _start_job(self, inst: Instance, spec_dict: dict, nodes: list[Instance] | None = None) -> None:
         try:
