@@ -1,1 +1,0 @@
-"""Tests of the Slurm provider plugin's pure parts and files."""
