@@ -208,3 +208,29 @@ def test_bad_input_is_refused_before_anything_is_queued(hpc, body, words):
     assert r.rc != 0
     assert words in (r.out + r.err), r.out + r.err
     assert not _ours(hpc.cluster)
+
+
+def test_the_monitor_reads_the_jobs_own_gpus_on_its_nodes(hpc, monkeypatch):
+    """Telemetry of a running batch job: `srun --jobid … --overlap nvidia-smi` on its node, its GPU only."""
+    spec = _spec(hpc, "watched", "resources:\n  gpu: V100:1\nguards:\n  max_runtime: 10m\nrun: sleep 120\n")
+    r = hpc("launch", str(spec), "--profile", "hpc", "--yes", "--json", timeout=120)
+    assert r.rc == 0, r.err
+    lid = r.json["launch"]["launch_id"]
+    wait_for(lambda: _instance(hpc, lid)["extra"].get("slurm_state") == "RUNNING", timeout=60, interval=0.5)
+    monkeypatch.setenv("WORKBENCH_HOME", str(hpc.home))
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.providers.registry import discover
+    from workbench.core.store.database import Store
+    from workbench.ui.monitor.monitor_poll import poll_instance
+
+    store = Store.open()
+    try:
+        acc = Accounts(store, entries=discover())
+        [inst] = store.list_instances(launch_id=lid)
+        got = poll_instance(acc, inst, load_history=False, hub=None)
+        assert got.telemetry and got.error is None
+        [(key, batch)] = list(got.live.items())  # one GPU: the one Slurm gave the job, not the node's two
+        stored = store.samples(inst.instance_id, since=0)
+        assert stored and stored[0].name == "Tesla V100-SXM2-16GB"
+    finally:
+        store.close()
