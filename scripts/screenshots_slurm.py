@@ -86,6 +86,10 @@ def one(lang: str, out: Path) -> int:
         base._wait(app, lambda: not wiz.offer_page.loading and wiz.offer_page.isComplete())
         base._pump(app, 0.5)
         shot("wizard-cluster-offers", wiz)
+        wiz.next()
+        wiz.next()
+        base._pump(app, 0.5)
+        shot("wizard-cluster-review", wiz)
         wiz.reject()
 
         base._wait(app, lambda: win.model.rowCount() >= 2)

@@ -206,6 +206,14 @@ def test_the_wizard_shows_cluster_offers_beside_the_clouds(qtbot, acc, session):
     assert m.offer(cluster).offer.region == "login.hpc.example"
     header = wiz.offer_page.table.horizontalHeader()  # beside the prices (then the total, hidden for one machine)
     assert header.visualIndex(COL_AVAILABILITY) == header.visualIndex(COL_SPOT) + 2
+    wiz.offer_page.select_row(cluster)
+    wiz.next()
+    wiz.next()
+    review = wiz.review_page
+    assert review.fields["where"].text() == "fakecluster / hpc, cluster login.hpc.example"
+    assert review.fields["pricing"].text() == "your cluster: its profile sets no hourly rate"
+    assert review.fields["on_finish"].text() == "end the batch job (its nodes go back to the cluster)"
+    assert review.cost.text() == "No charge: your cluster" and not review.fields["disk"].isVisible()
 
 
 def test_a_cluster_with_a_rate_shows_its_price(qtbot, acc):

@@ -1954,6 +1954,11 @@
       <translation>容量不足</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>No charge: your cluster</source>
+      <translation>不收费：您的集群</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/open_folder.py" />
       <source>No file manager could open this folder. It is here:</source>
       <translation>没有文件管理器能打开此文件夹。它位于：</translation>
@@ -3785,6 +3790,11 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>end the batch job (its nodes go back to the cluster)</source>
+      <translation>结束批处理作业（它的节点归还给集群）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>end the job (nothing keeps running or billing)</source>
       <translation>结束作业（不会有任何内容继续运行或计费）</translation>
     </message>
@@ -3897,6 +3907,11 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>is spent (estimated)</source>
       <translation>（按估算花费）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/core/domain/queue_words.py" />
+      <source>it asks more CPUs or memory than the partition's nodes have: it will never start (PartitionConfig)</source>
+      <translation>它请求的 CPU 或内存超出该分区节点所有：永远不会开始（PartitionConfig）</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
@@ -4734,6 +4749,11 @@
       <translation>您的集群</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>your cluster: its profile sets no hourly rate</source>
+      <translation>您的集群：其配置文件未设置每小时费率</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>your desktop's keyring (GNOME Keyring, KWallet or KeePassXC)</source>
       <translation>桌面的密钥环（GNOME 密钥环、KWallet 或 KeePassXC）</translation>
@@ -5114,6 +5134,11 @@ What to do: {hint}</source>
       <location filename="../../../workbench/ui/launch/offers_model.py" />
       <source>{provider} (no account)</source>
       <translation>{provider}（无账户）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/launch/launch_review.py" />
+      <source>{provider} / {profile}, cluster {region}</source>
+      <translation>{provider} / {profile}，集群 {region}</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />

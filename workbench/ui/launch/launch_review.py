@@ -21,7 +21,7 @@ from workbench.core.offers.choice import describe_match, effective_spot
 from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.lifecycle.launcher import LAUNCH_STEPS, STEP_PROVIDER, STEP_RECORD, STEP_RUNNING, STEP_WAIT
 from workbench.core.domain.models import Guards, JobSpec, OnFinish
-from workbench.core.money.billing_status import on_this_computer
+from workbench.core.money.billing_status import is_own_hardware, on_this_computer
 from workbench.core.money.planner import CostComparison, compare_costs
 from workbench.core.money.spend import projected_cost
 from workbench.ui.common.format import duration, image_text, money, say, say_all
@@ -30,6 +30,7 @@ from workbench.ui.i18n import N_, tr
 from workbench.ui.common.inline_messages import InlineMessage
 from workbench.ui.launch.launch_draft import Draft, LaunchDraft
 from workbench.ui.launch.launch_watch import WatchOption
+from workbench.ui.launch.offers_model import your_cluster
 
 ON_FINISH_TEXT = {
     OnFinish.TERMINATE: N_("terminate the machine (billing stops)"),
@@ -38,6 +39,8 @@ ON_FINISH_TEXT = {
 }
 #: a job on this computer has no machine to terminate or stop: its run simply ends
 ON_FINISH_HERE = N_("end the job (nothing keeps running or billing)")
+#: a batch job on the user's cluster: its nodes go back to the cluster's queue
+ON_FINISH_CLUSTER = N_("end the batch job (its nodes go back to the cluster)")
 _MARKS = {"pending": "○", "active": "▶", "done": "✓", "failed": "✗", "skipped": "–"}
 
 
@@ -373,17 +376,19 @@ class ReviewPage(QWizardPage):
         f["image"].setText(image_text(spec.image))
         self.form.setRowVisible(f["image"], spec.image is not None)  # a job without a container: nothing to say
         here = choice is not None and on_this_computer(choice.offer.provider)
+        cluster = choice is not None and not here and is_own_hardware(choice.offer.provider)  # the user's own
         f["disk"].setText(tr("{n} GB").format(n=spec.resources.disk_gb))
-        self.form.setRowVisible(f["disk"], not here)  # this computer's disk is not rented
-        f["on_finish"].setText(tr(ON_FINISH_HERE) if here else tr(ON_FINISH_TEXT[spec.on_finish]))
+        self.form.setRowVisible(f["disk"], not here and not cluster)  # this computer's (a cluster's) disk is not rented
+        f["on_finish"].setText(tr(ON_FINISH_HERE) if here else tr(ON_FINISH_CLUSTER) if cluster
+                               else tr(ON_FINISH_TEXT[spec.on_finish]))
         f["guards"].setText(guards_text(spec.guards))
         f["recovery"].setText(recovery_text(spec))
         self.show_storage(spec, None)
         if choice is None:
             return
         o = choice.offer
-        f["where"].setText(tr("{provider} / {profile}, region {region}").format(
-            provider=o.provider, profile=choice.profile, region=o.region))
+        f["where"].setText((tr("{provider} / {profile}, cluster {region}") if cluster else tr(
+            "{provider} / {profile}, region {region}")).format(provider=o.provider, profile=choice.profile, region=o.region))
         gpus = f"{o.gpu_count}× {o.gpu_model or '?'}" if o.gpu_count else tr("no GPU")
         machine = tr("{type}: {gpus}, {cpus} vCPUs, {ram} GB RAM").format(
             type=o.instance_type, gpus=gpus, cpus=o.vcpus, ram=f"{o.memory_gb:g}")
@@ -408,7 +413,9 @@ class ReviewPage(QWizardPage):
             f["pricing"].setText(tr("{term}: {price} per hour · prices: {source}, {date}").format(
                 term=term, price=money(choice.price, o.prices.currency, 3), source=say(o.prices.source),
                 date=say(describe_date(paid.as_of))))
-        self.cost.setText(cost_text(choice, spec.guards, n))
+        if your_cluster(o):  # the user's own cluster without a rate: not "$0.000 per hour, date unknown"
+            f["pricing"].setText(tr("your cluster: its profile sets no hourly rate"))
+        self.cost.setText(tr("No charge: your cluster") if your_cluster(o) else cost_text(choice, spec.guards, n))
         self.cost_warning.show_text(tr("No runtime limit is set: go back to Guards to set one.")
                                     if spec.guards.max_runtime_minutes is None else None)
 
