@@ -207,7 +207,8 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
         breq = self._request(req, str(req.offer.extra.get("partition") or self._text("partition") or ""))
         partition = cluster.check_request(snap, partition=breq.partition or None, gpu_type=breq.gres_type,
                                           gpus_per_node=breq.gpus_per_node, nodes=breq.nodes,
-                                          time_limit_s=breq.time_limit_s, account=breq.account)
+                                          time_limit_s=breq.time_limit_s, account=breq.account,
+                                          cpus_per_node=breq.cpus_per_task, mem_mb_per_node=breq.mem_mb)
         breq = batch.BatchRequest(**{**breq.__dict__, "partition": partition})
         # sbatch itself decides (limits, associations, QOS): asked with the same options, nothing is queued
         test = self.login.run("sbatch --test-only " + quote_all(batch.sbatch_options(breq, "")) + " --wrap=true",

@@ -38,6 +38,8 @@ REASONS: dict[str, str] = {
         N_("the nodes it needs are down, drained or reserved (ReqNodeNotAvail)"),
     "PartitionTimeLimit": N_("its time limit is beyond the partition's: it will never start (PartitionTimeLimit)"),
     "PartitionNodeLimit": N_("it asks more nodes than the partition allows: it will never start (PartitionNodeLimit)"),
+    "PartitionConfig": N_("it asks more CPUs or memory than the partition's nodes have: it will never start "
+                          "(PartitionConfig)"),
     "PartitionDown": N_("the partition is down (PartitionDown)"),
     "PartitionInactive": N_("the partition is inactive (PartitionInactive)"),
     "NodeDown": N_("a node it needs is down (NodeDown)"),
