@@ -6,8 +6,12 @@
   interleaved; the image is removed from the daemon before every sample, so each downloads every layer.
 * start: a Local job that only runs ``true`` in the cached image (pull check, ``docker run``, ``docker exec``,
   ``docker rm``) vs the same job without a container — what a container adds to a job's start.
+* cloud start (:func:`cloud_start_figures`): an AWS launch (moto) whose "machine" is a real sshd whose sessions
+  use the test daemon, as tests/remote/test_container_machine.py: from the launch (``execute``) to the job's
+  first log line in the app's copy of its log, with the image already cached on the machine (the login and
+  ``docker pull`` still ask the registry: "Image is up to date"), vs the same job without ``image:``.
 
-    python -m benchmarks.containers          (prints both as JSON)
+    python -m benchmarks.containers          (prints all three as JSON)
 """
 
 from __future__ import annotations
@@ -121,8 +125,113 @@ def start_figures(samples: int = SAMPLES) -> dict[str, Stats]:
         support.stop()
 
 
+CLOUD = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
+         "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}
+FIRST_LINE = "first-line-of-the-job"
+CLOUD_SAMPLES = 7  # a sample is about a second: more of them than of the pulls
+
+
+def cloud_start_figures(samples: int = CLOUD_SAMPLES) -> dict[str, Stats]:
+    """{"ours": launch to first log line of a job in a cached image on an sshd "machine" (AWS via moto),
+    "baseline": the same job without a container}, in seconds."""
+    import dataclasses
+    import importlib
+    import threading
+
+    support = _world()
+    import aws_moto
+    import sshd as sshd_support
+    from workbench_testing import MemoryCredentials
+
+    from workbench.core import paths
+    from workbench.core.domain.jobspec import parse_spec
+    from workbench.core.domain.models import Profile
+    from workbench.core.lifecycle import launch_secrets
+    from workbench.core.lifecycle.launcher import choose_offer, execute
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.providers.registry import discover
+    from workbench.core.providers.sshkeys import ensure_keypair
+    from workbench.core.remote.job import JobOptions, RemoteJob
+    from workbench.core.store.database import Store
+
+    why = sshd_support.available()
+    check(not why, f"the cloud container start needs a real sshd: {why}")
+    world = support.start()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-cstart-"))
+    os.environ["WORKBENCH_HOME"] = str(tmp / "home")
+    stack = aws_moto.start()
+    stack.reset()
+    machine = sshd_support.Sshd.start(tmp / "machine", env=world.env)
+    creds = MemoryCredentials()
+    importlib.invalidate_caches()
+    acc = Accounts(Store.open(), entries=discover(), credentials=creds)  # type: ignore[arg-type]
+    try:
+        acc.save_profile(Profile("moto", "aws", "us-east-1", endpoint_url=stack.url,
+                                 settings={**CLOUD, "ssh_address": f"{machine.user}@127.0.0.1:{machine.port}"}))
+        creds.set("aws", "moto", {"access_key_id": "AKIAWORKBENCHTEST01", "secret_access_key": "not-a-real-secret"})
+        machine.authorize(ensure_keypair(acc.store.path.parent).public_openssh)
+        work = tmp / "work"
+        work.mkdir()
+        (work / "data.txt").write_text("uploaded-data\n")
+        boxed = parse_spec(f"name: cstart\nrun: 'echo {FIRST_LINE}'\nsecrets: [REG_PW]\nworkdir: {work}\n"
+                           "resources: {gpu: 'V100:1'}\n"
+                           f"image: {{name: '{world.image}', registry_auth: {{username: {world.user}, "
+                           "password: REG_PW}}\n")
+        plain = dataclasses.replace(boxed, image=None, secrets=())
+        opts = JobOptions(connect_deadline_s=20, key_grace_s=5, reconnect_deadline_s=20, driver_deadline_s=5,
+                          poll_s=0.05, grace_s=600, teardown_timeout_s=10)
+
+        def one(spec, cached: bool = True) -> float:
+            secret_env = {"REG_PW": world.password} if spec.image is not None else {}
+            t0 = time.perf_counter()
+            (inst,) = execute(acc, choose_offer(acc, spec, provider="aws"), secret_env=secret_env)
+            codes: list[object] = []
+
+            def follow() -> None:
+                try:
+                    codes.append(RemoteJob(acc, inst, spec, opts).run())
+                except Exception as exc:  # reported below
+                    codes.append(exc)
+
+            runner = threading.Thread(target=follow, daemon=True)
+            runner.start()
+            log = paths.job_log(inst.launch_id)
+
+            def text() -> str:
+                return log.read_text(errors="replace") if log.exists() else ""
+
+            while FIRST_LINE not in text():
+                check(runner.is_alive() or FIRST_LINE in text(),
+                      f"the job ended ({codes}) without its first line: {text()[-800:]}")
+                check(time.perf_counter() - t0 < 120, "no first log line within 120 s")
+                time.sleep(0.005)
+            took = time.perf_counter() - t0
+            runner.join(60)
+            check(codes == [0], f"the job exited {codes}: {text()[-800:]}")
+            if spec.image is not None and cached:
+                check("Image is up to date" in text(), f"the image was not cached on the machine: {text()[-800:]}")
+            machine.end_jobs(inst.launch_id)
+            launch_secrets.forget(inst.launch_id)
+            return took
+
+        world.forget(world.image)
+        one(boxed, cached=False)  # pulled once (untimed): the samples start a cached image
+        one(plain)  # and the first plain job warms what both share
+        a, b = interleave(lambda: one(boxed), lambda: one(plain), samples)
+        return {"ours": a, "baseline": b}
+    finally:
+        machine.end_jobs()
+        machine.stop()
+        acc.store.close()
+        stack.reset()
+        shutil.rmtree(tmp, ignore_errors=True)
+        support.stop()
+
+
 if __name__ == "__main__":
     pull = pull_figures()
     start = start_figures()
+    cloud = cloud_start_figures()
     print(json.dumps({k: list(v.samples) for k, v in {**{f"pull_{k}": v for k, v in pull.items()},
-                                                      **{f"start_{k}": v for k, v in start.items()}}.items()}))
+                                                      **{f"start_{k}": v for k, v in start.items()},
+                                                      **{f"cloud_start_{k}": v for k, v in cloud.items()}}.items()}))
