@@ -247,11 +247,13 @@ def test_a_cluster_profile_shows_the_apps_login_key_to_add(qtbot, acc, session):
     assert line == (acc.store.path.parent / "ssh" / "id_ed25519.pub").read_text().strip()
     assert "~/.ssh/authorized_keys on the login node" in row.note.text()
     assert not dialog.form.isVisible()  # not "This provider needs no credentials": the key is its credential
+    assert not dialog.creds_note.isVisible()  # nor "Secret fields are saved only in the system keyring"
     assert dialog.setting_edits.keys() >= {"host", "user", "gpu_hour_rate"}
     qtbot.mouseClick(row.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == line
     dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("fakecloud"))
     assert dialog.login_key is None and not dialog.findChildren(type(row), "profile-login-key")
+    assert dialog.form.isVisible() and dialog.creds_note.isVisible()
 
 
 def test_prices_compare_shows_the_cluster_and_rents_from_the_clouds(qtbot, acc, session):

@@ -130,7 +130,7 @@ class ProfileDialog(QDialog):
 
         self.creds_box = QGroupBox(tr("Credentials"))
         self.creds_layout = QVBoxLayout(self.creds_box)
-        note = QLabel(tr("Secret fields are saved only in the system keyring, never in a file."))
+        self.creds_note = note = QLabel(tr("Secret fields are saved only in the system keyring, never in a file."))
         note.setWordWrap(True)
         self.creds_layout.addWidget(note)
         self.form: CredentialsForm | None = None
@@ -243,6 +243,7 @@ class ProfileDialog(QDialog):
             self.form.changed.connect(self._edited)
             self.creds_layout.insertWidget(0, self.form)
             self.form.setVisible(bool(cls.credential_fields) or self.login_key is None)  # the key is its credential
+            self.creds_note.setVisible(self.form.isVisibleTo(self))
             self.creds_box.setVisible(True)
         self.region_combo.clear()
         default = cls.default_region() if cls is not None else None
