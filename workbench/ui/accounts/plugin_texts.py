@@ -30,6 +30,18 @@ KNOWN = frozenset({
     N_("AccessKey secret"), N_("shown once when the AccessKey was created; stored in the system keyring only"),
     N_("Alibaba Cloud CLI profile"),
     N_("a profile name from ~/.aliyun/config.json (aliyun configure) instead of an AccessKey"),
+    # Slurm (the user's cluster)
+    N_("Slurm cluster"),
+    N_("Login node"), N_("the address you ssh to, e.g. login.hpc.example.edu"),
+    N_("User"), N_("your account name on the cluster"),
+    N_("SSH port"), N_("22 unless your cluster says otherwise"),
+    N_("Partition"), N_("the default partition (empty: the cluster's default)"),
+    N_("Account"), N_("the Slurm account to charge (sbatch --account)"),
+    N_("QOS"), N_("a quality of service (sbatch --qos)"),
+    N_("Price per GPU-hour"), N_("what a GPU-hour costs you where the cluster charges; empty: free (your cluster)"),
+    N_("Currency"), N_("of the price per GPU-hour (USD unless set)"),
+    N_("GPU models by partition"),
+    N_("for clusters whose GRES name no GPU type: partition=Model, e.g. gpu=A100, v100q=V100"),
 })
 
 

@@ -479,6 +479,11 @@
       <translation>2. 比较 GPU 价格：报价列表列出各云的价格及其来源和日期，即使您还没有账号。</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>22 unless your cluster says otherwise</source>
+      <translation>默认 22，除非您的集群另有规定</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
       <source>3 months</source>
       <translation>3 个月</translation>
@@ -567,6 +572,11 @@
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>AccessKey secret</source>
       <translation>AccessKey Secret</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Account</source>
+      <translation>账户</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/main_window.py" />
@@ -1029,6 +1039,11 @@
       <translation>凭据有效：账号 {account} 中的 {principal}</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Currency</source>
+      <translation>货币</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/money/spend_view.py" />
       <source>Currency:</source>
       <translation>货币:</translation>
@@ -1317,6 +1332,11 @@
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>GPU memory used (GB)</source>
       <translation>已用 GPU 显存（GB）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>GPU models by partition</source>
+      <translation>各分区的 GPU 型号</translation>
     </message>
     <message>
       <location filename="../../../plugins/workbench_slurm/cluster.py" />
@@ -1702,6 +1722,11 @@
       <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>Log in with the password saved on this computer (workbench registry login): nothing is asked at launch.</source>
       <translation>使用此计算机上保存的密码登录（workbench registry login）：启动时不再询问。</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Login node</source>
+      <translation>登录节点</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/logs_dialog.py" />
@@ -2214,6 +2239,11 @@
       <translation>PDF 文件 (*.pdf)</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Partition</source>
+      <translation>分区</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
       <source>Peak GPU memory ({mem_gb} GB) and utilization ({util}% of the {model}) fit a cheaper {cand_model} ({cand_mem} GB): {offer} costs {offer_price}/h instead of {price}/h.</source>
       <translation>GPU 显存峰值（{mem_gb} GB）和利用率（{model} 的 {util}%）用更便宜的 {cand_model}（{cand_mem} GB）就够了：{offer} 每小时 {offer_price}，而不是 {price}。</translation>
@@ -2282,6 +2312,11 @@
       <location filename="../../../workbench/ui/launch/ports_field.py" />
       <source>Ports: {port} is listed twice</source>
       <translation>端口：{port} 列出了两次</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Price per GPU-hour</source>
+      <translation>每 GPU 小时价格</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/advice_text.py" />
@@ -2387,6 +2422,11 @@
       <location filename="../../../workbench/ui/accounts/accounts_view.py" />
       <source>Provider / profile</source>
       <translation>云服务商 / 配置文件</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>QOS</source>
+      <translation>QOS</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/dialogs.py" />
@@ -2589,6 +2629,11 @@
       <translation>运行中</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>SSH port</source>
+      <translation>SSH 端口</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/monitor/run_report.py" />
       <source>Save &amp;HTML…</source>
       <translation>保存 &amp;HTML…</translation>
@@ -2732,6 +2777,11 @@
       <location filename="../../../workbench/ui/launch/launch_pages.py" />
       <source>Shut down when the GPUs are &amp;idle for</source>
       <translation>GPU 空闲达到以下时长即关机(&amp;I)：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Slurm cluster</source>
+      <translation>Slurm 集群</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/common/job_state.py" />
@@ -3349,6 +3399,11 @@
       <translation>使用为 {registry} 保存的密码</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>User</source>
+      <translation>用户</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
       <source>User in the container:</source>
       <translation>容器内的用户：</translation>
@@ -3562,6 +3617,11 @@
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
       <source>a profile name from ~/.aliyun/config.json (aliyun configure) instead of an AccessKey</source>
       <translation>~/.aliyun/config.json（aliyun configure）中的配置名，代替 AccessKey</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>a quality of service (sbatch --qos)</source>
+      <translation>服务质量（sbatch --qos）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -3837,6 +3897,11 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>folder in the bucket, e.g. datasets/imagenet</source>
       <translation>存储桶中的文件夹，例如 datasets/imagenet</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>for clusters whose GRES name no GPU type: partition=Model, e.g. gpu=A100, v100q=V100</source>
+      <translation>适用于 GRES 未标明 GPU 类型的集群：分区=型号，例如 gpu=A100, v100q=V100</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
@@ -4127,6 +4192,11 @@
       <location filename="../../../workbench/ui/accounts/controller_panel.py" />
       <source>nothing handed to it</source>
       <translation>没有交给它的启动</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>of the price per GPU-hour (USD unless set)</source>
+      <translation>每 GPU 小时价格所用的货币（未设置时为 USD）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_review.py" />
@@ -4469,6 +4539,16 @@
       <translation>分区 {partition} 的 GPU 在 Slurm 中没有类型：请在配置文件的 GPU 型号中写明它们的型号（{partition}=型号，例如 {partition}=A100）</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>the Slurm account to charge (sbatch --account)</source>
+      <translation>计费的 Slurm 账户（sbatch --account）</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>the address you ssh to, e.g. login.hpc.example.edu</source>
+      <translation>您 ssh 登录的地址，例如 login.hpc.example.edu</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>the cheapest of</source>
       <translation>以下中最便宜的：</translation>
@@ -4492,6 +4572,11 @@
       <location filename="../../../workbench/ui/shell/away_notice.py" />
       <source>the controller kept watching</source>
       <translation>控制器一直在看护</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>the default partition (empty: the cluster's default)</source>
+      <translation>默认分区（留空：使用集群的默认分区）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
@@ -4684,6 +4769,11 @@
       <translation>由控制器看护</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>what a GPU-hour costs you where the cluster charges; empty: free (your cluster)</source>
+      <translation>集群收费时每 GPU 小时的费用；留空：免费（您的集群）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
       <source>you already run as many jobs as your QOS allows (QOSMaxJobsPerUserLimit)</source>
       <translation>您运行的作业数已达到您的 QOS 上限 (QOSMaxJobsPerUserLimit)</translation>
@@ -4732,6 +4822,11 @@
       <location filename="../../../workbench/core/domain/queue_words.py" />
       <source>your account already uses all the GPUs it may (AssocGrpGRES)</source>
       <translation>您的账户已用完允许的全部 GPU (AssocGrpGRES)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>your account name on the cluster</source>
+      <translation>您在集群上的账户名</translation>
     </message>
     <message>
       <location filename="../../../workbench/core/domain/queue_words.py" />
