@@ -22,6 +22,7 @@ Where each figure comes from:
   latency vs `workbench watch` and its memory: benchmarks/controller.py.
 - containers (issue 34): benchmarks/containers.py (the tests' dockerd and password registry; the cloud start on
   an sshd machine via moto).
+- Slurm submit → RUNNING through the app vs bare sbatch + squeue (issue 35): benchmarks/slurm.py (the tests' cluster).
 - report-only rows: the store, a bare `status --json`, AWS launch/teardown and a fault storm
   (benchmarks/aws.py), telemetry parse cost and SSH throughput (benchmarks/remote.py).
 """
@@ -394,6 +395,14 @@ def container_start_cloud() -> Row:
                                    "of a start that here (moto, a local sshd) takes well under a second"))
 
 
+def slurm_submit() -> Row:
+    """(issue 35) A Slurm job from launch to RUNNING through the app vs bare sbatch + squeue polling, interleaved."""
+    from benchmarks import slurm
+
+    measure, ours, bare, target, judge = slurm.row()
+    return _row(measure, ours, bare, _ms, target, judge)
+
+
 # -- how cost grows (issue 22) -------------------------------------------------------------------
 _UNITS: dict[str, Callable[[float], str]] = {
     "s": _ms, "s.1": lambda v: f"{v * 1000:.1f} ms", "ms.1": lambda v: f"{v:.1f} ms",
@@ -415,7 +424,7 @@ TARGETS: dict[str, Callable[[], Row | list[Row]]] = {
     "storage-upload": storage_upload, "nodes-launch": nodes_launch, "nodes-setup": nodes_setup,
     "controller-cost": controller_cost_rows, "controller-relaunch": controller_relaunch,
     "controller-memory": controller_memory, "container-pull": container_pull,
-    "container-start-cloud": container_start_cloud,
+    "container-start-cloud": container_start_cloud, "slurm-submit": slurm_submit,
 }
 REPORTS: dict[str, Callable[[], Row | list[Row]]] = {
     "store-and-status-local": store_rows, "aws": aws_rows, "remote": remote_rows,
