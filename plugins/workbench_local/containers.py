@@ -16,8 +16,10 @@ Threading: plain functions over files, any thread.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Mapping
 
@@ -26,6 +28,7 @@ from workbench.core.domain.models import JobSpec
 from workbench.core.remote import container
 from workbench.core.storage.machine import host_wrapper, needs_agent
 
+log = logging.getLogger(__name__)
 ENGINES = ("docker", "podman")
 
 WRAPPER = r"""
@@ -87,3 +90,16 @@ def prepare(spec: JobSpec, launch_id: str, state: Path, work: Path, env: Mapping
     text = container.script(spec.image, launch_id, str(state), str(work), scripts,
                             [m.path for m in spec.storage], container.multiline(env))
     (state / container.SCRIPT).write_text(text, encoding="utf-8")
+
+
+def remove_left(state: Path) -> None:
+    """Remove a stopped job's container when the wrapper could not (its group was KILLed after the grace while
+    the storage agent still waited for the job inside to save): the container is no process of that group."""
+    script = state / container.SCRIPT
+    if not script.is_file():
+        return
+    try:
+        subprocess.run(["sh", str(script), "stop"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.warning("could not remove the container of %s: %s", state.name, exc)

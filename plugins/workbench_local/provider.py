@@ -294,6 +294,7 @@ class LocalProvider(Provider, SupportsTelemetry):
                 pass  # end_group below reports it
         for node, _ in live:
             procs.end_group(node.pgid, grace, what if rec.num_nodes == 1 else f"node {node.rank} of {what}")
+        containers.remove_left(self._store.state_dir(rec.launch_id))  # a job in an image: gone with its group
 
     def leftovers(self) -> list[Resource]:
         """Processes with our markers whose launch has no running job (its record gone or ended)."""

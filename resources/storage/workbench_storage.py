@@ -370,7 +370,9 @@ class Agent(object):
         poll = float((self.cfg.get("notice") or {}).get("poll_s", 5.0))
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, self._on_signal)
-        self.child = subprocess.Popen(cmd, env=self.child_env())
+        # a job in a container: its docker exec client in a session of its own, so a TERM to our whole group (the
+        # Local provider's Stop) leaves it to carry the job's last output and exit code (see stop_job)
+        self.child = subprocess.Popen(cmd, env=self.child_env(), start_new_session=bool(self.cfg.get("container")))
         next_sync = dict((m["path"], now() + float(m["interval_s"])) for m in syncs)
         next_notice = 0.0
         found = None

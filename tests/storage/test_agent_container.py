@@ -7,6 +7,8 @@ path is tested in tests/remote/test_container_storage.py and tests/storage/test_
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -58,3 +60,46 @@ def test_the_notice_signals_the_job_through_its_container_term_then_kill_never_t
     assert record["job_exit"] == -9 and record["saved"] is True
     # open_mounts: what the agent writes is open to any container user (umask 0)
     assert (tmp_path / "interrupted").stat().st_mode & 0o777 == 0o666
+
+
+# a Stop: the whole process group gets TERM.  The "docker exec" client would die of it at once (it passes no signal
+# on), losing the job's last output and exit code, while the job inside still saves: the agent starts it in a session
+# of its own, and it ends when the job inside does (a second after its TERM through container.sh signal)
+STOPPING_CONTAINER_SH = """#!/bin/sh
+case "$1" in
+exec) shift; exec "$PY" -c '
+import os, sys, time
+print("job: started", flush=True)
+while os.path.exists("job-running"):
+    time.sleep(0.05)
+print("job: saved and stopped", flush=True)
+sys.exit(143)' ;;
+signal) echo "$2" >> signals.txt; [ "$2" = TERM ] && { (sleep 1; rm -f job-running) & } ;;
+esac
+"""
+
+
+def test_a_stop_of_the_agent_s_group_leaves_the_client_to_the_job_inside_the_container(tmp_path):
+    (tmp_path / "container.sh").write_text(STOPPING_CONTAINER_SH)
+    (tmp_path / "job-running").touch()
+    config = {"launch_id": "c-2", "state_dir": str(tmp_path), "work_dir": str(tmp_path), "mounts": [],
+              "term_grace_s": 20}
+    (tmp_path / "storage.json").write_text(json.dumps(config))
+    wrapper = tmp_path / "storage.sh"
+    wrapper.write_text(container_wrapper(sys.executable, str(AGENT), str(tmp_path / "storage.json")))
+    log = open(tmp_path / "out.log", "wb")
+    proc = subprocess.Popen(["sh", str(wrapper), "run", str(tmp_path / "container.sh"), "run.sh"], cwd=tmp_path,
+                            stdout=log, stderr=subprocess.STDOUT, env={"PY": sys.executable, "PATH": "/usr/bin:/bin"},
+                            start_new_session=True)
+    log.close()
+    try:
+        wait_until(lambda: "job: started" in (tmp_path / "out.log").read_text(), 20, "the job")
+        os.killpg(proc.pid, signal.SIGTERM)  # what the Local provider's Stop does
+        assert proc.wait(30) == 143
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    out = (tmp_path / "out.log").read_text()
+    assert "job: saved and stopped" in out, out  # the client lived to the job's end and carried its last line
+    assert not (tmp_path / "job-running").exists() and (tmp_path / "signals.txt").read_text() == "TERM\n"

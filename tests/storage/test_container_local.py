@@ -36,17 +36,21 @@ def world():
     stop_containers()
 
 
+def _spec(world, store):
+    example = load_spec(ROOT / "resources" / "examples" / "spot-resume-local.yaml")
+    mount = dataclasses.replace(example.storage[0], source=str(store), interval_s=1)
+    image = ContainerImage(world.image, RegistryAuth(world.user, "REG_PW"), None, "1000:1000")
+    return dataclasses.replace(example, storage=(mount,), env={"STEPS": "100000", "STEP_SECONDS": "0.2"},
+                               image=image, secrets=("REG_PW",))
+
+
 def test_a_local_container_job_checkpoints_on_the_notice_and_resumes_in_a_container(cloud, world, tmp_path,
                                                                                      monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", world.env["DOCKER_HOST"])
     acc = cloud.accounts
     store = tmp_path / "store"
     store.mkdir()
-    example = load_spec(ROOT / "resources" / "examples" / "spot-resume-local.yaml")
-    mount = dataclasses.replace(example.storage[0], source=str(store), interval_s=1)
-    image = ContainerImage(world.image, RegistryAuth(world.user, "REG_PW"), None, "1000:1000")
-    spec = dataclasses.replace(example, storage=(mount,), env={"STEPS": "100000", "STEP_SECONDS": "0.2"},
-                               image=image, secrets=("REG_PW",))
+    spec = _spec(world, store)
     started = time.monotonic()
     (first,) = execute(acc, plan(acc, spec), secret_env={"REG_PW": world.password})
     ev = None
@@ -79,3 +83,28 @@ def test_a_local_container_job_checkpoints_on_the_notice_and_resumes_in_a_contai
             launch_secrets.forget(lid)
     assert report.clean
     assert world.docker("ps", "-aq", "--filter", "label=workbench.launch").stdout.strip() == ""
+
+
+def test_stopping_a_local_container_job_saves_the_checkpoint_its_term_made_inside(cloud, world, tmp_path,
+                                                                                  monkeypatch):
+    """The app's Stop TERMs the job's process group: the ``docker exec`` client dies of it at once, the agent sends
+    TERM into the container and waits for the loop there to checkpoint before its last save."""
+    monkeypatch.setenv("DOCKER_HOST", world.env["DOCKER_HOST"])
+    acc = cloud.accounts
+    store = tmp_path / "store"
+    store.mkdir()
+    (inst,) = execute(acc, plan(acc, _spec(world, store)), secret_env={"REG_PW": world.password})
+    try:
+        wait_until(lambda: len(list(store.glob("step-*.txt"))) >= 2, 60, "two checkpoints in the store")
+        started = time.monotonic()
+        report = teardown(acc, None, timeout=30, poll=0.05)
+        print(f"Stop of a container job with a sync mount: {time.monotonic() - started:.1f}s")
+        assert report.clean
+        log = paths.job_log(inst.launch_id).read_text()
+        assert "got SIGTERM: stopping after checkpoint step" in log, log
+        last = int(log.split("got SIGTERM: stopping after checkpoint step ")[1].split()[0])
+        assert (store / f"step-{last:06d}.txt").exists() and "job ended (exit 143)" in log
+        assert world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip() == ""
+    finally:
+        teardown(acc, None, timeout=30, poll=0.05)
+        launch_secrets.forget(inst.launch_id)
