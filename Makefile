@@ -32,6 +32,8 @@ DEBS_TEST += libgl1-mesa-dri
 DEBS_TEST += docker.io debootstrap docker-registry apache2-utils
 # A real Slurm cluster (issue 35): the tests start munged, slurmctld and three slurmd under a scratch dir (tests/support/slurm.py).
 DEBS_TEST += slurm-wlm munge
+# A Slurm login node that asks for a one-time code after the key (2FA/TOTP, keyboard-interactive): PAM's pam_oath.
+DEBS_TEST += libpam-oath
 # The packaged app: PyInstaller needs objdump (binutils); the bundle takes the Qt runtime libraries
 # from DEBS_RUN; installer-test validates the menu entry, opens the window under Xvfb and runs the
 # installed app's self-test against a real Secret Service.
