@@ -9,7 +9,8 @@ PENDING (``extra["queue_reason"]``, ``extra["queue_start"]`` = ``squeue --start`
 (``extra["slurm_state"]``: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL…, with the exit code).  Before its job
 is queued (the upload) the launch is RUNNING with ``slurm_state`` SUBMITTING: the runner starts with running machines.
 
-Profile settings: ``host``, ``port`` (22), ``user``; optional ``partition``, ``account``, ``qos``; ``gpu_hour_rate``
+Profile settings: ``host``, ``port`` (22), ``user``; ``auth``, ``jump`` and the ``private_key`` credential (how to log
+in: :mod:`.login`; a one-time code after the key through ``SupportsMfa``); optional ``partition``, ``account``, ``qos``; ``gpu_hour_rate``
 (what a GPU-hour costs where the cluster charges; else $0, "your cluster") and ``currency``; ``gpu_models``
 ("partition=Model, …" for clusters whose GRES name no GPU type).
 
@@ -39,13 +40,13 @@ from workbench.core.domain.models import (GpuSample, Identity, Instance, Instanc
 from workbench.core.lifecycle.crashpoints import crash_point
 from workbench.core.paths import check_launch_id
 from workbench.core.providers.contract import Provider, ProviderContext, SettingField, SupportsBatchJobs, \
-    SupportsTelemetry
+    SupportsMfa, SupportsTelemetry
 from workbench.core.remote.supervisor import BASE_EXPR
 from workbench.core.telemetry.nvidia_smi import QUERY_FIELDS, Reading, parse_line
 
 from . import batch, cluster, queue
 from .formats import SLURM_ENV
-from .login import DEFAULT_PORT, LoginNode, quote_all
+from .login import LOGIN_CREDENTIALS, LOGIN_SETTINGS, DEFAULT_PORT, LoginNode, is_default, profile_login, quote_all
 from .records import LaunchRecord, Records
 
 log = logging.getLogger(__name__)
@@ -58,12 +59,12 @@ ENDED = frozenset({"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "
                    "BOOT_FAIL", "DEADLINE", "REVOKED", "SPECIAL_EXIT"})
 
 
-class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
+class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa):
     """Batch jobs on an existing Slurm cluster."""
 
     id = "slurm"
     display_name = "Slurm cluster"
-    credential_fields = ()
+    credential_fields = LOGIN_CREDENTIALS
     setting_fields = (
         SettingField("host", "Login node", optional=False, help="the address you ssh to, e.g. login.hpc.example.edu"),
         SettingField("user", "User", optional=False, help="your account name on the cluster"),
@@ -76,6 +77,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
         SettingField("currency", "Currency", help="of the price per GPU-hour (USD unless set)"),
         SettingField("gpu_models", "GPU models by partition",
                      help="for clusters whose GRES name no GPU type: partition=Model, e.g. gpu=A100, v100q=V100"),
+        *LOGIN_SETTINGS,
     )
     runs_jobs_over_ssh = True
     own_hardware = True
@@ -86,7 +88,8 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
         self.host = str(s.get("host") or "").strip()
         self.user = str(s.get("user") or "").strip()
         self.port = self._int_setting("port", DEFAULT_PORT)
-        self.login = LoginNode(profile.name, self.host, self.port, self.user, context.data_dir)
+        self.ssh = profile_login(profile, self.user, secrets)
+        self.login = LoginNode(profile.name, self.host, self.port, self.user, context.data_dir, self.ssh)
         self.records = Records(context.data_dir, profile.name)
         self._offers: tuple[float, list[Offer]] | None = None
         self._offers_lock = threading.Lock()
@@ -124,6 +127,10 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
                 out[key.strip()] = value.strip()
         return out
 
+    def provide_mfa_code(self, code: str) -> None:
+        """The one-time code the login node asks for after the key (used once; the connection is then kept)."""
+        self.ssh.give_code(code)
+
     @property
     def cluster_name(self) -> str:
         return self.host
@@ -156,6 +163,13 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
                                region=self.cluster_name, rate_per_gpu_hour=rate,
                                currency=self._text("currency") or "USD", as_of=datetime.date.today().isoformat())
         found = [self._for_account(o, snap) for o in found]
+        chosen = self._text("partition")
+        if chosen is not None:  # the profile's partition: its offers only (a name the cluster lacks is said so)
+            if snap.partition(chosen) is None:
+                raise ConfigError(f"profile {self.profile.name!r}: the cluster has no partition {chosen}",
+                                  hint="its partitions: " + ", ".join(p.name for p in snap.partitions)
+                                       + "; edit the profile's partition (empty: every partition)")
+            found = [o for o in found if o.extra.get("partition") == chosen]
         with self._offers_lock:
             self._offers = (time.monotonic(), list(found))
         return list(found)
@@ -326,7 +340,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry):
 
     def _extra(self, **more: Any) -> dict[str, Any]:
         return {"ssh_user": self.user, "ssh_port": self.port, "host_keys": self.login.host_keys(),
-                "cluster": self.cluster_name, **{k: v for k, v in more.items() if v is not None}}
+                "cluster": self.cluster_name, "ssh_login": None if is_default(self.ssh) else "profile", **{k: v for k, v in more.items() if v is not None}}
 
     def _instance(self, rec: LaunchRecord, queued: Any) -> Instance:
         common = dict(partition=rec.partition, nodes=rec.nodes, gpus_per_node=rec.gpus_per_node,

@@ -47,8 +47,8 @@ def hpc(tmp_path, slurm_cluster, slurm_login_for):
     """A CLI home with a Slurm profile `hpc` whose login node is a real sshd in front of the cluster."""
     wb = Workbench(tmp_path / "home")
     login = slurm_login_for(wb.home)
-    r = wb("profiles", "add", "slurm", "hpc", "--set", "host=127.0.0.1", "--set", f"port={login.port}",
-           "--set", f"user={login.user}", "--set", "gpu_models=a100=A100")
+    wb.settings = ["host=127.0.0.1", f"port={login.port}", f"user={login.user}", "gpu_models=a100=A100"]
+    r = wb("profiles", "add", "slurm", "hpc", *[a for kv in wb.settings for a in ("--set", kv)])
     assert r.rc == 0, r.err
     wb.cluster = slurm_cluster
     wb.login = login
@@ -199,10 +199,22 @@ def test_the_app_killed_right_after_sbatch_finds_its_job_again(hpc):
     assert inst["extra"]["slurm_job_id"] and inst["extra"]["slurm_state"] == "COMPLETED"
 
 
-@pytest.mark.parametrize("body, words", [
-    ("resources:\n  gpu: V100:1\nguards:\n  max_runtime: 2h\n", "beyond"),  # the gpu partition allows 30 min
-])
-def test_bad_input_is_refused_before_anything_is_queued(hpc, body, words):
+GPU1 = "resources:\n  gpu: V100:1\nguards:\n  max_runtime: 10m\n"
+
+
+@pytest.mark.parametrize("settings, body, words", [
+    ((), "resources:\n  gpu: V100:1\nguards:\n  max_runtime: 2h\n",
+     "beyond every partition's time limit"),  # gpu allows 30 min, a100 60 min
+    (("partition=nope",), GPU1, "the cluster has no partition nope"),
+    ((), "resources:\n  gpu: V100:3\nguards:\n  max_runtime: 10m\n", "matches 3× V100"),  # 2 per node at most
+    (("partition=debug", "account=chemistry"), GPU1.replace("10m", "1m"), "takes only the accounts physics"),
+    ((), GPU1.replace("  gpu: V100:1\n", "  gpu: V100:1\n  memory_gb: 100\n"), "with 100 GB memory"),  # nodes have 4000 MB
+    ((), "num_nodes: 3\n" + GPU1, "the largest partition on hpc has 2"),
+], ids=["time-limit", "partition", "gres", "account", "memory", "nodes"])
+def test_bad_input_is_refused_before_anything_is_queued(hpc, settings, body, words):
+    if settings:
+        assert hpc("profiles", "add", "slurm", "hpc",
+                   *[a for kv in hpc.settings + list(settings) for a in ("--set", kv)]).rc == 0
     spec = _spec(hpc, "bad", body + "run: echo hi\n")
     r = hpc("launch", str(spec), "--profile", "hpc", "--yes", "--json", timeout=120)
     assert r.rc != 0

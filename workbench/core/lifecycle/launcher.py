@@ -236,11 +236,11 @@ def plan_offer(accounts: Accounts, spec: JobSpec, choice: RankedOffer, alternati
 def _describe_request(spec: JobSpec) -> str:
     if spec.alternatives:
         return "any of " + "; ".join(describe_alternative(a) for a in spec.alternatives)
-    g = spec.resources.gpu
+    r = spec.resources
     nodes = f" per node ({spec.num_nodes} nodes)" if spec.num_nodes > 1 else ""
-    if g is None:
-        return "a CPU machine" + nodes
-    return describe_gpu(g) + nodes
+    more = "".join(f" with {what}" for what in (f"{r.cpus} CPUs" if r.cpus else "",
+                                                 f"{r.memory_gb:g} GB memory" if r.memory_gb else "") if what)
+    return ("a CPU machine" if r.gpu is None else describe_gpu(r.gpu)) + more + nodes
 
 
 def execute(accounts: Accounts, lp: LaunchPlan, progress: Callable[[str], None] | None = None,
