@@ -287,6 +287,13 @@ class Agent(object):
             subprocess.call(["sudo", "-n", "mkdir", "-p", path])
             subprocess.call(["sudo", "-n", "chown", "%d:%d" % (os.getuid(), os.getgid()), path])
             os.makedirs(path, exist_ok=True)
+        if self.cfg.get("open_mounts"):
+            try:
+                mode = os.stat(path).st_mode & 0o7777  # made by sudo (its umask) or before: the container's user
+                if mode & 0o777 != 0o777:  # writes here (sticky and other bits kept)
+                    os.chmod(path, mode | 0o777)
+            except OSError:
+                pass  # not ours: as it is
 
     def transfer(self, src, dst, what):
         """rclone copy src dst; True on success (the reason printed otherwise)."""

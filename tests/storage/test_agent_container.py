@@ -103,3 +103,18 @@ def test_a_stop_of_the_agent_s_group_leaves_the_client_to_the_job_inside_the_con
     out = (tmp_path / "out.log").read_text()
     assert "job: saved and stopped" in out, out  # the client lived to the job's end and carried its last line
     assert not (tmp_path / "job-running").exists() and (tmp_path / "signals.txt").read_text() == "TERM\n"
+
+
+def test_open_mounts_make_the_mount_folders_writable_by_the_container_s_user_keeping_special_bits(tmp_path):
+    (tmp_path / "made-before").mkdir(mode=0o700)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o1755)  # a sticky folder stays sticky
+    mounts = [{"path": p, "mode": "sync", "source": "s3://b/x", "remote": str(tmp_path / "r"), "interval_s": 60}
+              for p in ("made-before", str(tmp_path / "shared"), str(tmp_path / "new" / "deep"))]
+    config = {"state_dir": str(tmp_path), "work_dir": str(tmp_path), "open_mounts": True, "mounts": mounts}
+    (tmp_path / "storage.json").write_text(json.dumps(config))
+    done = subprocess.run([sys.executable, str(AGENT), "prepare", "--config", str(tmp_path / "storage.json")],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    modes = [(tmp_path / p).stat().st_mode & 0o7777 for p in ("made-before", "shared", "new/deep", "new")]
+    assert modes == [0o777, 0o1777, 0o777, 0o777]
