@@ -17,6 +17,9 @@ The SSH runner renders the job folder as for a machine (``env.sh``, ``setup.sh``
 * ``submit.sh`` — ``sbatch --parsable job.sbatch`` once (``start.sh`` runs it under its lock), the job id into
   ``batch_id``, phase ``queued``; refused when the launch was ended before its job was queued (``cancelled``).
 
+* a job with storage mounts: the storage agent once on the batch node around every node's run (:mod:`.mounts`); the
+  batch script deletes the mounts' credentials file when the job ends (``submit.sh`` when nothing was queued).
+
 Secrets stay in ``env.sh`` (0600, written by the runner): never on an ``sbatch`` command line.
 Pure functions building text; any thread.
 """
@@ -30,7 +33,11 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from workbench.core.domain.cluster import ClusterLayout, master_port_of, node_env
+from workbench.core.domain.models import JobSpec
 from workbench.core.remote.supervisor import launcher_env
+from workbench.core.storage.machine import CREDENTIALS_NAME
+
+from . import mounts
 
 COMMENT_PREFIX = "workbench:"
 CANCELLED_FILE = "cancelled"
@@ -105,6 +112,12 @@ child=
 ended() {
   echo "[workbench] Slurm is ending the job (its time limit, scancel, or a node failure)" >> "$J/output.log"
   [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+  a=$(cat "$J/storage.pid" 2>/dev/null)
+  if [ -n "$a" ] && kill -0 "$a" 2>/dev/null; then  # the storage agent saves the sync mounts (within KillWait)
+    kill -TERM "$a" 2>/dev/null; n=0
+    while kill -0 "$a" 2>/dev/null && [ "$n" -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+  fi
+  rm -f "$J/@CREDENTIALS@"
   if [ ! -f "$J/exit_code" ]; then
     echo 143 > "$J/exit_code.tmp" && mv -f "$J/exit_code.tmp" "$J/exit_code"
     echo finished > "$J/phase"
@@ -115,13 +128,18 @@ trap ended TERM INT
 /bin/sh "$J/supervise.sh" &
 child=$!
 wait "$child"
+code=$?
+rm -f "$J/@CREDENTIALS@"  # a job's storage credentials end with it (the agent deleted them already when it ran)
+exit "$code"
 """
 
 SUBMIT_SH = r"""#!/bin/sh
 # Queue the job's batch script once (start.sh runs this under its lock).
 J=@J@
-if [ -f "$J/cancelled" ]; then echo "the launch was ended before its job was queued" >&2; exit 3; fi
-out=$(sbatch --parsable "$J/job.sbatch") || exit $?
+if [ -f "$J/cancelled" ]; then
+  rm -f "$J/@CREDENTIALS@"; echo "the launch was ended before its job was queued" >&2; exit 3
+fi
+out=$(sbatch --parsable "$J/job.sbatch") || { rc=$?; rm -f "$J/@CREDENTIALS@"; exit $rc; }
 id=${out%%;*}
 echo "$id" > "$J/batch_id.tmp" && mv -f "$J/batch_id.tmp" "$J/batch_id"
 echo queued > "$J/phase"
@@ -184,11 +202,13 @@ def node_cases(nodes: int, gpus_per_node: int, job_dir: str, spec_env: Mapping[s
 def batch_script(req: BatchRequest, job_dir: str) -> str:
     head = "".join(f"#SBATCH {o}\n" for o in sbatch_options(req, job_dir))
     return "#!/bin/sh\n" + head + "# Cloud GPU Workbench: supervise.sh as a Slurm batch job\n" + BATCH_SH.replace(
-        "@J@", shlex.quote(job_dir))
+        "@J@", shlex.quote(job_dir)).replace("@CREDENTIALS@", CREDENTIALS_NAME)
 
 
-def render(req: BatchRequest, job_dir: str, files: Mapping[str, str], spec_env: Mapping[str, str]) -> dict[str, str]:
-    """The job folder's files for Slurm, from ``files`` as the runner rendered them for a machine."""
+def render(req: BatchRequest, job_dir: str, files: Mapping[str, str], spec_env: Mapping[str, str],
+           agent_spec: JobSpec | None = None) -> dict[str, str]:
+    """The job folder's files for Slurm, from ``files`` as the runner rendered them for a machine; ``agent_spec``: the
+    spec as the runner wrapped it around the storage agent (a job with storage mounts: :func:`.mounts.render`)."""
     out = dict(files)
     j = shlex.quote(job_dir)
     out["node_setup.sh"] = files.get("setup.sh", "")
@@ -202,5 +222,7 @@ def render(req: BatchRequest, job_dir: str, files: Mapping[str, str], spec_env: 
                             if line and not line.startswith("CUDA_VISIBLE_DEVICES="))
     out["on_finish.sh"] = NO_ON_FINISH
     out["job.sbatch"] = batch_script(req, job_dir)
-    out["submit.sh"] = SUBMIT_SH.replace("@J@", j)
+    out["submit.sh"] = SUBMIT_SH.replace("@J@", j).replace("@CREDENTIALS@", CREDENTIALS_NAME)
+    if agent_spec is not None:
+        out = mounts.render(out, job_dir, agent_spec, out["run.sh"])
     return out

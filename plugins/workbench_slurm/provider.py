@@ -16,8 +16,9 @@ in: :mod:`.login`; a one-time code after the key through ``SupportsMfa``); optio
 
 ``terminate`` = ``scancel`` of the user's own job of that name (never another user's: ``squeue --me``, ``scancel
 -u``), verified.  A $0 job is precious (it may have queued for days): ``own_hardware`` makes Stop all list it apart.
-Telemetry: ``srun --jobid … --overlap nvidia-smi`` on the job's nodes.  Containers, storage mounts and spot recovery
-on Slurm are refused with their reason (no container runtime can be tested here).
+Telemetry: ``srun --jobid … --overlap nvidia-smi`` on the job's nodes.  Storage mounts: rclone checked on the login
+node at launch (the ``rclone`` setting), the agent once per batch job (:mod:`.mounts`).  Containers and spot recovery
+on Slurm are refused with their reason (no container runtime can be tested here; a cluster has no spot machines).
 
 Threading: as the contract says; one login connection per provider object (:mod:`.login`), records in files.
 """
@@ -44,7 +45,7 @@ from workbench.core.providers.contract import Provider, ProviderContext, Setting
 from workbench.core.remote.supervisor import BASE_EXPR
 from workbench.core.telemetry.nvidia_smi import QUERY_FIELDS, Reading, parse_line
 
-from . import batch, cluster, queue
+from . import batch, cluster, mounts, queue
 from .formats import SLURM_ENV
 from .login import LOGIN_CREDENTIALS, LOGIN_SETTINGS, DEFAULT_PORT, LoginNode, is_default, profile_login, quote_all
 from .records import LaunchRecord, Records
@@ -77,6 +78,9 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         SettingField("currency", "Currency", help="of the price per GPU-hour (USD unless set)"),
         SettingField("gpu_models", "GPU models by partition",
                      help="for clusters whose GRES name no GPU type: partition=Model, e.g. gpu=A100, v100q=V100"),
+        SettingField("rclone", "rclone on the cluster",
+                     help="for storage mounts: its path on the login node when it is not on the PATH, "
+                          "e.g. ~/bin/rclone"),
         *LOGIN_SETTINGS,
     )
     runs_jobs_over_ssh = True
@@ -206,9 +210,10 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
             raise ConfigError(f"{spec.name} runs in a container image, which the Slurm provider cannot do yet",
                               hint="containers on Slurm (enroot/pyxis, apptainer) come once a runtime can be tested; "
                                    "remove image: and install what the job needs in setup")
-        if spec.storage or spec.recovery:
-            raise ConfigError(f"{spec.name} asks for storage mounts or spot recovery, which the Slurm provider "
-                              f"cannot do yet", hint="copy the data to the cluster's file system and read it there")
+        if spec.recovery:
+            raise ConfigError(f"{spec.name} asks for spot recovery, which a Slurm cluster has no use for: it rents no "
+                              f"spot machines that a cloud takes back",
+                              hint="remove recovery:; a sync mount still saves the job's checkpoints to the bucket")
 
     def launch(self, req: LaunchRequest) -> list[Instance]:
         """Check the request against the cluster (nothing is queued), record it; the runner queues it (submit)."""
@@ -217,6 +222,8 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         if existing is not None:
             return [self._instance(existing, None)]
         self.refuse(req.spec)
+        rclone = mounts.check_tools(self.login, self.profile.name, self.host, self._text(mounts.RCLONE_SETTING)) \
+            if req.spec.storage else None
         snap = self.snapshot()
         breq = self._request(req, str(req.offer.extra.get("partition") or self._text("partition") or ""))
         partition = cluster.check_request(snap, partition=breq.partition or None, gpu_type=breq.gres_type,
@@ -236,7 +243,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
                            currency=req.offer.prices.currency,
                            extra={"gres_type": breq.gres_type, "time_limit_s": breq.time_limit_s,
                                   "account": breq.account, "qos": breq.qos, "cpus_per_task": breq.cpus_per_task,
-                                  "mem_mb": breq.mem_mb})
+                                  "mem_mb": breq.mem_mb, "rclone": rclone})
         self.records.write(rec)
         return [self._instance(rec, None)]
 
@@ -254,9 +261,13 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         if rec is None:
             raise NotFoundError(f"launch {instance.launch_id} is not known to the Slurm profile {self.profile.name!r}",
                                 hint="launch the job file again")
-        return batch.render(self.batch_request(rec), job_dir, files, {str(k): str(v) for k, v in spec.env.items()})
+        return batch.render(self.batch_request(rec), job_dir, files, {str(k): str(v) for k, v in spec.env.items()},
+                            agent_spec=spec if spec.storage else None)
 
     def submit(self, conn: Any, instance: Instance, job_dir: str) -> str:
+        rec = self.records.read(instance.launch_id)
+        if rec is not None and rec.extra.get("rclone"):  # the storage agent's config as a cluster needs it
+            mounts.cluster_config(conn, job_dir, str(rec.extra["rclone"]))
         res = conn.run(f"sh {shlex.quote(job_dir + '/start.sh')}", timeout=90)
         crash_point("slurm:submitted")  # queued, not yet written down here: found again by its name and comment
         out = res.out.strip()
@@ -395,6 +406,10 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
                                      + ", ".join(f"{j.job_id} ({j.state})" for j in left),
                                      hint="run `squeue --me` on the login node")
             time.sleep(1.0)
+        stored = [lid for lid in launches if (rec := self.records.read(lid)) is not None and rec.extra.get("rclone")]
+        if stored:  # a job cancelled before it ran keeps no storage credentials in its folder
+            self.login.run(f"B={BASE_EXPR}; " + "; ".join(mounts.forget_credentials(f'"$B/jobs/{lid}"')
+                                                           for lid in stored), timeout=30)
         for lid in launches:
             rec = self.records.read(lid)
             if rec is not None and not rec.ended:
