@@ -18,15 +18,18 @@ cancelled after it was timed (the app's through ``teardown``, the baseline's by 
 empty, so each sample finds every GPU free.  Samples interleave (app first on even rounds), SAMPLES each.
 
 Slurm itself starts a queued job at its next scheduling pass (``bf_interval=1``: 0.02-1 s after ``sbatch``), so
-part of both sides is the scheduler's timing; the medians over the samples compare them.
+part of both sides is the scheduler's timing: before each sample an untimed pause of 0-1 s (a seeded random) lets
+the submission land anywhere in that cycle, so that neither side locks onto one phase of it (samples of a fixed
+length otherwise would); the medians over the samples compare them.
 
-    python -m benchmarks.slurm          (prints both as JSON)
+    python -m benchmarks.slurm          (prints both sides' samples and each step's as JSON)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -36,7 +39,7 @@ from pathlib import Path
 from benchmarks.harness import Stats, check, interleave, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = 9
+SAMPLES = 11
 POLL_S = 0.25
 RUNNING_WITHIN_S = 60.0
 SPEC = "name: benchslurm\nresources: {gpu: 'V100:1'}\nguards: {max_runtime: 10m}\nrun: sleep 30\n"
@@ -107,6 +110,7 @@ def submit_figures(samples: int = SAMPLES) -> dict[str, Stats]:
             check(not cluster.queue(), f"jobs left in the queue: {cluster.queue()}")
 
         def app() -> float:
+            time.sleep(jitter.uniform(0, 1))  # untimed: the launch lands anywhere in the scheduler's 1 s cycle
             acc = Accounts(store, entries=entries, credentials=creds)  # type: ignore[arg-type]
             t0 = time.perf_counter()
             plan = choose_offer(acc, spec, profile="hpc")
@@ -144,6 +148,7 @@ def submit_figures(samples: int = SAMPLES) -> dict[str, Stats]:
             return took
 
         def bare() -> float:
+            time.sleep(jitter.uniform(0, 1))  # untimed, as for the app
             client = paramiko.SSHClient()
             client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
             t0 = time.perf_counter()
@@ -177,6 +182,7 @@ def submit_figures(samples: int = SAMPLES) -> dict[str, Stats]:
             return took
 
         phases: dict[str, list[float]] = {}
+        jitter = random.Random(35)
         app(), bare()  # the cluster's and the connections' first use: not timed
         phases.clear()
         ours, base = interleave(app, bare, samples)
@@ -198,10 +204,10 @@ def row() -> tuple[str, Stats, Stats, str, str]:
     got = submit_figures()
     med = {k: v.median for k, v in got.items()}
     app_pre, bare_pre = med["offers"] + med["check"] + med["submit"], med["bare_connect"] + med["bare_sbatch"]
-    steps = (f"until sbatch has answered the app takes {_ms(app_pre)} (offers over a fresh login connection "
-             f"{_ms(med['offers'])}, the request checked: the cluster read again and sbatch --test-only "
-             f"{_ms(med['check'])}, a second SSH connection writing the job folder over SFTP, then start.sh's sbatch "
-             f"{_ms(med['submit'])}) vs {_ms(bare_pre)} for the bare connect + sbatch; from there to RUNNING "
+    steps = (f"until its launch has returned (sbatch answered) the app takes {_ms(app_pre)} (offers over a fresh "
+             f"login connection {_ms(med['offers'])}, the request checked: the cluster read again and sbatch "
+             f"--test-only {_ms(med['check'])}, a second SSH connection writing the job folder over SFTP, then "
+             f"start.sh's sbatch {_ms(med['submit'])}) vs {_ms(bare_pre)} for the bare connect + sbatch; from there to RUNNING "
              f"{_ms(med['to_running'])} vs {_ms(med['bare_to_running'])} (the scheduler's next pass, then polls: "
              f"a status {_ms(med['status_call'])}, a squeue {_ms(med['squeue_call'])}; medians)")
     measure = (f"Slurm job submit to RUNNING through the app (launch, then status every {POLL_S:g} s) vs bare sbatch + "
