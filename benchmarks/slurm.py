@@ -207,9 +207,9 @@ def row() -> tuple[str, Stats, Stats, str, str]:
     steps = (f"until its launch has returned (sbatch answered) the app takes {_ms(app_pre)} (offers over a fresh "
              f"login connection {_ms(med['offers'])}, the request checked: the cluster read again and sbatch "
              f"--test-only {_ms(med['check'])}, a second SSH connection writing the job folder over SFTP, then "
-             f"start.sh's sbatch {_ms(med['submit'])}) vs {_ms(bare_pre)} for the bare connect + sbatch; from there to "
-             f"RUNNING {_ms(med['to_running'])} vs {_ms(med['bare_to_running'])} (the scheduler's next pass, then polls: "
-             f"a status {_ms(med['status_call'])}, a squeue {_ms(med['squeue_call'])}; medians)")
+             f"start.sh's sbatch {_ms(med['submit'])}) vs {_ms(bare_pre)} for the bare connect + sbatch; from there "
+             f"to RUNNING {_ms(med['to_running'])} vs {_ms(med['bare_to_running'])} (the scheduler's next pass, then "
+             f"polls: a status {_ms(med['status_call'])}, a squeue {_ms(med['squeue_call'])}; medians)")
     measure = (f"Slurm job submit to RUNNING through the app (launch, then status every {POLL_S:g} s) vs bare sbatch + "
                f"squeue polling every {POLL_S:g} s, same login sshd, real slurmctld (interleaved, {SAMPLES} each)")
     judge = verdict(got["ours"].median / got["baseline"].median, 1.2, steps)
