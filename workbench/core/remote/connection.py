@@ -13,7 +13,13 @@ Failure rules (what callers rely on to show "booting" instead of an error storm)
 * the key is refused → :class:`KeyRefusedError` (an AuthError; during boot, cloud-init
   may not have installed the key yet, so the job keeps retrying for a while);
 * a changed host key → :class:`~.hostkeys.HostKeyError` (never retried);
-* a connection that drops later → :class:`ConnectionLost` (TransientError).
+* a connection that drops later → :class:`ConnectionLost` (TransientError);
+* a login node that asks for a one-time code none was given for → :class:`.logins.CodeNeeded` (an AuthError of kind
+  ``"mfa_required"``).
+
+A Target with a :class:`.logins.Login` (a Slurm login node's profile) may go through a jump host, log in with a key
+from the keyring or ssh-agent, and answer a keyboard-interactive prompt with a one-time code; a transport that took
+a code is kept (:func:`.logins.keep`) and shared by every later connection to the same login in this process.
 
 Threading: a Connection may be used by one thread at a time (paramiko itself runs a
 reader thread per Transport).  ``close`` may be called from any thread.
@@ -33,6 +39,7 @@ from typing import Any, Callable
 from workbench.core.domain.errors import AuthError, NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance
 from workbench.core.providers.sshkeys import keypair_for
+from workbench.core.remote import logins
 from workbench.core.remote.hostkeys import HostKey, KnownHosts, host_alias, known_hosts_path, parse_pins
 
 log = logging.getLogger("workbench.remote")
@@ -72,10 +79,15 @@ class Target:
     key_path: Path
     known_hosts: Path
     pins: tuple[HostKey, ...] = ()
+    login: logins.Login | None = None  # a login node's own way in (jump, keyring key, agent, codes)
 
     @property
     def where(self) -> str:
         return f"{self.name} ({self.host}:{self.port})"
+
+    @property
+    def pool_key(self) -> tuple[Any, ...]:
+        return (self.login, self.user, self.host, self.port, self.alias)
 
     @classmethod
     def for_instance(cls, inst: Instance, data_dir: Path) -> "Target":
@@ -85,10 +97,14 @@ class Target:
                                 hint="wait until the machine is running")
         keys = keypair_for(data_dir, inst.extra)
         port = int(inst.extra.get("ssh_port") or 22)
+        login = logins.lookup(inst.provider, inst.profile)
+        if login is None and inst.extra.get("ssh_login"):
+            raise AuthError(f"the SSH login of profile {inst.profile!r} is not set up in this process",
+                            hint="the profile's provider registers it when it is built (Accounts.provider)")
         return cls(host=inst.host, port=port, user=str(inst.extra.get("ssh_user") or DEFAULT_USER),
                    alias=host_alias(inst.provider, inst.instance_id), name=inst.name or inst.launch_id,
                    key_path=keys.private_path, known_hosts=known_hosts_path(data_dir),
-                   pins=tuple(parse_pins(inst.extra.get("host_keys"))))
+                   pins=tuple(parse_pins(inst.extra.get("host_keys"))), login=login)
 
 
 @dataclass(frozen=True)
@@ -130,15 +146,86 @@ def _private_key(path: Path) -> Any:
         return key
 
 
+def _socket(target: Target, timeout: float) -> tuple[Any, "Connection | None"]:
+    """A socket to ``target``: direct, or a channel through its login's jump host (returned too, to close)."""
+    jump = target.login.jump if target.login is not None else None
+    if jump is None:
+        try:
+            return socket.create_connection((target.host, target.port), timeout=timeout), None
+        except OSError as exc:
+            raise NotReadyError(f"{target.where} does not answer on SSH yet ({exc.strerror or exc})",
+                                hint="a machine that is booting answers within a few minutes") from exc
+    import paramiko
+
+    hop = Target(host=jump.host, port=jump.port, user=jump.user, alias=jump.alias, name=f"the jump host {jump.host}",
+                 key_path=target.key_path, known_hosts=target.known_hosts,
+                 login=logins.Login(f"the jump host of {target.login.name}", key=target.login.key,  # type: ignore
+                                    agent=target.login.agent))  # type: ignore[union-attr]
+    via = connect(hop, timeout)
+    try:
+        return via.transport.open_channel("direct-tcpip", (target.host, target.port), ("127.0.0.1", 0),
+                                          timeout=timeout), via
+    except (paramiko.SSHException, EOFError, OSError) as exc:
+        via.close()
+        raise NotReadyError(f"{target.where} does not answer through the jump host {jump.spec} ({exc})",
+                            hint="check the login node's address as the jump host sees it") from exc
+
+
+def _authenticate(transport: Any, target: Target) -> bool:
+    """Log in with the target's keys, then answer a keyboard-interactive prompt with a one-time code when the server
+    asks for one after the key (True then: the transport is worth keeping)."""
+    import paramiko
+
+    login = target.login
+    keys = login.keys(lambda: _private_key(target.key_path)) if login is not None else [_private_key(target.key_path)]
+    whose = "the app's SSH key" if login is None or (login.key is None and not login.agent) else (
+        "the keyring's private key" if login.key is not None else "ssh-agent's keys")
+    remaining: list[str] | None = None
+    try:
+        for key in keys:
+            try:
+                remaining = list(transport.auth_publickey(target.user, key) or [])
+                break
+            except paramiko.BadAuthenticationType as exc:
+                remaining = list(exc.allowed_types or [])
+                if "keyboard-interactive" not in remaining:
+                    raise KeyRefusedError(f"{target.where} takes no SSH key (only {', '.join(remaining)})") from exc
+                break
+            except paramiko.AuthenticationException:
+                continue
+        else:
+            raise KeyRefusedError(f"{target.where} refused {whose} for user {target.user!r}",
+                                  hint="a new machine installs the key while it boots; if this lasts, check "
+                                       "the ssh_user of the image")
+        if transport.is_authenticated():
+            return False
+        if "keyboard-interactive" not in (remaining or []):
+            raise KeyRefusedError(f"{target.where} asks for more than {whose} ({', '.join(remaining or [])})")
+        code = login.take_code(target.where) if login is not None else None
+        if not code:
+            raise logins.CodeNeeded(f"{target.where} asks for a one-time code (2FA) after the key",
+                                    hint="enter the code your authenticator app shows now")
+        try:
+            transport.auth_interactive(target.user, lambda _t, _i, prompts: [code for _ in prompts])
+        except paramiko.AuthenticationException as exc:
+            raise logins.CodeNeeded(f"{target.where} refused the one-time code",
+                                    hint="enter the code your authenticator app shows now (each works once)") from exc
+        return True
+    except (paramiko.SSHException, EOFError, OSError) as exc:
+        if isinstance(exc, paramiko.AuthenticationException):
+            raise KeyRefusedError(f"{target.where} refused the login for user {target.user!r} ({exc})") from exc
+        raise NotReadyError(f"{target.where} dropped the connection while logging in ({exc})") from exc
+
+
 def connect(target: Target, timeout: float = CONNECT_TIMEOUT_S) -> "Connection":
     """Open, verify the host key, authenticate.  Raises as the module docstring says."""
     import paramiko
 
-    try:
-        sock = socket.create_connection((target.host, target.port), timeout=timeout)
-    except OSError as exc:
-        raise NotReadyError(f"{target.where} does not answer on SSH yet ({exc.strerror or exc})",
-                            hint="a machine that is booting answers within a few minutes") from exc
+    if target.login is not None:
+        shared = logins.pooled(target.pool_key)
+        if shared is not None:
+            return Connection(shared, target, shared=True)
+    sock, via = _socket(target, timeout)
     transport = paramiko.Transport(sock)
     try:
         transport.banner_timeout = timeout
@@ -158,18 +245,18 @@ def connect(target: Target, timeout: float = CONNECT_TIMEOUT_S) -> "Connection":
                            target.where)
         if how == "new":
             log.info("recorded the host key of %s on first use", target.where)
-        try:
-            transport.auth_publickey(target.user, _private_key(target.key_path))
-        except paramiko.AuthenticationException as exc:
-            raise KeyRefusedError(f"{target.where} refused the app's SSH key for user {target.user!r}",
-                                  hint="a new machine installs the key while it boots; if this lasts, check "
-                                       "the ssh_user of the image") from exc
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise NotReadyError(f"{target.where} dropped the connection while logging in ({exc})") from exc
+        took_code = _authenticate(transport, target)
         transport.set_keepalive(KEEPALIVE_S)
-        return Connection(transport, target)
+        if took_code:
+            if via is not None:
+                transport._workbench_via = via  # noqa: SLF001 - the jump connection lives as long as the pooled one
+            logins.keep(target.pool_key, transport)
+            return Connection(transport, target, shared=True)
+        return Connection(transport, target, via=via)
     except BaseException:
         transport.close()
+        if via is not None:
+            via.close()
         raise
 
 
@@ -181,10 +268,12 @@ def _lost(target: Target, exc: BaseException) -> ConnectionLost:
 class Connection:
     """An authenticated SSH connection: run commands, open streams, SFTP."""
 
-    def __init__(self, transport: Any, target: Target) -> None:
+    def __init__(self, transport: Any, target: Target, via: "Connection | None" = None, shared: bool = False) -> None:
         self.transport = transport
         self.target = target
         self._sftp: Any = None
+        self._via = via  # the jump host's connection this one goes through (closed with it)
+        self._shared = shared  # a pooled transport (it took a one-time code): close leaves it open
 
     @property
     def alive(self) -> bool:
@@ -275,7 +364,10 @@ class Connection:
             if self._sftp is not None:
                 self._sftp.close()
         finally:
-            self.transport.close()
+            if not self._shared:
+                self.transport.close()
+                if self._via is not None:
+                    self._via.close()
 
     def __enter__(self) -> "Connection":
         return self

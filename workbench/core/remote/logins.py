@@ -1,0 +1,203 @@
+"""Logins to SSH servers the app did not make (a Slurm cluster's login node): jump host, key, agent, one-time codes.
+
+A launched cloud machine trusts the app's own key (:mod:`workbench.core.providers.sshkeys`).  A login node is the
+user's: its profile may say how to reach it differently, and the SSH runner (:class:`.connection.Target`) must log in
+the same way as the provider does, although it has no provider at hand.  So the provider *registers* the login of
+its (provider, profile) here when it is built (:func:`register`), in memory only, and
+:meth:`.connection.Target.for_instance` looks it up (:func:`lookup`).  The app always builds a profile's provider
+(``Accounts.provider``) before the runner, the log reader or ``collect`` connects to one of its instances: every
+instance comes from a provider's listing or launch.
+
+A :class:`Login` carries:
+
+* ``jump``: a bastion (``user@host:port``) the connection goes through: an authenticated connection to the jump host
+  (its host key checked under its own known_hosts alias, :attr:`Jump.alias`), then a ``direct-tcpip`` channel to the
+  login node, over which the login node's own handshake, host-key check and login run.
+* ``key``: a private key from the keyring (a paramiko key object; never written to disk or a log), used instead of the
+  app's key; or ``agent``: the keys of the user's ssh-agent (``SSH_AUTH_SOCK``).
+* one-time codes: a login node that asks for a code after the key (keyboard-interactive: 2FA/TOTP through PAM) gets the
+  code given by :meth:`Login.give_code` (the GUI's MFA dialog, ``--mfa-code``) or, failing that, asked by the
+  process's prompter (:func:`set_prompter`: the CLI on a terminal), once.  The authenticated transport is then kept
+  in a process-wide pool (:func:`pooled`, :func:`keep`) and reused for every later connection to that login (the
+  runner's, the provider's, telemetry) for as long as it lives, so the user is not asked again per command.
+
+Failure rules: :class:`CodeNeeded` (an AuthError of kind ``"mfa_required"``) while a code is needed and none was
+given, and when the server refused the one given; ConfigError for a jump or a key that cannot be read.
+
+Threading: everything here is safe from any thread (one lock for the registry and pool, one per Login for its code).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from workbench.core.domain.errors import AuthError, ConfigError
+from workbench.core.remote.hostkeys import host_alias
+
+DEFAULT_PORT = 22
+AUTH_CHOICES = ("app", "keyring", "agent")
+_CODE = re.compile(r"[0-9A-Za-z]{4,12}")
+
+
+class CodeNeeded(AuthError):
+    """The login node asks for a one-time code (2FA) after the key: give one, then try again."""
+
+    kind = "mfa_required"
+
+
+@dataclass(frozen=True)
+class Jump:
+    """A bastion the login node is reached through."""
+
+    host: str
+    port: int
+    user: str
+
+    @property
+    def alias(self) -> str:
+        """The jump host's known_hosts name (its host key is learned on first use, then checked)."""
+        return host_alias("jump", f"{self.host}-{self.port}")
+
+    @property
+    def spec(self) -> str:
+        return f"{self.user}@{self.host}:{self.port}"
+
+
+def parse_jump(text: str | None, default_user: str) -> Jump | None:
+    """``user@host:port`` (user and port optional: the login's user, 22; ``[::1]:22`` for IPv6); None when empty."""
+    raw = (text or "").strip()
+    if not raw:
+        return None
+    user, at, rest = raw.rpartition("@")
+    if not at:
+        user, rest = default_user, raw
+    m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d+))?|([A-Za-z0-9_.-]+)(?::(\d+))?", rest)
+    port_text = (m.group(2) or m.group(4)) if m else None
+    if m is None or not user or (port_text is not None and not 0 < int(port_text) < 65536):
+        raise ConfigError(f"the jump host {raw!r} is not user@host:port",
+                          hint="e.g. alice@bastion.hpc.example.edu:22 (user and port may be left out)")
+    return Jump(host=m.group(1) or m.group(3), port=int(port_text or DEFAULT_PORT), user=user)
+
+
+def load_private_key(text: str, what: str) -> Any:
+    """A paramiko key from PEM / OpenSSH text (no passphrase); ConfigError naming ``what`` (never the text)."""
+    import io
+
+    import paramiko
+
+    body = text.strip().replace("\r\n", "\n") + "\n"
+    for cls in (paramiko.Ed25519Key, paramiko.ECDSAKey, paramiko.RSAKey):
+        try:
+            return cls.from_private_key(io.StringIO(body))
+        except paramiko.PasswordRequiredException as exc:
+            raise ConfigError(f"{what} is protected by a passphrase",
+                              hint="store the key without a passphrase, or add it to ssh-agent and use auth=agent"
+                              ) from exc
+        except (paramiko.SSHException, ValueError, IndexError, TypeError):
+            continue
+    raise ConfigError(f"{what} is not a private key paramiko can read",
+                      hint="paste the whole key file: -----BEGIN OPENSSH PRIVATE KEY----- … (ed25519, ECDSA or RSA)")
+
+
+class Login:
+    """How one profile logs in to its login node (in memory only)."""
+
+    def __init__(self, name: str, key: Any = None, agent: bool = False, jump: Jump | None = None) -> None:
+        self.name = name  # "slurm/hpc": what messages call it
+        self.key = key
+        self.agent = agent
+        self.jump = jump
+        self._code: str | None = None
+        self._lock = threading.Lock()
+
+    def give_code(self, code: str) -> None:
+        code = (code or "").strip()
+        if not _CODE.fullmatch(code):
+            raise AuthError("a one-time code is 4 to 12 letters or digits", hint="type the code your authenticator shows")
+        with self._lock:
+            self._code = code
+
+    def take_code(self, where: str) -> str | None:
+        """The code given (used once), else what the process's prompter answers, else None."""
+        with self._lock:
+            code, self._code = self._code, None
+        if code is None and _prompter is not None:
+            answer = _prompter(where)
+            code = answer.strip() if answer else None
+        return code or None
+
+    def keys(self, app_key: Callable[[], Any]) -> list[Any]:
+        """The keys to offer, in order: the keyring's, else the agent's, else the app's."""
+        if self.key is not None:
+            return [self.key]
+        if self.agent:
+            import paramiko
+
+            try:
+                found = list(paramiko.Agent().get_keys())
+            except (paramiko.SSHException, OSError) as exc:
+                raise AuthError(f"cannot reach ssh-agent for {self.name} ({exc})",
+                                hint="start ssh-agent and ssh-add your key; SSH_AUTH_SOCK must be set for the app"
+                                ) from exc
+            if not found:
+                raise AuthError(f"ssh-agent holds no key for {self.name}",
+                                hint="ssh-add the key the login node trusts (SSH_AUTH_SOCK must name that agent)")
+            return found
+        return [app_key()]
+
+
+_lock = threading.Lock()
+_logins: dict[tuple[str, str], Login] = {}
+_pool: dict[tuple[Any, ...], Any] = {}
+_prompter: Callable[[str], str | None] | None = None
+
+
+def register(provider: str, profile: str, login: Login) -> Login:
+    """Remember ``login`` for the instances of (provider, profile); a login given earlier keeps its pooled
+    transports only when it is the same login (same key, agent and jump)."""
+    with _lock:
+        _logins[(provider, profile)] = login
+    return login
+
+
+def lookup(provider: str, profile: str) -> Login | None:
+    with _lock:
+        return _logins.get((provider, profile))
+
+
+def forget(provider: str, profile: str) -> None:
+    """Drop the login of (provider, profile) and close its pooled transports (a removed or changed profile)."""
+    with _lock:
+        login = _logins.pop((provider, profile), None)
+        gone = [k for k in _pool if login is not None and k[0] is login]
+        transports = [_pool.pop(k) for k in gone]
+    for t in transports:
+        t.close()
+
+
+def set_prompter(prompter: Callable[[str], str | None] | None) -> None:
+    """The process's way to ask for a one-time code (the CLI on a terminal); None: never ask."""
+    global _prompter
+    _prompter = prompter
+
+
+def pooled(key: tuple[Any, ...]) -> Any | None:
+    """The live authenticated transport kept for ``key`` (dropped ones are forgotten)."""
+    with _lock:
+        transport = _pool.get(key)
+        if transport is not None and not transport.is_active():
+            del _pool[key]
+            transport = None
+    return transport
+
+
+def keep(key: tuple[Any, ...], transport: Any) -> None:
+    """Keep ``transport`` (authenticated with a code) for later connections of ``key``."""
+    with _lock:
+        old = _pool.get(key)
+        _pool[key] = transport
+    if old is not None and old is not transport:
+        old.close()
