@@ -422,8 +422,8 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         return None
 
     # -- telemetry --------------------------------------------------------------------------------
-    def samples(self, instance: Instance) -> list[GpuSample]:
-        """One reading of the job's GPUs on every node (``srun --overlap`` inside the job's allocation)."""
+    def gpu_readings(self, instance: Instance) -> list[Reading]:
+        """One round of the job's GPUs on every node (``srun --overlap`` inside the job's allocation)."""
         jid = instance.extra.get("slurm_job_id")
         if instance.state != InstanceState.RUNNING or not jid or not instance.gpu_count:
             return []
@@ -433,18 +433,19 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
                f"--ntasks-per-node=1 --label nvidia-smi --query-gpu={','.join(QUERY_FIELDS)} "
                f"--format=csv,noheader,nounits")
         res = self.login.run(cmd, timeout=45)
-        now = time.time()
         out = []
         for line in res.out.splitlines():
             label, _, rest = line.partition(":")
-            if not label.strip().isdigit():
-                continue
-            got = parse_line(rest)
+            got = parse_line(rest) if label.strip().isdigit() else None
             if isinstance(got, Reading):
-                out.append(GpuSample(instance.instance_id, now, int(label) * per_node + got.index, got.util,
-                                     got.mem_used, got.mem_total, got.name, power_w=got.power,
-                                     power_limit_w=got.power_limit, sm_clock_mhz=got.sm_clock,
-                                     mem_util_percent=got.mem_util))
+                out.append(dataclasses.replace(got, index=int(label) * per_node + got.index))
         if not out and res.rc != 0:
             raise WorkbenchError(f"cannot read the GPUs of job {jid}: {(res.err or res.out).strip()[:200]}")
         return out
+
+    def samples(self, instance: Instance) -> list[GpuSample]:
+        """:meth:`gpu_readings` as samples (``workbench`` commands that read telemetry without the app's hub)."""
+        now = time.time()
+        return [GpuSample(instance.instance_id, now, r.index, r.util, r.mem_used, r.mem_total, r.name,
+                          power_w=r.power, power_limit_w=r.power_limit, sm_clock_mhz=r.sm_clock,
+                          mem_util_percent=r.mem_util) for r in self.gpu_readings(instance)]

@@ -244,5 +244,20 @@ def test_the_monitor_reads_the_jobs_own_gpus_on_its_nodes(hpc, monkeypatch):
         [(key, batch)] = list(got.live.items())  # one GPU: the one Slurm gave the job, not the node's two
         stored = store.samples(inst.instance_id, since=0)
         assert stored and stored[0].name == "Tesla V100-SXM2-16GB"
+        # in the app, the job's GPUs are polled through Slurm into the same hub as a cloud machine's stream
+        from workbench.core.remote.batchstream import BatchGpuSampler
+        from workbench.core.telemetry.hub import TelemetryHub
+
+        hub = TelemetryHub(store)
+        sampler = BatchGpuSampler(hub, acc, inst, period_s=0.5)
+        sampler.start()
+        try:
+            wait_for(lambda: sampler.rounds >= 2, timeout=30)
+        finally:
+            sampler.stop()
+            sampler.join(10)
+        assert hub.status(inst.instance_id)[0] == "stopped" and not sampler.is_alive()
+        readings = hub.since(inst.instance_id)
+        assert {s.index for s in readings} == {0} and all(s.name == "Tesla V100-SXM2-16GB" for s in readings)
     finally:
         store.close()

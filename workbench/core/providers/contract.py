@@ -357,8 +357,9 @@ class SupportsBatchJobs(ABC):
     renders the job folder's files as for a machine; the provider then changes them for its scheduler
     (:meth:`batch_files`: a batch script around ``supervise.sh``, a ``submit.sh`` that queues it, the run spread over
     the job's nodes) and queues the job (:meth:`submit`).  The job folder must be on a file system the compute nodes
-    share with the login node (a cluster's home).  GPU telemetry comes from :class:`SupportsTelemetry` (the GPUs are
-    on the compute nodes, not on the login node the SSH runner reaches).  Both block on the network.
+    share with the login node (a cluster's home).  GPU readings come from the provider (the GPUs are
+    on the compute nodes, not on the login node the SSH runner reaches): :meth:`gpu_readings`, polled by
+    :mod:`workbench.core.remote.batchstream` while the job runs.  All block on the network.
     """
 
     @abstractmethod
@@ -370,3 +371,8 @@ class SupportsBatchJobs(ABC):
     def submit(self, conn: Any, instance: Instance, job_dir: str) -> str:
         """Queue the job once over ``conn`` (a :class:`workbench.core.remote.connection.Connection` to the login node;
         idempotent: "already" when it was); raises a WorkbenchError naming the refusal."""
+
+    @abstractmethod
+    def gpu_readings(self, instance: Instance) -> list[Any]:
+        """One round of the running job's GPUs on all its nodes (``telemetry.nvidia_smi.Reading``s, indexes across
+        nodes: node rank × GPUs per node + the node's own index); [] when it does not run."""

@@ -23,6 +23,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.telemetry.hub import TelemetryHub
+from workbench.core.remote.batchstream import BatchGpuSampler
 from workbench.core.remote.gpustream import GpuStream
 from workbench.core.remote.job import JobEvent, JobOptions, RemoteJob, read_state, recorded_exit_code
 from workbench.core.remote.kinds import is_queued, is_remote, streams_gpus
@@ -47,7 +48,7 @@ class RemoteJobs:
         self.hub = TelemetryHub(accounts.store)
         self.jobs: dict[str, Any] = {}  # launch id -> RemoteJob, or ClusterJob for a multi-node launch
         self.threads: dict[str, threading.Thread] = {}
-        self.streams: dict[str, GpuStream] = {}
+        self.streams: dict[str, GpuStream | BatchGpuSampler] = {}
         self._lock = threading.Lock()
 
     @property
@@ -72,9 +73,10 @@ class RemoteJobs:
                 if not is_remote(inst) or inst.state != InstanceState.RUNNING or not inst.host:
                     continue
                 live.add(inst.instance_id)
-                if (self.telemetry and (inst.gpu_count or 0) > 0 and inst.instance_id not in self.streams
-                        and streams_gpus(inst)):
-                    s = GpuStream(self.hub, inst, self.data_dir, self.period_ms, fresh=self._fresh(inst))
+                if self.telemetry and (inst.gpu_count or 0) > 0 and inst.instance_id not in self.streams:
+                    s = (GpuStream(self.hub, inst, self.data_dir, self.period_ms, fresh=self._fresh(inst))
+                         if streams_gpus(inst) else  # a batch job: its GPUs read through its scheduler
+                         BatchGpuSampler(self.hub, self.accounts, inst, fresh=self._fresh(inst)))
                     self.streams[inst.instance_id] = s
                     s.start()
                 rec = launches.get(inst.launch_id)

@@ -14,15 +14,15 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.domain.errors import WorkbenchError
+from workbench.core.providers.contract import Provider
 from workbench.core.providers.sshkeys import ensure_keypair
 from workbench.ui.common.icons import icon
 from workbench.ui.i18n import tr
 
 
-def needs_login_key(cls: type | None) -> bool:
+def needs_login_key(cls: type[Provider] | None) -> bool:
     """True for a provider whose login node is the user's own and reached with the app's SSH key."""
-    return cls is not None and bool(getattr(cls, "own_hardware", False)) \
-        and bool(getattr(cls, "runs_jobs_over_ssh", False))
+    return cls is not None and issubclass(cls, Provider) and cls.own_hardware and cls.runs_jobs_over_ssh
 
 
 class LoginKeyRow(QWidget):

@@ -13,7 +13,7 @@ from workbench.core.domain.errors import WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
 from workbench.core.providers.accounts import Accounts
 from workbench.core.providers.contract import SupportsTelemetry
-from workbench.core.remote.kinds import streams_gpus
+from workbench.core.remote.kinds import is_remote
 from workbench.core.telemetry.hub import TelemetryHub
 from workbench.core.telemetry.series import COARSE_BUCKET_S, COARSE_CAPACITY, SampleBatch, SeriesKey, SpendCurves, \
     group_samples, spend_curves
@@ -43,7 +43,7 @@ def poll_instance(accounts: Accounts, inst: Instance, load_history: bool, hub: T
                   since: float = -math.inf) -> PollResult:
     """One telemetry round for ``inst`` (worker thread; may block on the provider).
 
-    A cloud machine with an address reads the SSH telemetry ``hub`` (readings newer
+    A cloud machine with an address (and a batch job on a cluster: its provider's readings) reads the ``hub`` (readings newer
     than ``since``; its booting / driver / lost-GPU states come back as ``error``),
     others ask their provider (``SupportsTelemetry``).  A WorkbenchError from the
     provider is returned in the result, so the spend curves still update; anything
@@ -56,7 +56,7 @@ def poll_instance(accounts: Accounts, inst: Instance, load_history: bool, hub: T
         stored = store.samples(inst.instance_id, since=now - COARSE_BUCKET_S * COARSE_CAPACITY)
         res.history = group_samples(dataclasses.replace(s, util_percent=math.nan) if s.util_percent < 0 else s
                                     for s in stored)  # NOT_REPORTED (MIG slices, [N/A]) is a gap, not -1 %
-    if hub is not None and inst.state.active and streams_gpus(inst) and inst.host:
+    if hub is not None and inst.state.active and is_remote(inst) and inst.host:
         res.telemetry = True
         res.live = {key: SampleBatch(rows[:, 0], rows[:, 1].astype(np.float32), rows[:, 2].astype(np.float32),
                                      float(rows[-1, 3]))  # arrays straight from the hub's ring
