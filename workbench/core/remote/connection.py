@@ -360,9 +360,12 @@ class Connection:
         return self._sftp
 
     def close(self) -> None:
+        """Close; safe from any thread, also on a transport that already died (closing is never an error)."""
         try:
             if self._sftp is not None:
                 self._sftp.close()
+        except Exception:  # noqa: BLE001 - paramiko raises EOFError closing SFTP on a transport that died
+            log.debug("closing the SFTP session of %s failed", self.target.where, exc_info=True)
         finally:
             if not self._shared:
                 self.transport.close()
