@@ -42,6 +42,8 @@ KNOWN = frozenset({
     N_("Currency"), N_("of the price per GPU-hour (USD unless set)"),
     N_("GPU models by partition"),
     N_("for clusters whose GRES name no GPU type: partition=Model, e.g. gpu=A100, v100q=V100"),
+    N_("rclone on the cluster"),
+    N_("for storage mounts: its path on the login node when it is not on the PATH, e.g. ~/bin/rclone"),
 })
 
 

@@ -3904,6 +3904,11 @@
       <translation>适用于 GRES 未标明 GPU 类型的集群：分区=型号，例如 gpu=A100, v100q=V100</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>for storage mounts: its path on the login node when it is not on the PATH, e.g. ~/bin/rclone</source>
+      <translation>用于存储挂载：当 rclone 不在 PATH 中时，它在登录节点上的路径，例如 ~/bin/rclone</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/stop_all_local.py" />
       <source>free</source>
       <translation>免费</translation>
@@ -4317,6 +4322,11 @@
       <location filename="../../../workbench/ui/common/job_state.py" />
       <source>queued: {reason}</source>
       <translation>排队中：{reason}</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>rclone on the cluster</source>
+      <translation>集群上的 rclone</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/monitor/monitor_poll.py" />
