@@ -94,9 +94,9 @@ def submit_figures(samples: int = SAMPLES) -> dict[str, Stats]:
     (home / "data").mkdir(parents=True)
     os.environ["WORKBENCH_HOME"] = str(home)
     key = ensure_keypair(home / "data")
-    cluster = slurm_support.start_cluster(root)
-    login = None
+    cluster = login = None
     try:
+        cluster = slurm_support.start_cluster(root)
         login = cluster.login_node(tmp / "login", key.public_openssh)
         store, entries, creds = Store.open(), discover(), MemoryCredentials()
         profile = Profile("hpc", "slurm", get(entries, "slurm").default_region(),
@@ -190,7 +190,8 @@ def submit_figures(samples: int = SAMPLES) -> dict[str, Stats]:
     finally:
         if login is not None:
             login.stop()
-        cluster.stop()
+        if cluster is not None:
+            cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(root, ignore_errors=True)
 
