@@ -23,7 +23,7 @@ from slurm import MARKER
 from sshd import Sshd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from wbcli import Workbench  # noqa: E402
+from wbcli import Workbench, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -190,3 +190,31 @@ run: cat data/a.txt
     assert hpc("profiles", "add", "slurm", "hpc", *[a for kv in sets for a in ("--set", kv)]).rc == 0
     r = hpc("run", str(spec), "--profile", "hpc", "--yes", "--interval", "0.3", env=hpc.env, timeout=100)
     assert "exit code: 0" in r.err and "dataset-line-from-the-bucket" in r.out, r.out + r.err
+
+
+def test_a_cancelled_jobs_sync_mount_is_saved_before_slurm_ends_it(cluster_home, s3):
+    """`down` = scancel: Slurm sends SIGTERM to the batch job (then SIGKILL after KillWait, 2 s here): the agent
+    stops the run, saves the sync mount, the batch script waits for that save and deletes the credentials.  A time
+    limit ends a job the same way."""
+    hpc = cluster_home()
+    spec = _spec(hpc, "cancelled", V100 + """\
+storage:
+  - {path: out, source: s3://lab-data/runs/cut, mode: sync, interval: 1h}
+run: |
+  echo "step 7" > out/checkpoint.txt
+  echo checkpoint-written
+  sleep 300
+""")
+    r = hpc("launch", str(spec), "--profile", "hpc", "--yes", "--json", env=hpc.env, timeout=60)
+    assert r.rc == 0, r.err
+    lid = r.json["launch"]["launch_id"]
+    job = hpc.login.remote_dir / "jobs" / lid
+    wait_for(lambda: "checkpoint-written" in ((job / "output.log").read_text() if (job / "output.log").exists()
+                                             else ""), timeout=30, interval=0.2)
+    assert _keys(s3, "runs/cut/") == {}  # nothing saved yet (every hour)
+    assert hpc("down", lid, "--yes", env=hpc.env, timeout=60).rc == 0
+    assert not _ours(hpc.cluster)
+    assert _keys(s3, "runs/cut/") == {"runs/cut/checkpoint.txt": b"step 7\n"}
+    log = (job / "output.log").read_text()
+    assert "Slurm is ending the job" in log and "save out -> s3://lab-data/runs/cut done" in log
+    assert not (job / "storage-credentials.json").exists()
