@@ -41,7 +41,7 @@ from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsBatchJobs, SupportsStop
-from workbench.core.remote import logs, sshconfig, supervisor, transfer
+from workbench.core.remote import logins, logs, sshconfig, supervisor, transfer
 from workbench.core.remote import storage as remote_storage
 from workbench.core.remote.connection import (Backoff, Connection, ConnectionLost, NotReadyError, Target,
                                              connect_with_backoff)
@@ -193,6 +193,7 @@ class RemoteJob(JobFlow):
             self._emit(phase, f"{exc.message}; retrying in {delay:.0f} s")
 
         self._emit(phase, f"connecting to {self._fresh_instance().host}")
+        logins.ensure(self.accounts, self._fresh_instance())  # a login node's provider says how to log in
         target = Target.for_instance(self._fresh_instance(), self.data_dir)
         conn = connect_with_backoff(target, deadline_s, lambda: self.stopped, waiting,
                                     key_grace_s=self.opts.key_grace_s, sleep=self._sleep)

@@ -168,6 +168,13 @@ def lookup(provider: str, profile: str) -> Login | None:
         return _logins.get((provider, profile))
 
 
+def ensure(accounts: Any, instance: Any) -> None:
+    """Build the provider of ``instance`` (``accounts.provider``) when its login is not registered here yet: a command
+    that connects to a stored instance before asking its provider anything (``workbench start`` in the background)."""
+    if instance.extra.get("ssh_login") and lookup(instance.provider, instance.profile) is None:
+        accounts.provider(accounts.profile(instance.profile))
+
+
 def forget(provider: str, profile: str) -> None:
     """Drop the login of (provider, profile) and close its pooled transports (a removed or changed profile)."""
     with _lock:
