@@ -164,6 +164,7 @@ def test_a_job_waits_for_busy_gpus_with_its_reason_and_cancel_leaves_nothing_of_
     inst = wait_for(lambda: (lambda i: i if i["extra"].get("queue_reason") == "Resources" else None)(
         _instance(hpc, lid)), timeout=60, interval=0.5)
     assert inst["state"] == "pending" and inst["extra"]["slurm_state"] == "PENDING"
+    assert "queued (Resources)" in hpc("status").out  # the table says why it waits
     down = hpc("down", lid, "--yes", "--json", timeout=120)
     assert down.rc == 0, down.err
     assert not _ours(cluster)
@@ -183,6 +184,7 @@ def test_the_time_limit_is_enforced_and_shown(hpc):
     ended = wait_for(lambda: (lambda i: i if i["state"] == "terminated" else None)(_instance(hpc, lid)),
                      timeout=90, interval=1.0)
     assert ended["extra"]["slurm_state"] == "TIMEOUT"
+    assert "terminated (TIMEOUT)" in hpc("status").out
 
 
 def test_the_app_killed_right_after_sbatch_finds_its_job_again(hpc):

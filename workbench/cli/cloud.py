@@ -13,7 +13,7 @@ from workbench.core.providers.price_snapshot import describe_date
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.gpus import canonical_gpu, suggest_gpu
 from workbench.core.domain.models import Instance, Resource
-from workbench.core.domain.queue_words import queue_reason, reason_words
+from workbench.core.domain.queue_words import end_words, queue_reason, reason_words
 from workbench.core.lifecycle.outcome import launch_words, relaunches
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.money.billing_status import costs_money, kept_apart, paying, running_here
@@ -219,11 +219,22 @@ def _instance_table(instances: list[Instance], spend: dict[tuple[str, str, str],
     table(["INSTANCE", "PROVIDER/PROFILE", "REGION", "TYPE", "GPU", "STATE", "UPTIME", "$/H", "SPEND"],
           [(i.instance_id, f"{i.provider}/{i.profile}", i.region, i.instance_type,
             f"{i.gpu_count}× {i.gpu_model}" if i.gpu_count else "-",
-            i.state.value + (f" (exit {i.exit_code})" if i.exit_code is not None else ""),
+            _state_cell(i),
             duration(now - i.launched_at) if i.launched_at and i.state.active else "-",
             money(i.price_per_hour, i.currency),
             money(spend.get((i.provider, i.profile, i.instance_id), 0.0), i.currency))
            for i in instances])
+
+
+def _state_cell(i: Instance) -> str:
+    """The state, with a scheduler's reason while a job waits in its queue and its end (TIMEOUT) once ended."""
+    text = i.state.value
+    reason = queue_reason(i.extra)
+    if reason is not None and i.state.value == "pending":
+        text = f"queued ({reason})"
+    elif not i.state.active and end_words(i.extra):
+        text += f" ({i.extra.get('slurm_state')})"
+    return text + (f" (exit {i.exit_code})" if i.exit_code is not None else "")
 
 
 def _reconcile_and_leftovers(ctx: CliContext) -> tuple[Any, list[Resource]]:
