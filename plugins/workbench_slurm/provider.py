@@ -53,6 +53,8 @@ from .records import LaunchRecord, Records
 log = logging.getLogger(__name__)
 
 OFFERS_TTL_S = 30.0
+#: a launch checks against the cluster as read this long ago at most (the offers it was chosen from)
+SNAPSHOT_REUSE_S = 10.0
 #: a launch whose job was never queued (its upload failed, the app closed) is listed as running this long
 SUBMIT_WINDOW_S = 6 * 3600
 CANCEL_WAIT_S = 60.0
@@ -96,6 +98,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         self.login = LoginNode(profile.name, self.host, self.port, self.user, context.data_dir, self.ssh)
         self.records = Records(context.data_dir, profile.name)
         self._offers: tuple[float, list[Offer]] | None = None
+        self._snap: tuple[float, cluster.ClusterSnapshot] | None = None
         self._offers_lock = threading.Lock()
 
     # -- settings -------------------------------------------------------------------------------
@@ -152,8 +155,16 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
     def regions(self) -> list[Region]:
         return [Region(self.cluster_name, f"{self.cluster_name} (your cluster)")]
 
-    def snapshot(self) -> cluster.ClusterSnapshot:
-        return cluster.parse_snapshot(self.login.check(cluster.SNAPSHOT_COMMAND, "reading the cluster", timeout=60))
+    def snapshot(self, max_age_s: float = 0.0) -> cluster.ClusterSnapshot:
+        """The cluster's partitions and nodes; one read ``max_age_s`` old at most is reused (a launch right after
+        the offers it chose from: ``sbatch --test-only`` has the last word anyway)."""
+        with self._offers_lock:
+            if self._snap is not None and time.monotonic() - self._snap[0] <= max_age_s:
+                return self._snap[1]
+        snap = cluster.parse_snapshot(self.login.check(cluster.SNAPSHOT_COMMAND, "reading the cluster", timeout=60))
+        with self._offers_lock:
+            self._snap = (time.monotonic(), snap)
+        return snap
 
     def offers(self, region: str | None = None) -> Iterable[Offer]:
         if region not in (None, self.cluster_name):
@@ -224,7 +235,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
         self.refuse(req.spec)
         rclone = mounts.check_tools(self.login, self.profile.name, self.host, self._text(mounts.RCLONE_SETTING)) \
             if req.spec.storage else None
-        snap = self.snapshot()
+        snap = self.snapshot(max_age_s=SNAPSHOT_REUSE_S)
         breq = self._request(req, str(req.offer.extra.get("partition") or self._text("partition") or ""))
         partition = cluster.check_request(snap, partition=breq.partition or None, gpu_type=breq.gres_type,
                                           gpus_per_node=breq.gpus_per_node, nodes=breq.nodes,
