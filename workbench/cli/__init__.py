@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="machine-readable output (stable shape)")
     common.add_argument("-v", "--verbose", action="store_true", help="also log to stderr")
+    common.add_argument("--mfa-code", metavar="CODE",
+                        help="the one-time code (2FA) a Slurm login node asks for after the key; without it a "
+                             "terminal is asked")
 
     p = argparse.ArgumentParser(prog="workbench", description="Cloud GPU Workbench: rent GPUs, watch them "
                                 "train, stop the bill.", epilog=EPILOG,
@@ -270,7 +273,8 @@ def _main(args: argparse.Namespace) -> int:
 
     ctx = None
     try:
-        ctx = CliContext(json_output=as_json, verbose=getattr(args, "verbose", False))
+        ctx = CliContext(json_output=as_json, verbose=getattr(args, "verbose", False),
+                         mfa_code=getattr(args, "mfa_code", None))
         code = _dispatch(command, ctx, args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below, not at interpreter exit
         return code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from functools import cached_property
 
 from workbench.core import applog, paths
@@ -13,10 +14,11 @@ from workbench.core.store.database import Store
 class CliContext:
     """Opened per CLI invocation; not shared between threads except through Accounts (thread-safe)."""
 
-    def __init__(self, json_output: bool = False, verbose: bool = False) -> None:
+    def __init__(self, json_output: bool = False, verbose: bool = False, mfa_code: str | None = None) -> None:
         self.json = json_output
         self.verbose = verbose
         applog.setup(paths.log_dir(), verbose=verbose)
+        ask_for_codes(mfa_code)
 
     @cached_property
     def store(self) -> Store:
@@ -38,3 +40,28 @@ class CliContext:
     def close(self) -> None:
         if "store" in self.__dict__:
             self.store.close()
+
+
+def ask_for_codes(given: str | None) -> None:
+    """How this command answers a login node that asks for a one-time code after the key (2FA, a Slurm cluster):
+    ``--mfa-code`` once, else the terminal (each code is asked once: the connection that took it is kept for the rest
+    of the command), else never (the command fails with ``mfa_required``)."""
+    import getpass
+
+    from workbench.core.remote import logins
+
+    left = [given.strip()] if given and given.strip() else []
+    lock = threading.Lock()
+
+    def ask(where: str) -> str | None:
+        with lock:
+            if left:
+                return left.pop()
+            if given or not sys.stdin.isatty():
+                return None
+            try:
+                return getpass.getpass(f"one-time code for {where}: ")
+            except (EOFError, OSError):
+                return None
+
+    logins.set_prompter(ask)

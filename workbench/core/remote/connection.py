@@ -87,7 +87,9 @@ class Target:
 
     @property
     def pool_key(self) -> tuple[Any, ...]:
-        return (self.login, self.user, self.host, self.port, self.alias)
+        """Which pooled transport this target may share: the same login, user and address (the provider's name for
+        the login node and an instance's differ; both check the same host keys)."""
+        return (self.login, self.user, self.host, self.port)
 
     @classmethod
     def for_instance(cls, inst: Instance, data_dir: Path) -> "Target":
@@ -219,12 +221,18 @@ def _authenticate(transport: Any, target: Target) -> bool:
 
 def connect(target: Target, timeout: float = CONNECT_TIMEOUT_S) -> "Connection":
     """Open, verify the host key, authenticate.  Raises as the module docstring says."""
-    import paramiko
-
-    if target.login is not None:
+    if target.login is None:
+        return _open(target, timeout)
+    with target.login.connecting:
         shared = logins.pooled(target.pool_key)
         if shared is not None:
             return Connection(shared, target, shared=True)
+        return _open(target, timeout)
+
+
+def _open(target: Target, timeout: float) -> "Connection":
+    import paramiko
+
     sock, via = _socket(target, timeout)
     transport = paramiko.Transport(sock)
     try:

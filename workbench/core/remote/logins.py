@@ -112,6 +112,9 @@ class Login:
         self.jump = jump
         self._code: str | None = None
         self._lock = threading.Lock()
+        #: held while a connection to this login is opened: a second caller then finds the transport that took
+        #: the code in the pool instead of asking for another code
+        self.connecting = threading.Lock()
 
     def give_code(self, code: str) -> None:
         code = (code or "").strip()
