@@ -141,3 +141,38 @@ def test_the_cli_with_a_code_runs_a_job_over_the_one_login_that_took_it(totp_log
     # runner's connections all went over the transport that took the code
     assert len(re.findall(r"Accepted keyboard-interactive/pam for", during)) == 1, during
     assert len(re.findall(r"Connection from 127\.0\.0\.1", during)) == 1, during
+
+
+def test_the_app_asks_for_the_code_once_in_its_mfa_dialog_and_keeps_the_login(totp_login, qtbot, monkeypatch):
+    """The desktop app: the Slurm profile's refresh fails with mfa_required, the same masked MFA dialog as for AWS
+    opens, the code typed there reaches the provider (SupportsMfa), and later refreshes reuse the login."""
+    from workbench.core.providers.accounts import Accounts
+    from workbench.core.store.database import Store
+    from workbench.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QLineEdit
+
+    wb = totp_login
+    monkeypatch.setenv("WORKBENCH_HOME", str(wb.home))
+    store = Store.open()
+    accounts = Accounts(store)
+    win = MainWindow(accounts, refresh_ms=60_000)
+    qtbot.addWidget(win)
+    win._quitting = True
+    try:
+        win.show()
+        qtbot.waitUntil(lambda: "hpc" in win.mfa.open, timeout=20_000)
+        box = win.mfa.open["hpc"]
+        assert box.textEchoMode() == QLineEdit.EchoMode.Password and box.isVisible()
+        box.setTextValue(fresh_code(wb.secret))
+        box.accept()
+        qtbot.waitUntil(lambda: win.session.snapshot.taken_at > 0 and not win.session.snapshot.errors
+                        and not win.session.refreshing, timeout=20_000)
+        for _ in range(2):
+            win.session.refresh()
+            qtbot.waitUntil(lambda: not win.session.refreshing, timeout=20_000)
+            assert not win.session.snapshot.errors and "hpc" not in win.mfa.open
+        log = _log(wb.login)
+        assert len(re.findall(r"Accepted keyboard-interactive/pam for", log)) == 1, log[-3000:]
+    finally:
+        win.close()
+        store.close()
