@@ -69,7 +69,7 @@ def s3():
     client.create_bucket(Bucket="lab-data")
     client.put_object(Bucket="lab-data", Key="imagenet/a.txt", Body=b"dataset-line-from-the-bucket\n")
     client.put_object(Bucket="lab-data", Key="imagenet/sub/b.txt", Body=b"second-file\n")
-    client.url = stack.url
+    client.url, client.stack = stack.url, stack
     return client
 
 
@@ -149,6 +149,9 @@ run: |
     assert '"rclone": "/usr/bin/rclone"' in config and '"install_rclone": false' in config and SECRET not in config
     log = (job / "output.log").read_text()
     assert log.count(" copy s3://lab-data/imagenet -> data\n") == 1
+    # minted for the longest STS allows (36 h), not the max runtime + 1 h: the job may wait in the queue for hours
+    asked = [c.param("DurationSeconds") for c in s3.stack.faults.find("GetFederationToken")]
+    assert len(asked) == 3 and set(asked) == {str(36 * 3600)}, asked
 
 
 def test_a_two_node_jobs_sync_mount_gets_both_nodes_files(cluster_home, s3):

@@ -24,9 +24,10 @@ from typing import Any
 from workbench.core import paths
 from workbench.core.domain.models import Instance, JobSpec
 from workbench.core.remote.connection import Connection
+from workbench.core.remote.kinds import is_queued
 from workbench.core.storage.machine import (AGENT_NAME, CONFIG_NAME, CREDENTIALS_NAME, HOST_WRAPPER, INTERRUPTED_NAME,
-                                            agent_source, container_wrapper, machine_setup, needs_agent,
-                                            wrapped_commands)
+                                            MAX_CREDENTIAL_S, agent_source, container_wrapper, machine_setup,
+                                            needs_agent, wrapped_commands)
 
 log = logging.getLogger("workbench.remote.storage")
 
@@ -44,8 +45,10 @@ def install(conn: Connection, accounts: Any, spec: JobSpec, instance: Instance, 
         return spec
     profile = accounts.profile(instance.profile)
     creds = f"{job_dir}/{CREDENTIALS_NAME}"
+    # a batch job may wait in the queue for hours before its runtime starts: the longest the cloud allows (its cap)
     setup = machine_setup(accounts, spec, instance.launch_id, profile, state_dir=job_dir, work_dir=".",
-                          credentials_file=creds if spec.storage else None)
+                          credentials_file=creds if spec.storage else None,
+                          credential_s=MAX_CREDENTIAL_S if is_queued(instance) else None)
     agent, config = f"{job_dir}/{AGENT_NAME}", f"{job_dir}/{CONFIG_NAME}"
     _put(conn, agent, agent_source(), 0o755)
     _put(conn, config, setup.config_text(), 0o644)

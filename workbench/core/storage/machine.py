@@ -93,8 +93,10 @@ class MachineSetup:
 
 def machine_setup(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: Profile, *, state_dir: str,
                   work_dir: str = ".", on_this_computer: bool = False,
-                  credentials_file: str | None = None, notice: Mapping[str, Any] | None = None) -> MachineSetup:
-    """Config + credentials for ``spec``'s mounts on ``launch_id``'s machine.
+                  credentials_file: str | None = None, notice: Mapping[str, Any] | None = None,
+                  credential_s: int | None = None) -> MachineSetup:
+    """Config + credentials for ``spec``'s mounts on ``launch_id``'s machine (``credential_s``: how long they last,
+    when not :func:`credential_seconds` — a batch job may wait in a queue before its runtime starts).
 
     ``on_this_computer``: the machine is this computer (Local), so a local-folder source is
     copied straight from its folder; on a cloud machine every source must be a bucket by now
@@ -116,8 +118,8 @@ def machine_setup(accounts: "Accounts", spec: JobSpec, launch_id: str, profile: 
         else:
             _, prov = storage_provider(accounts, uri, profile)
             try:
-                remote = prov.storage_machine_remote(uri, m.mode is StorageMode.SYNC, credential_seconds(spec),
-                                                     launch_id)
+                remote = prov.storage_machine_remote(uri, m.mode is StorageMode.SYNC,
+                                                     credential_s or credential_seconds(spec), launch_id)
             except WorkbenchError as exc:
                 raise type(exc)(f"storage[{i}] ({uri}): {exc.message}", exc.hint) from None
             name = f"wb{i}"
