@@ -1604,6 +1604,11 @@
       <translation>您的集群上的作业</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Jump host</source>
+      <translation>跳板机</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/instances/port_actions.py" />
       <source>Jupyter has not printed its address with a token in the job's log yet.</source>
       <translation>Jupyter 尚未在作业日志中打印带令牌的地址。</translation>
@@ -1717,6 +1722,11 @@
       <location filename="../../../workbench/ui/launch/launch_storage.py" />
       <source>Listing the buckets of your accounts…</source>
       <translation>正在列出你账户中的存储桶…</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Log in with</source>
+      <translation>登录方式</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/launch/image_field.py" />
@@ -2387,6 +2397,11 @@
       <location filename="../../../workbench/ui/launch/launch_review.py" />
       <source>Pricing:</source>
       <translation>计费方式：</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>Private key</source>
+      <translation>私钥</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/shell/away_notice.py" />
@@ -3559,6 +3574,11 @@
       <translation>SkyPilot 任务</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>a bastion to go through, user@host:port (empty: connect directly)</source>
+      <translation>经由的跳板机，格式 user@host:port（留空：直接连接）</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/launch/import_notes.py" />
       <source>a dstack task</source>
       <translation>dstack 任务</translation>
@@ -3659,6 +3679,11 @@
       <translation>IAM 用户的密钥（AKIA…）；留空则改用命名配置</translation>
     </message>
     <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>an SSH private key the login node trusts (the whole key file, no passphrase); kept in the keyring; empty: the app's own key</source>
+      <translation>登录节点信任的 SSH 私钥（完整密钥文件，无口令）；保存在系统密钥环中；留空：使用本应用自己的密钥</translation>
+    </message>
+    <message>
       <location filename="../../../workbench/ui/accounts/controller_panel.py" />
       <source>answering, last heard {age} ago</source>
       <translation>有响应，最近一次在 {age} 前</translation>
@@ -3667,6 +3692,11 @@
       <location filename="../../../workbench/ui/launch/launch_job_page.py" />
       <source>any</source>
       <translation>任意</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>app (the app's own key), keyring (the private key stored with the profile) or agent (ssh-agent's keys); empty: keyring when a private key is stored, else app</source>
+      <translation>app（本应用自己的密钥）、keyring（随配置保存的私钥）或 agent（ssh-agent 中的密钥）；留空：已保存私钥时用 keyring，否则用 app</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
