@@ -82,13 +82,22 @@ def parse_jump(text: str | None, default_user: str) -> Jump | None:
     return Jump(host=m.group(1) or m.group(3), port=int(port_text or DEFAULT_PORT), user=user)
 
 
+def _rewrap(text: str) -> str:
+    """A key whose line breaks were lost (pasted into one line, joined by spaces) as the file it was."""
+    m = re.fullmatch(r"(-----BEGIN [A-Z0-9 ]+-----)\s*([A-Za-z0-9+/=\s]+?)\s*(-----END [A-Z0-9 ]+-----)", text)
+    if m is None:
+        return text
+    body = re.sub(r"\s+", "", m.group(2))
+    return "\n".join([m.group(1), *(body[i:i + 70] for i in range(0, len(body), 70)), m.group(3)])
+
+
 def load_private_key(text: str, what: str) -> Any:
     """A paramiko key from PEM / OpenSSH text (no passphrase); ConfigError naming ``what`` (never the text)."""
     import io
 
     import paramiko
 
-    body = text.strip().replace("\r\n", "\n") + "\n"
+    body = _rewrap(text.strip().replace("\r\n", "\n")) + "\n"
     for cls in (paramiko.Ed25519Key, paramiko.ECDSAKey, paramiko.RSAKey):
         try:
             return cls.from_private_key(io.StringIO(body))
