@@ -40,13 +40,12 @@ DEFAULT_PORT = 22
 
 LOGIN_CREDENTIALS = (
     CredentialField("private_key", "Private key", secret=True, optional=True,
-                    help="an SSH private key the login node trusts (the whole key file, no passphrase); kept in the "
-                         "keyring; empty: the app's own key"),
+                    help="the whole key file, no passphrase; kept in the keyring (empty: the app's own key)"),
 )
 LOGIN_SETTINGS = (
     SettingField("auth", "Log in with",
-                 help="app (the app's own key), keyring (the private key stored with the profile) or agent "
-                      "(ssh-agent's keys); empty: keyring when a private key is stored, else app"),
+                 help="app (its own key), keyring (the stored private key) or agent (ssh-agent); "
+                      "empty: keyring if a key is stored"),
     SettingField("jump", "Jump host", help="a bastion to go through, user@host:port (empty: connect directly)"),
 )
 

@@ -45,11 +45,10 @@ KNOWN = frozenset({
     N_("rclone on the cluster"),
     N_("for storage mounts: its path on the login node when it is not on the PATH, e.g. ~/bin/rclone"),
     N_("Private key"),
-    N_("an SSH private key the login node trusts (the whole key file, no passphrase); kept in the keyring; "
-       "empty: the app's own key"),
+    N_("the whole key file, no passphrase; kept in the keyring (empty: the app's own key)"),
     N_("Log in with"),
-    N_("app (the app's own key), keyring (the private key stored with the profile) or agent (ssh-agent's keys); "
-       "empty: keyring when a private key is stored, else app"),
+    N_("app (its own key), keyring (the stored private key) or agent (ssh-agent); "
+       "empty: keyring if a key is stored"),
     N_("Jump host"), N_("a bastion to go through, user@host:port (empty: connect directly)"),
 })
 

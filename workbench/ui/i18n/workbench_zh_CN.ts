@@ -3679,11 +3679,6 @@
       <translation>IAM 用户的密钥（AKIA…）；留空则改用命名配置</translation>
     </message>
     <message>
-      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
-      <source>an SSH private key the login node trusts (the whole key file, no passphrase); kept in the keyring; empty: the app's own key</source>
-      <translation>登录节点信任的 SSH 私钥（完整密钥文件，无口令）；保存在系统密钥环中；留空：使用本应用自己的密钥</translation>
-    </message>
-    <message>
       <location filename="../../../workbench/ui/accounts/controller_panel.py" />
       <source>answering, last heard {age} ago</source>
       <translation>有响应，最近一次在 {age} 前</translation>
@@ -3695,8 +3690,8 @@
     </message>
     <message>
       <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
-      <source>app (the app's own key), keyring (the private key stored with the profile) or agent (ssh-agent's keys); empty: keyring when a private key is stored, else app</source>
-      <translation>app（本应用自己的密钥）、keyring（随配置保存的私钥）或 agent（ssh-agent 中的密钥）；留空：已保存私钥时用 keyring，否则用 app</translation>
+      <source>app (its own key), keyring (the stored private key) or agent (ssh-agent); empty: keyring if a key is stored</source>
+      <translation>app（本应用自己的密钥）、keyring（已保存的私钥）或 agent（ssh-agent）；留空：已保存私钥时用 keyring</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/money/planner_view.py" />
@@ -4687,6 +4682,11 @@
       <location filename="../../../workbench/core/domain/queue_words.py" />
       <source>the time limit was reached (TIMEOUT)</source>
       <translation>已达到时间限制 (TIMEOUT)</translation>
+    </message>
+    <message>
+      <location filename="../../../workbench/ui/accounts/plugin_texts.py" />
+      <source>the whole key file, no passphrase; kept in the keyring (empty: the app's own key)</source>
+      <translation>完整的密钥文件，无口令；保存在系统密钥环中（留空：使用本应用自己的密钥）</translation>
     </message>
     <message>
       <location filename="../../../workbench/ui/instances/watch_actions.py" />
