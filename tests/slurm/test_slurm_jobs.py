@@ -263,3 +263,19 @@ def test_the_monitor_reads_the_jobs_own_gpus_on_its_nodes(hpc, monkeypatch):
         assert {s.index for s in readings} == {0} and all(s.name == "Tesla V100-SXM2-16GB" for s in readings)
     finally:
         store.close()
+
+
+def test_down_cancels_a_running_job_and_verifies_nothing_of_ours_is_left(hpc):
+    spec = _spec(hpc, "busy", "resources:\n  gpu: V100:2\nguards:\n  max_runtime: 10m\nrun: echo started; sleep 300\n")
+    r = hpc("launch", str(spec), "--profile", "hpc", "--yes", "--json", timeout=120)
+    assert r.rc == 0, r.err
+    lid = r.json["launch"]["launch_id"]
+    running = wait_for(lambda: (lambda i: i if i["extra"].get("slurm_state") == "RUNNING" else None)(
+        _instance(hpc, lid)), timeout=60, interval=0.5)
+    job_id = running["extra"]["slurm_job_id"]
+    down = hpc("down", lid, "--yes", "--json", timeout=120)
+    assert down.rc == 0 and down.json["clean"], down.out + down.err
+    assert not _ours(hpc.cluster)  # verified by the provider before down answered, not eventually
+    assert hpc.cluster.job(job_id)["JobState"] == "CANCELLED"
+    ended = _instance(hpc, lid)
+    assert ended["state"] == "terminated" and ended["extra"]["slurm_state"] == "CANCELLED"
