@@ -68,6 +68,9 @@ def check_tools(login: Any, profile: str, host: str, rclone: str | None) -> str:
                              f"(rclone.org/downloads) in your home there and name it in the profile: "
                              f"`--set {RCLONE_SETTING}=~/bin/rclone` (a `module load rclone` is not seen by the app: "
                              f"give the full path it loads); or copy the data to the cluster's file system")
+    if not any(line.startswith("rclone v") for line in res.out.splitlines()):
+        raise ConfigError(f"the rclone at {path} on the login node {host} does not run (`rclone version` said nothing)",
+                          hint=f"check it there (`{path} version`); name another with `--set {RCLONE_SETTING}=PATH`")
     if not found.get("python3", "").strip():
         raise ConfigError(f"storage mounts on a Slurm cluster need python3 on the cluster (the storage agent), and the "
                           f"login node {host} has none on its PATH",

@@ -60,5 +60,7 @@ def test_the_tools_check_names_what_to_install_or_set():
     with pytest.raises(ConfigError, match="login node login.example has none at /x/rclone") as got:
         mounts.check_tools(_Login("rclone=\npython3=/usr/bin/python3\n"), "hpc", "login.example", "/x/rclone")
     assert "--set rclone=~/bin/rclone" in (got.value.hint or "")
+    with pytest.raises(ConfigError, match="rclone at /usr/bin/rclone on the login node login.example does not run"):
+        mounts.check_tools(_Login("rclone=/usr/bin/rclone\npython3=/usr/bin/python3\n"), "hpc", "login.example", None)
     with pytest.raises(ConfigError, match="need python3"):
-        mounts.check_tools(_Login("rclone=/usr/bin/rclone\npython3=\n"), "hpc", "login.example", None)
+        mounts.check_tools(_Login("rclone=/usr/bin/rclone\nrclone v1.60.1\npython3=\n"), "hpc", "login.example", None)
