@@ -251,7 +251,7 @@ class ClusterJob(JobFlow):
                                hostfile=posixpath.join(job.remote_dir, cluster_files.CLUSTER_DIR, "hostfile"))
         env = supervisor.launcher_env(gpus, len(addrs), job.rank, addrs[0], port)
         env.update(node_env(layout, job.rank))
-        env.update(cluster_files.tool_env(job.remote_dir))
+        env.update(cluster_files.tool_env(job.remote_dir, in_container=self.spec.image is not None))
         env.update(cluster_files.INTERCONNECT_ENV.get(str(job.instance.extra.get("interconnect") or ""), {}))
         env.update({"WORKBENCH_LAUNCH_ID": self.launch_id, "WORKBENCH_JOB_NAME": self.spec.name})
         env.update({str(k): str(v) for k, v in self.spec.env.items()})

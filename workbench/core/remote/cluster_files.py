@@ -17,6 +17,8 @@ In ``<job folder>/cluster/`` of every node (written over SFTP before the job sta
                                 node finished ``setup`` (see :data:`BARRIER_SH`); a failed setup
                                 anywhere means ``run`` starts nowhere
     stop.sh                     the app stops a node's job with it when another node failed or was lost
+    mpi_rsh.sh                  mpirun's remote shell for a job in a container image (its daemons start in
+                                the other node's container): see :data:`MPI_RSH_SH`
 
 ``WORKBENCH_AUTHORIZED_KEYS`` and ``WORKBENCH_SSH_DIR`` in the node's environment move the
 authorized keys file and the ssh folder (tests: several "nodes" share one computer's home).
@@ -34,6 +36,7 @@ from typing import Mapping, Sequence
 from workbench.core.domain.cluster import hostfile_text
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.remote.connection import Connection
+from workbench.core.remote.container import container_name
 
 CLUSTER_DIR = "cluster"
 
@@ -113,6 +116,22 @@ if [ ! -f "$J/exit_code" ]; then
   echo finished > "$J/phase"
 fi
 echo stopped
+"""
+
+#: mpirun's remote shell when the job runs in a container image (Open MPI's ``plm_rsh_agent``, set by
+#: :func:`tool_env`): ``mpi_rsh.sh [ssh options] ADDR COMMAND…`` runs COMMAND (the MPI daemon) inside the container
+#: of node ADDR (its rank from ``peers``) through that node's own SSH, not on its machine beside it.
+MPI_RSH_SH = r"""#!/bin/sh
+C="$(cd "$(dirname "$0")" && pwd)"
+while [ $# -gt 0 ]; do  # ssh's own options (Open MPI passes plm_rsh_args): this script sets what it needs
+  case "$1" in -[bcDEeFIiJLlmOoPpQRSWw]) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+addr="$1"; shift
+rank=$(grep -nxF "$addr" "$C/peers" | head -n 1 | cut -d: -f1)
+[ -n "$rank" ] || { echo "mpi_rsh.sh: $addr is not a node of this launch" >&2; exit 255; }
+cmd=$(printf '%s' "$*" | sed "s/'/'\\\\''/g")  # for '…' below: each ' as '\''
+exec ssh -F "$C/ssh_config" "$addr" \
+  "E=\$(command -v docker || command -v podman); exec \"\$E\" exec -i @PREFIX@$((rank - 1)) sh -c '$cmd'"
 """
 
 #: Appends the launch's public key to the authorized keys and includes the launch's ssh_config
@@ -208,14 +227,19 @@ def render(launch_id: str, rank: int, job_dir: str, nodes: Sequence[NodeAddress]
         "rank": f"{rank}\n",
         "barrier.sh": barrier_text(launch_id, rank, nodes),
         "stop.sh": stop_text(unit, supervisor),
+        "mpi_rsh.sh": MPI_RSH_SH.replace("@PREFIX@", container_name(launch_id, 0)[:-1]),
     }
 
 
-def tool_env(job_dir: str) -> dict[str, str]:
-    """What points the common launchers at the launch's ssh_config even where ~/.ssh is not read."""
+def tool_env(job_dir: str, in_container: bool = False) -> dict[str, str]:
+    """What points the common launchers at the launch's ssh_config even where ~/.ssh is not read; in a container
+    image, Open MPI's remote shell is ``mpi_rsh.sh`` (its daemons start in the other nodes' containers)."""
     cfg = f"{job_dir}/{CLUSTER_DIR}/ssh_config"
-    return {"OMPI_MCA_plm_rsh_args": f"-F {cfg}", "PDSH_SSH_ARGS_APPEND": f"-F {cfg}",
-            "WORKBENCH_SSH_CONFIG": cfg}
+    env = {"OMPI_MCA_plm_rsh_args": f"-F {cfg}", "PDSH_SSH_ARGS_APPEND": f"-F {cfg}",
+           "WORKBENCH_SSH_CONFIG": cfg}
+    if in_container:
+        env["OMPI_MCA_plm_rsh_agent"] = f"{job_dir}/{CLUSTER_DIR}/mpi_rsh.sh"
+    return env
 
 
 #: NCCL/libfabric settings for the fast interconnects, set unless the spec sets them (docs/multinode.md)
