@@ -20,6 +20,7 @@ from workbench.core.domain.cluster import node_rank_of
 from workbench.core.domain.errors import ConfigError, NotFoundError
 from workbench.core.domain.jobspec import spec_from_dict
 from workbench.core.domain.models import InstanceState, JobSpec
+from workbench.core.remote import logins
 from workbench.core.remote.forwards import Forwards
 from workbench.core.remote.port_services import find_url, jupyter_url, port_of, ports_json, read_log_tail
 
@@ -73,6 +74,8 @@ def cmd_open(ctx: CliContext, args: argparse.Namespace) -> int:
         raise ConfigError(f"launch {rec.launch_id} has no running machine", hint="`workbench status` shows it")
     if any(i.provider == "local" for i in nodes):
         raise ConfigError("a job on this computer needs no forward", hint=f"open http://127.0.0.1:{port.port}/")
+    for node in nodes:  # a login node's own way in (jump host, key) is registered by its provider
+        logins.ensure(ctx.accounts, node)
     forwards = Forwards(ctx.store.path.parent)
     forwards.stop_with_teardown()
     try:
