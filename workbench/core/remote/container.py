@@ -215,7 +215,7 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
     bind_list = binds(workdir, scripts, mount_paths)
     if rank is not None:  # multi-node: the cluster folder (cluster_files: the hostfile WORKBENCH_MPI_HOSTFILE names,
         cluster = f"{job_dir}/cluster"  # the inter-node ssh_config and key) at its own path, read-only
-        bind_list.append((cluster, cluster, True))
+        bind_list += [(cluster, cluster, True), (f"{cluster}/mpi_rsh.sh", f"{SCRIPTS_AT}/mpi_rsh.sh", True)]
     auth = image.registry_auth
     if auth and not _NAME_RE.fullmatch(auth.secret_name):
         raise ConfigError(f"registry_auth names the secret {auth.secret_name!r}, which is not a variable name")
