@@ -36,7 +36,7 @@ from typing import Mapping, Sequence
 from workbench.core.domain.cluster import hostfile_text
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.remote.connection import Connection
-from workbench.core.remote.container import container_name
+from workbench.core.remote.container import SCRIPTS_AT, container_name
 
 CLUSTER_DIR = "cluster"
 
@@ -119,10 +119,11 @@ echo stopped
 """
 
 #: mpirun's remote shell when the job runs in a container image (Open MPI's ``plm_rsh_agent``, set by
-#: :func:`tool_env`): ``mpi_rsh.sh [ssh options] ADDR COMMAND…`` runs COMMAND (the MPI daemon) inside the container
-#: of node ADDR (its rank from ``peers``) through that node's own SSH, not on its machine beside it.
+#: :func:`tool_env`; mounted at ``/workbench/mpi_rsh.sh`` in every node's container, see container.script):
+#: ``mpi_rsh.sh [ssh options] ADDR COMMAND…`` runs COMMAND (the MPI daemon) inside the container of node ADDR (its
+#: rank from ``peers``) through that node's own SSH, not on its machine beside it.
 MPI_RSH_SH = r"""#!/bin/sh
-C="$(cd "$(dirname "$0")" && pwd)"
+C=@C@
 while [ $# -gt 0 ]; do  # ssh's own options (Open MPI passes plm_rsh_args): this script sets what it needs
   case "$1" in -[bcDEeFIiJLlmOoPpQRSWw]) shift 2 ;; -*) shift ;; *) break ;; esac
 done
@@ -227,7 +228,8 @@ def render(launch_id: str, rank: int, job_dir: str, nodes: Sequence[NodeAddress]
         "rank": f"{rank}\n",
         "barrier.sh": barrier_text(launch_id, rank, nodes),
         "stop.sh": stop_text(unit, supervisor),
-        "mpi_rsh.sh": MPI_RSH_SH.replace("@PREFIX@", container_name(launch_id, 0)[:-1]),
+        "mpi_rsh.sh": MPI_RSH_SH.replace("@C@", shlex.quote(cdir))
+                                .replace("@PREFIX@", container_name(launch_id, 0)[:-1]),
     }
 
 
@@ -237,8 +239,8 @@ def tool_env(job_dir: str, in_container: bool = False) -> dict[str, str]:
     cfg = f"{job_dir}/{CLUSTER_DIR}/ssh_config"
     env = {"OMPI_MCA_plm_rsh_args": f"-F {cfg}", "PDSH_SSH_ARGS_APPEND": f"-F {cfg}",
            "WORKBENCH_SSH_CONFIG": cfg}
-    if in_container:
-        env["OMPI_MCA_plm_rsh_agent"] = f"{job_dir}/{CLUSTER_DIR}/mpi_rsh.sh"
+    if in_container:  # the same path in every node's container (the daemons read this variable too)
+        env["OMPI_MCA_plm_rsh_agent"] = f"{SCRIPTS_AT}/mpi_rsh.sh"
     return env
 
 

@@ -22,7 +22,7 @@ def test_a_multi_node_container_mounts_the_cluster_folder_read_only_where_the_ho
     args = _run_line(text)
     mounts = [args[i + 1] for i, a in enumerate(args) if a == "-v"]
     cluster = f"{job}/{cluster_files.CLUSTER_DIR}"  # where the hostfile and the inter-node ssh files are written
-    assert f"{cluster}:{cluster}:ro" in mounts
+    assert f"{cluster}:{cluster}:ro" in mounts and f"{cluster}/mpi_rsh.sh:/workbench/mpi_rsh.sh:ro" in mounts
     assert f"{job}/work:{job}/work" in mounts
     single = _run_line(container.script(ContainerImage("ghcr.io/lab/mpi:1"), "L1", job, f"{job}/work",
                                         {"run.sh": f"{job}/run.sh"}))
@@ -70,4 +70,5 @@ def test_mpirun_s_remote_shell_starts_the_command_in_the_other_node_s_container(
 
 def test_open_mpi_is_pointed_at_it_only_for_a_job_in_a_container():
     assert "OMPI_MCA_plm_rsh_agent" not in cluster_files.tool_env("/j")
-    assert cluster_files.tool_env("/j", in_container=True)["OMPI_MCA_plm_rsh_agent"] == "/j/cluster/mpi_rsh.sh"
+    # one path in every node's container (the daemons it starts read the variable too)
+    assert cluster_files.tool_env("/j", in_container=True)["OMPI_MCA_plm_rsh_agent"] == "/workbench/mpi_rsh.sh"
