@@ -176,3 +176,56 @@ def test_the_app_asks_for_the_code_once_in_its_mfa_dialog_and_keeps_the_login(to
     finally:
         win.close()
         store.close()
+
+
+def test_in_the_app_a_reconnect_that_needs_a_new_code_waits_for_the_one_typed(totp_login):
+    """The kept connection dropped (network, sleep): the runner's reconnect needs a new code.  In the app (codes come
+    later, from the MFA dialog) it waits without knocking again, and goes on once the code reaches the provider."""
+    import threading
+
+    from workbench.core.domain.models import Instance, InstanceState, Profile
+    from workbench.core.providers.contract import ProviderContext
+    from workbench.core.remote import logins
+    from workbench.core.remote.connection import Target, connect_with_backoff
+    from workbench_slurm.provider import SlurmProvider
+
+    wb = totp_login
+    login = wb.login
+    prov = SlurmProvider(Profile("hpc", "slurm", settings={"host": "127.0.0.1", "port": str(login.port),
+                                                            "user": login.user}),
+                         {}, ProviderContext("install-2fa", wb.home / "data"))
+    prov.provide_mfa_code(fresh_code(wb.secret))
+    assert prov.check_credentials().principal == login.user
+    inst = Instance(provider="slurm", profile="hpc", instance_id="wb-x", launch_id="x", region="127.0.0.1",
+                    instance_type="gpu", state=InstanceState.RUNNING, host="127.0.0.1",
+                    extra=prov._extra(slurm_state="RUNNING"))
+    target = Target.for_instance(inst, wb.home / "data")
+    assert target.login is prov.ssh
+    kept = logins.pooled(target.pool_key)
+    assert kept is not None
+    assert login.kill_sessions() >= 1  # the kept connection is gone
+    deadline = time.monotonic() + 10
+    while kept.is_active() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not kept.is_active()
+    waits: list[str] = []
+    got: list = []
+    was = logins.codes_come_later()
+    logins.set_codes_come_later(True)
+    try:
+        t = threading.Thread(target=lambda: got.append(connect_with_backoff(
+            target, 60, lambda: False, lambda exc, _d: waits.append(exc.kind))))
+        t.start()
+        deadline = time.monotonic() + 20
+        while not waits and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert waits == ["mfa_required"] and t.is_alive()
+        # what the dialog does; pam_oath takes each time step's code once: the next step's (within its window)
+        prov.provide_mfa_code(totp(wb.secret, time.time() + 30))
+        t.join(20)
+        assert got and got[0] is not None and got[0].run("echo ok").out.strip() == "ok"
+        assert prov.check_credentials().principal == login.user  # the provider shares the new login
+        assert len(re.findall(r"Accepted keyboard-interactive/pam for", _log(login))) == 2
+    finally:
+        logins.set_codes_come_later(was)
+        prov.login.close()

@@ -407,7 +407,9 @@ def connect_with_backoff(target: Target, deadline_s: float, should_stop: Callabl
 
     ``on_wait(error, delay)`` is told each retry (for a "booting…" state).  Returns None
     when ``should_stop()``; raises the last error when ``deadline_s`` passes, and a
-    HostKeyError at once.
+    HostKeyError at once.  A login node that asks for a one-time code (:class:`.logins.CodeNeeded`) fails at once,
+    unless codes come later in this process (the app's MFA dialog): then it waits, without connecting again, until a
+    code is given or another connection took one.
     """
     start = time.monotonic()
     backoff = backoff or Backoff()
@@ -416,6 +418,16 @@ def connect_with_backoff(target: Target, deadline_s: float, should_stop: Callabl
             return None
         try:
             return connect(target)
+        except logins.CodeNeeded as exc:
+            if target.login is None or not logins.codes_come_later():
+                raise
+            if on_wait is not None:
+                on_wait(exc, 0.0)
+            while not (target.login.wait_for_code(0.5) or logins.pooled(target.pool_key) is not None):
+                if should_stop():
+                    return None
+                if time.monotonic() - start >= deadline_s:
+                    raise
         except (NotReadyError, KeyRefusedError) as exc:
             elapsed = time.monotonic() - start
             if elapsed >= deadline_s or (isinstance(exc, KeyRefusedError) and elapsed >= key_grace_s):

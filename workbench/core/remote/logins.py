@@ -124,6 +124,7 @@ class Login:
         #: held while a connection to this login is opened: a second caller then finds the transport that took
         #: the code in the pool instead of asking for another code
         self.connecting = threading.Lock()
+        self._given = threading.Event()  # set while a code waits to be used
 
     def give_code(self, code: str) -> None:
         code = (code or "").strip()
@@ -131,11 +132,17 @@ class Login:
             raise AuthError("a one-time code is 4 to 12 letters or digits", hint="type the code your authenticator shows")
         with self._lock:
             self._code = code
+            self._given.set()
+
+    def wait_for_code(self, timeout: float) -> bool:
+        """True once a code was given and not used yet (within ``timeout`` seconds)."""
+        return self._given.wait(timeout)
 
     def take_code(self, where: str) -> str | None:
         """The code given (used once), else what the process's prompter answers, else None."""
         with self._lock:
             code, self._code = self._code, None
+            self._given.clear()
         if code is None and _prompter is not None:
             answer = _prompter(where)
             code = answer.strip() if answer else None
@@ -165,6 +172,7 @@ _lock = threading.Lock()
 _logins: dict[tuple[str, str], Login] = {}
 _pool: dict[tuple[Any, ...], Any] = {}
 _prompter: Callable[[str], str | None] | None = None
+_codes_come_later = False
 
 
 def register(provider: str, profile: str, login: Login) -> Login:
@@ -201,6 +209,17 @@ def set_prompter(prompter: Callable[[str], str | None] | None) -> None:
     """The process's way to ask for a one-time code (the CLI on a terminal); None: never ask."""
     global _prompter
     _prompter = prompter
+
+
+def set_codes_come_later(on: bool) -> None:
+    """This process gets codes from elsewhere, whenever the user types one (the app's MFA dialog): a connection that
+    needs one waits for it (:func:`.connection.connect_with_backoff`) instead of failing at once."""
+    global _codes_come_later
+    _codes_come_later = on
+
+
+def codes_come_later() -> bool:
+    return _codes_come_later
 
 
 def pooled(key: tuple[Any, ...]) -> Any | None:

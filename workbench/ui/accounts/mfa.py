@@ -4,6 +4,9 @@ The code goes to the provider object in memory (``SupportsMfa.provide_mfa_code``
 profile's lane) and is never stored; then the session refreshes.  One question per
 profile at a time; "Cancel" leaves the profile failing until the next refresh asks again.
 
+A job whose SSH connection to a login node needs a new code meanwhile waits for the one typed here
+(:func:`workbench.core.remote.logins.set_codes_come_later`).
+
 Threading: main thread only; provider calls go through the session's TaskRunner.
 """
 
@@ -15,6 +18,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
 from workbench.core.domain.errors import WorkbenchError
 from workbench.core.providers.contract import SupportsMfa
+from workbench.core.remote import logins
 from workbench.ui.i18n import tr
 from workbench.ui.runtime.lanes import profile_lane
 
@@ -34,6 +38,7 @@ class MfaPrompter:
         self.declined: set[str] = set()  # asked and cancelled: not asked again in this run
         self.skip: dict[str, int] = {}  # snapshots still to ignore for a profile just given a code
         session.snapshot_changed.connect(self.check)
+        logins.set_codes_come_later(True)  # a job's reconnect that needs a code waits for the one typed here
 
     def check(self, snap: "Snapshot") -> None:
         for name, exc in snap.errors:
