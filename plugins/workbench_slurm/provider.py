@@ -10,9 +10,9 @@ PENDING (``extra["queue_reason"]``, ``extra["queue_start"]`` = ``squeue --start`
 is queued (the upload) the launch is RUNNING with ``slurm_state`` SUBMITTING: the runner starts with running machines.
 
 Profile settings: ``host``, ``port`` (22), ``user``; ``auth``, ``jump`` and the ``private_key`` credential (how to log
-in: :mod:`.login`; a one-time code after the key through ``SupportsMfa``); optional ``partition``, ``account``, ``qos``; ``gpu_hour_rate``
-(what a GPU-hour costs where the cluster charges; else $0, "your cluster") and ``currency``; ``gpu_models``
-("partition=Model, …" for clusters whose GRES name no GPU type).
+in: :mod:`.login`; a one-time code after the key through ``SupportsMfa``); optional ``partition``, ``account``,
+``qos``; ``gpu_hour_rate`` (what a GPU-hour costs where the cluster charges; else $0, "your cluster") and
+``currency``; ``gpu_models`` ("partition=Model, …" for clusters whose GRES name no GPU type).
 
 ``terminate`` = ``scancel`` of the user's own job of that name (never another user's: ``squeue --me``, ``scancel
 -u``), verified.  A $0 job is precious (it may have queued for days): ``own_hardware`` makes Stop all list it apart.
@@ -47,7 +47,8 @@ from workbench.core.telemetry.nvidia_smi import QUERY_FIELDS, Reading, parse_lin
 
 from . import batch, cluster, mounts, queue
 from .formats import SLURM_ENV
-from .login import LOGIN_CREDENTIALS, LOGIN_SETTINGS, DEFAULT_PORT, LoginNode, is_default, profile_login, quote_all
+from .login import (DEFAULT_PORT, LOGIN_CREDENTIALS, LOGIN_SETTINGS, LoginNode, is_default, profile_login,
+                    quote_all)
 from .records import LaunchRecord, Records
 
 log = logging.getLogger(__name__)
@@ -362,7 +363,8 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
 
     def _extra(self, **more: Any) -> dict[str, Any]:
         return {"ssh_user": self.user, "ssh_port": self.port, "host_keys": self.login.host_keys(),
-                "cluster": self.cluster_name, "ssh_login": None if is_default(self.ssh) else "profile", **{k: v for k, v in more.items() if v is not None}}
+                "cluster": self.cluster_name, **({} if is_default(self.ssh) else {"ssh_login": "profile"}),
+                **{k: v for k, v in more.items() if v is not None}}
 
     def _instance(self, rec: LaunchRecord, queued: Any) -> Instance:
         common = dict(partition=rec.partition, nodes=rec.nodes, gpus_per_node=rec.gpus_per_node,
