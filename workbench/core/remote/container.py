@@ -22,8 +22,13 @@ Rules it keeps:
 * the job's environment from ``--env-file`` (a 0600 file in the job folder, read by the daemon, so any
   ``--user`` works) — secrets are never on a command line and never in an image;
 * registry credentials only in ``<job folder>/docker`` (``DOCKER_CONFIG``, 0700; podman:
-  ``REGISTRY_AUTH_FILE``), fed the secret's value on stdin from the env file, removed right after the
-  pull — never the user's ``~/.docker/config.json``;
+  ``--authfile``/``REGISTRY_AUTH_FILE``), fed the secret's value on stdin from the env file, removed right after the
+  pull — never the user's ``~/.docker/config.json`` nor podman's own auth file;
+* podman (the engine's name ends in ``podman``): ``--tls-verify=false`` for a registry on this computer only
+  (localhost, 127.0.0.1, [::1] — Docker's own insecure rule for loopback), GPUs through CDI
+  (``--device nvidia.com/gpu=all``, when ``nvidia-ctk cdi list`` names it), ``rm -f -t 0`` (no 10 s wait), and the
+  env on each exec's stdin as ``export`` lines from the caller's environment (podman keeps any ``run``/``exec``
+  env value in its database file even after ``rm``); ``container.names`` (names only) says which;
 * a failed pull or start says why (login refused, not found, network) and exits 125, before setup.
 
 Pure functions building text; nothing here runs anything.
@@ -47,6 +52,9 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # the NVIDIA container toolkit on the machine, and a driver that answers: only then --gpus all
 GPU_CHECK = ("{ command -v nvidia-ctk || command -v nvidia-container-cli || command -v nvidia-container-runtime; } "
              ">/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1")
+# podman takes GPUs from a CDI spec (sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml)
+CDI_CHECK = "nvidia-ctk cdi list 2>/dev/null | grep -q 'nvidia.com/gpu=all'"
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")  # registries podman may reach over plain http
 
 
 def container_name(launch_id: str, rank: int | None = None) -> str:
@@ -94,17 +102,19 @@ def binds(workdir: str, scripts: Mapping[str, str], mount_paths: Sequence[str] =
 
 def run_args(image: ContainerImage, launch_id: str, workdir: str, env_path: str,
              bind_list: Sequence[tuple[str, str, bool]], gpus: bool, passed: Sequence[str] = (),
-             rank: int | None = None) -> list[str]:
+             rank: int | None = None, engine: str = "docker") -> list[str]:
     """The ``docker run`` arguments (after ``docker``) that start the job's container, detached.
 
-    The container sleeps until ``container.sh stop``; setup and run are ``docker exec``-ed into it.
+    The container sleeps until ``container.sh stop``; setup and run are ``docker exec``-ed into it.  podman's
+    gets no env: podman keeps a container's env values in its database file (bolt_state.db) even after ``rm``, so
+    its setup and run take the env on stdin (:func:`exec_args`).
     """
     args = ["run", "-d", "--rm", "--name", container_name(launch_id, rank), "--label", f"workbench.launch={launch_id}",
-            "--network", "host", "--env-file", env_path, "-w", workdir]
-    for name in passed:  # the value from docker's own environment (see multiline)
+            "--network", "host", *(["--env-file", env_path] if engine != "podman" else []), "-w", workdir]
+    for name in passed if engine != "podman" else ():  # the value from docker's own environment (see multiline)
         args += ["-e", name]
     if gpus:
-        args += ["--gpus", "all"]
+        args += ["--device", "nvidia.com/gpu=all"] if engine == "podman" else ["--gpus", "all"]
     if image.user:
         args += ["--user", image.user]
     if image.shm_size:
@@ -115,10 +125,14 @@ def run_args(image: ContainerImage, launch_id: str, workdir: str, env_path: str,
     return args
 
 
-def exec_args(launch_id: str, script: str, stop_on_error: bool, rank: int | None = None) -> list[str]:
-    """The ``docker exec`` arguments that run one of the job's scripts inside its container (bash, else sh)."""
+def exec_args(launch_id: str, script: str, stop_on_error: bool, rank: int | None = None,
+              stdin_env: bool = False) -> list[str]:
+    """The ``docker exec`` arguments that run one of the job's scripts inside its container (bash, else sh);
+    ``stdin_env`` (podman): the job's env first, as ``export`` lines on stdin (never in podman's database)."""
     pick = 'if command -v bash >/dev/null 2>&1; then exec bash "$@"; else exec sh "$@"; fi'
-    return ["exec", container_name(launch_id, rank), "sh", "-c", pick, "workbench-job",
+    if stdin_env:
+        pick = 'eval "$(cat)"; ' + pick
+    return ["exec", *(["-i"] if stdin_env else []), container_name(launch_id, rank), "sh", "-c", pick, "workbench-job",
             *(["-e"] if stop_on_error else []), f"{SCRIPTS_AT}/{script}"]
 
 
@@ -133,18 +147,27 @@ J=@JOB@
 IMAGE=@IMAGE@
 NAME=@NAME@
 E="${WORKBENCH_CONTAINER_ENGINE:-$(command -v docker || command -v podman)}"
+P=; case "${E##*/}" in *podman) P=podman ;; esac  # podman: its auth file flag, TLS, CDI GPUs, rm -t 0
 if [ -z "$E" ]; then
   echo "[workbench] this job runs in the container image $IMAGE, but neither Docker nor podman is installed here" \
        "(install the docker.io or podman package)"
   exit 127
 fi
+envs() {  # podman: the job's env as export lines from this shell's (the Local wrapper and supervise.sh export it)
+  for n in $(cat "$J/container.names" 2>/dev/null) @PASSED@; do
+    eval "[ -n \"\${$n+x}\" ]" || continue
+    eval "v=\$$n"; printf "export %s='" "$n"; printf '%s' "$v" | sed "s/'/'\\\\''/g"; printf "'\n"
+  done
+}
+rmc() { if [ -n "$P" ]; then "$E" rm -f -t 0 "$NAME"; else "$E" rm -f "$NAME"; fi >/dev/null 2>&1; }
 why() {  # the reason a pull or login failed, from the engine's own words in $1 (else $2)
   if grep -qiE 'Cannot connect to the Docker daemon|Is the docker daemon running' "$1"; then
     echo "the Docker daemon is not running here (start it, e.g. sudo systemctl start docker)"
   elif grep -qiE 'permission denied.*docker.sock|docker.sock.*permission denied' "$1"; then
     echo "this user may not use Docker (add it to the docker group, then log in again)"
   elif grep -qiE 'manifest unknown|not found|does not exist|name unknown' "$1"; then echo "the image was not found"
-  elif grep -qiE 'unauthorized|authentication required|incorrect username or password|no basic auth|denied' "$1"; then
+  elif grep -qiE 'unauthorized|authentication required|(incorrect|invalid) username.{0,4}password|no basic auth|denied'\
+       "$1"; then
     echo "the registry refused the login"
   elif grep -qiE 'connection refused|no such host|timeout|unreachable|dial tcp|TLS handshake|server misbehaving' "$1"
   then echo "the registry could not be reached (network)"
@@ -156,9 +179,10 @@ pull)
   rm -rf "$D"; mkdir -m 700 "$D" || exit 125
   trap 'rm -rf "$D"' EXIT
   export DOCKER_CONFIG="$D" REGISTRY_AUTH_FILE="$D/auth.json"
+  set --; [ -n "$P" ] && set -- --authfile "$D/auth.json" @TLS@  # podman; plain http only to this computer
   if [ -n @LOGIN_USER@ ]; then
     echo "[workbench] logging in to @REGISTRY@ as "@LOGIN_USER@
-    sed -n 's/^@SECRET@=//p' "$J/@ENVFILE@" | "$E" login --username @LOGIN_USER@ --password-stdin @REGISTRY@ \
+    sed -n 's/^@SECRET@=//p' "$J/@ENVFILE@" | "$E" login --username @LOGIN_USER@ --password-stdin @REGISTRY@ "$@" \
       > "$D/login.out" 2>&1
     rc=$?; cat "$D/login.out"
     if [ "$rc" -ne 0 ]; then
@@ -168,7 +192,7 @@ pull)
     fi
   fi
   echo "[workbench] pulling $IMAGE"
-  { "$E" pull "$IMAGE" 2>&1; echo $? > "$D/pull.rc"; } | tee "$D/pull.out"
+  { "$E" pull "$IMAGE" "$@" 2>&1; echo $? > "$D/pull.rc"; } | tee "$D/pull.out"
   rc=$(cat "$D/pull.rc" 2>/dev/null || echo 1)
   if [ "$rc" -ne 0 ]; then
     echo "[workbench] could not pull $IMAGE: $(why "$D/pull.out"); setup was not started"
@@ -177,10 +201,16 @@ pull)
   echo "[workbench] pulled $IMAGE"
   ;;
 start)
-  "$E" rm -f "$NAME" >/dev/null 2>&1
-  if @GPU_CHECK@; then
+  rmc
+  if [ -n "$P" ]; then sed -n 's/=.*//p' "$J/@ENVFILE@" > "$J/container.names" || exit 125; fi  # names only
+  if @GPU_CHECK@ && [ -n "$P" ] && ! @CDI_CHECK@; then
+    echo "[workbench] podman finds no CDI spec for the GPUs (sudo nvidia-ctk cdi generate" \
+         "--output=/etc/cdi/nvidia.yaml); the container starts without GPUs"
+    set -- @RUN_P@
+  elif @GPU_CHECK@; then
     echo "[workbench] starting the container with every GPU of this machine"
-    set -- @RUN_GPUS@
+    if [ -n "$P" ]; then set -- @RUN_CDI@; else set -- @RUN_GPUS@; fi
+  elif [ -n "$P" ]; then set -- @RUN_P@
   else
     set -- @RUN@
   fi
@@ -191,11 +221,15 @@ start)
   ;;
 exec)
   shift
+  if [ -n "$P" ]; then  # podman: the env on stdin (never in its database)
+    if [ "$1" = -e ]; then set -- @EXEC_PE@ "@AT@/$2"; else set -- @EXEC_P@ "@AT@/$1"; fi
+    envs | "$E" "$@"; exit
+  fi
   if [ "$1" = -e ]; then set -- @EXEC_E@ "@AT@/$2"; else set -- @EXEC@ "@AT@/$1"; fi
   exec "$E" "$@"
   ;;
 stop)
-  "$E" rm -f "$NAME" >/dev/null 2>&1
+  rmc
   exit 0
   ;;
 signal)  # kill -1 inside: every process of the container but its pid 1 (sleep) — docker exec forwards no signal
@@ -217,6 +251,7 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
         cluster = f"{job_dir}/cluster"  # the inter-node ssh_config and key) at its own path, read-only
         bind_list += [(cluster, cluster, True), (f"{cluster}/mpi_rsh.sh", f"{SCRIPTS_AT}/mpi_rsh.sh", True)]
     auth = image.registry_auth
+    loopback = re.sub(r":[0-9]+$", "", image.registry) in LOOPBACK
     if auth and not _NAME_RE.fullmatch(auth.secret_name):
         raise ConfigError(f"registry_auth names the secret {auth.secret_name!r}, which is not a variable name")
     exec_base = exec_args(launch_id, "X", False, rank)[:-1]
@@ -229,9 +264,18 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
             .replace("@REGISTRY@", shlex.quote(image.registry))
             .replace("@SECRET@", auth.secret_name if auth else "")
             .replace("@ENVFILE@", ENV_FILE)
+            .replace("@TLS@", "--tls-verify=false" if loopback else "")
             .replace("@GPU_CHECK@", GPU_CHECK)
+            .replace("@CDI_CHECK@", CDI_CHECK)
             .replace("@RUN_GPUS@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True, passed, rank)))
+            .replace("@RUN_CDI@", _q(run_args(image, launch_id, workdir, env_path, bind_list, True, passed, rank,
+                                              "podman")))
+            .replace("@RUN_P@", _q(run_args(image, launch_id, workdir, env_path, bind_list, False, passed, rank,
+                                            "podman")))
             .replace("@RUN@", _q(run_args(image, launch_id, workdir, env_path, bind_list, False, passed, rank)))
+            .replace("@PASSED@", " ".join(n for n in passed if _NAME_RE.fullmatch(n)))
+            .replace("@EXEC_PE@", _q(exec_args(launch_id, "X", True, rank, stdin_env=True)[:-1]))
+            .replace("@EXEC_P@", _q(exec_args(launch_id, "X", False, rank, stdin_env=True)[:-1]))
             .replace("@EXEC_E@", _q(exec_e))
             .replace("@EXEC@", _q(exec_base))
             .replace("@AT@", SCRIPTS_AT))
