@@ -45,7 +45,8 @@ def test_machines_show_per_machine_and_total_price_and_the_network(qtbot, fake_a
     assert page.nodes.value() == 2  # the spec's num_nodes
     assert not page.table.isColumnHidden(COL_TOTAL)
     header = page.table.horizontalHeader()
-    assert header.visualIndex(COL_TOTAL) == 9 and header.visualIndex(COL_NETWORK) == 10  # beside the prices
+    assert header.visualIndex(COL_TOTAL) == 9 and header.visualIndex(COL_AVAILABILITY) == 10  # beside the prices
+    assert header.visualIndex(COL_NETWORK) == 11
     model = page.model
     rows = {model.offer(n).offer.instance_type: n for n in range(model.rowCount())
             if model.offer(n).offer.region == "fake-east"}

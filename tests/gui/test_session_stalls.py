@@ -36,7 +36,7 @@ def test_refresh_asks_which_plugins_run_jobs_over_ssh_on_the_worker(qtbot, accou
     try:
         s.refresh()
         qtbot.waitUntil(lambda: s.snapshot.taken_at == 1.0, timeout=10_000)
-        assert len(asked_on) == 2 and threading.main_thread().name not in asked_on, asked_on
+        assert len(asked_on) == 4 and threading.main_thread().name not in asked_on, asked_on  # remote? queued?
         assert "workbench.core.remote.jobs" in sys.modules  # imported before the UI thread needed it
         assert s.remote is not None  # the UI thread then handed the machines over (cached answers only)
         assert kinds._over_ssh.cache_info().hits >= 2
@@ -45,6 +45,7 @@ def test_refresh_asks_which_plugins_run_jobs_over_ssh_on_the_worker(qtbot, accou
         if s.remote is not None:
             s.remote.stop_all()
         kinds._over_ssh.cache_clear()
+        kinds._batch.cache_clear()
 
 
 def _collectable(obj: object) -> bool:

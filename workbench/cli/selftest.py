@@ -8,7 +8,7 @@ Checks, in order, each reported even when an earlier one failed:
   like the plugin, e.g. ``boto3; extra == "aws"``) imports, and botocore finds its service data:
   plugins import their SDK lazily, so a bundle that lost one would otherwise fail on first use;
 * **providers**: every in-tree provider (:data:`IN_TREE_PROVIDERS`: Local, AWS, Azure, Alibaba
-  Cloud) is usable, its plugin loaded and its SDK imported; a packaged app ships them all, so one
+  Cloud, Slurm) is usable, its plugin loaded and its SDK imported; a packaged app ships them all, so one
   missing is a failure, named;
 * **resources**: the bundled icons and example specs, the app's compiled translations;
 * **store**: a SQLite round trip in a throwaway folder (the user's state is not touched);
@@ -45,7 +45,7 @@ from workbench.cli.checks import Check, _report
 NATIVE_KEYRINGS = {"linux": ("SecretService", "libsecret", "KWallet"), "darwin": ("macOS",), "win32": ("Windows",)}
 SHIPPED_LANGUAGES = ("zh_CN",)
 #: the providers this repository ships (pyproject.toml's entry points; a test keeps the two equal)
-IN_TREE_PROVIDERS = ("local", "aws", "azure", "alibaba")
+IN_TREE_PROVIDERS = ("local", "aws", "azure", "alibaba", "slurm")
 
 
 def _platform_key() -> str:

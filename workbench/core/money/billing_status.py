@@ -48,13 +48,12 @@ def costs_money(inst: Instance) -> bool:
     their cluster) only with a price set."""
     if not inst.state.billable:
         return False
-    if not is_own_hardware(inst.provider):
-        return True
     try:
         storage = float(inst.extra.get("storage_per_hour") or 0.0)
     except (TypeError, ValueError):
         storage = 0.0
-    return inst.price_per_hour > 0 or storage > 0
+    # priced first: a cloud machine's answer needs no plugin scan (`status --max-age` loads no cloud SDK)
+    return inst.price_per_hour > 0 or storage > 0 or not is_own_hardware(inst.provider)
 
 
 def kept_apart(item: object) -> bool:

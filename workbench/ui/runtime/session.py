@@ -27,7 +27,7 @@ from shiboken6 import isValid
 from workbench.core.providers.accounts import Accounts
 from workbench.core.domain.errors import TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, InstanceState
-from workbench.core.remote.kinds import is_remote
+from workbench.core.remote.kinds import is_queued, is_remote
 from workbench.core.lifecycle.outcome import guard_endings, relaunches
 from workbench.core.money.billing_status import launched_on, paying, running_here
 from workbench.core.money.spend import burn_rate, spend_by_instance, start_of_today
@@ -138,6 +138,9 @@ def prepare_remote(snap: Snapshot) -> None:
     over SSH (an entry-point scan, once per provider) and, once a cloud machine has an address, the SSH,
     telemetry and job modules (~50 ms of imports the UI thread would otherwise stall on)."""
     remote = [is_remote(i) for i in snap.instances]  # every provider's answer, now: it is cached per provider
+    for inst, r in zip(snap.instances, remote):
+        if r:
+            is_queued(inst)  # (and whether it is a scheduler's batch job: the same scan, cached)
     if any(r and i.host for r, i in zip(remote, snap.instances)):
         import workbench.core.remote.job  # noqa: F401
         import workbench.core.remote.jobs  # noqa: F401
