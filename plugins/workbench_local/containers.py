@@ -55,9 +55,13 @@ exit "$code"
 
 
 def engine() -> str:
-    """The container engine on this computer (docker, else podman); ConfigError naming what to install."""
+    """The container engine on this computer (docker, else podman; ``WORKBENCH_CONTAINER_ENGINE`` names one,
+    as container.sh reads it too); ConfigError naming what to install."""
     forced = os.environ.get("WORKBENCH_CONTAINER_ENGINE")
-    found = forced if forced and shutil.which(forced) else next((e for e in ENGINES if shutil.which(e)), None)
+    if forced and not shutil.which(forced):  # container.sh would run it anyway: say so before anything starts
+        raise ConfigError(f"WORKBENCH_CONTAINER_ENGINE names {forced!r}, which is not installed here",
+                          hint="install it (Debian/Ubuntu: apt install docker.io or podman), or unset the variable")
+    found = forced or next((e for e in ENGINES if shutil.which(e)), None)
     if not found:
         raise ConfigError("this job runs in a container image, but neither Docker nor podman is installed here",
                           hint="install Docker (Debian/Ubuntu: apt install docker.io) or podman, then launch again")
