@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from containers import _unmount_under, start as start_containers, stop as stop_containers
 
+from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.jobspec import parse_spec
 
 from .helpers import LocalSetup, wait_for
@@ -221,3 +222,15 @@ def test_a_signal_reaches_the_job_inside_and_stop_removes_the_podman_container(l
     wait_for(lambda: podman("ps", "-aq", "--filter", label).stdout.strip() == "",
              "the job's container to be removed", seconds=20)
     print(f"podman: stop of a container job: {time.monotonic() - started:.1f}s")
+
+
+def test_an_engine_named_but_not_installed_stops_the_launch_with_what_to_do(local, tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "docker").symlink_to(shutil.which("docker"))  # Docker is there, podman is not
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("WORKBENCH_CONTAINER_ENGINE", "podman")
+    provider = local.provider()
+    with pytest.raises(ConfigError, match="WORKBENCH_CONTAINER_ENGINE names 'podman', which is not installed") as got:
+        provider.launch(local.request(provider, _spec(tmp_path, "127.0.0.1:5000/wb/job:1")))
+    assert "unset the variable" in (got.value.hint or "")
