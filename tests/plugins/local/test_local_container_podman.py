@@ -4,15 +4,17 @@ tests/support/containers.py starts (its dockerd only builds and pushes the image
 
 podman keeps its images, containers and state in a scratch folder of this test (a ``storage.conf`` and a
 ``containers.conf`` named by CONTAINERS_STORAGE_CONF / CONTAINERS_CONF): overlay storage, the cgroupfs manager
-and a file events log (no systemd here).  The ``containers.conf`` also sets the containers' open-files and
-process limits to what this process may set: rootful podman's defaults (1048576 open files, more processes than
-podman's own 32768) need CAP_SYS_RESOURCE, which this test machine's root lacks (runc: "error setting rlimit
-type 7: operation not permitted"); a root with every capability needs no such line.
+and a file events log (no systemd here), its locks in files there (not /dev/shm).  The ``containers.conf`` also
+sets the containers' open-files and process limits to what this process may set: rootful podman's defaults
+(1048576 open files, more processes than podman's own 32768) need CAP_SYS_RESOURCE, which this test machine's
+root lacks (runc: "error setting rlimit type 7: operation not permitted"); a root with every capability needs no
+such line.
 
-Marker files prove that setup and run happened inside a podman container (``/run/.containerenv`` names
-podman), in one container, as the spec's user, with the workdir mounted and the spec's env; exit code 3 comes
-back as 3; a wrong password fails before setup with the login's reason; the per-job auth file is gone after the
-pull and no file outside the job folder holds the password."""
+Marker files prove that setup and run happened inside a podman container (``/run/.containerenv`` there, no
+``/.dockerenv``, pid 1 the container's ``sleep infinity``), in one container, as the spec's user, with the
+workdir mounted and the spec's env; exit code 3 comes back as 3; a wrong password fails before setup with the
+login's reason; the per-job auth file is gone after the pull and no file outside the job folder — podman's own
+database included — holds the password."""
 
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ def podman_home():
     (d / "containers.conf").write_text(
         f'[containers]\ndefault_ulimits = ["nofile={nofile}:{nofile}", "nproc={nproc}:{nproc}"]\n'
         f'[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\nevents_logfile_path = "{d}/events.log"\n'
-        f'tmp_dir = "{d}/tmp"\n')
+        f'tmp_dir = "{d}/tmp"\nlock_type = "file"\n')  # its locks in tmp_dir, not /dev/shm/libpod_lock
     env = {"CONTAINERS_STORAGE_CONF": str(d / "storage.conf"), "CONTAINERS_CONF": str(d / "containers.conf"),
            "WORKBENCH_CONTAINER_ENGINE": "podman"}
 
