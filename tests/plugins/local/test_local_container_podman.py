@@ -174,6 +174,7 @@ def test_a_local_job_runs_in_the_image_with_podman_as_its_user_with_workdir_and_
     assert {p: (p.read_bytes() if p.exists() else None) for p in DEFAULT_AUTH} == before
     secret = world.password.encode()
     assert _files_holding(local.data_dir, secret) == [] and _files_holding(home, secret) == []
+    assert _files_holding(Path("/var/lib/containers/cache"), secret) == []  # podman's blob cache, outside home
     # the container is gone
     assert podman("ps", "-aq", "--filter", f"label=workbench.launch={launch_id}").stdout.strip() == ""
 
