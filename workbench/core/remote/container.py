@@ -179,7 +179,8 @@ pull)
   rm -rf "$D"; mkdir -m 700 "$D" || exit 125
   trap 'rm -rf "$D"' EXIT
   export DOCKER_CONFIG="$D" REGISTRY_AUTH_FILE="$D/auth.json"
-  set --; [ -n "$P" ] && set -- --authfile "$D/auth.json" @TLS@  # podman; plain http only to this computer
+  set --  # podman: its own per-job auth file (made empty: podman refuses a missing one), http only to this computer
+  if [ -n "$P" ]; then printf '{"auths": {}}\n' > "$D/auth.json" && set -- --authfile "$D/auth.json" @TLS@; fi
   if [ -n @LOGIN_USER@ ]; then
     echo "[workbench] logging in to @REGISTRY@ as "@LOGIN_USER@
     sed -n 's/^@SECRET@=//p' "$J/@ENVFILE@" | "$E" login --username @LOGIN_USER@ --password-stdin @REGISTRY@ "$@" \
