@@ -237,3 +237,24 @@ def test_an_engine_named_but_not_installed_stops_the_launch_with_what_to_do(loca
     with pytest.raises(ConfigError, match="WORKBENCH_CONTAINER_ENGINE names 'podman', which is not installed") as got:
         provider.launch(local.request(provider, _spec(tmp_path, "127.0.0.1:5000/wb/job:1")))
     assert "unset the variable" in (got.value.hint or "")
+
+
+def test_an_image_without_registry_auth_is_pulled_without_a_login_by_podman(local, world, podman_home, tmp_path,
+                                                                           monkeypatch):
+    """No ``registry_auth`` (a public image): podman pulls with the empty per-job auth file (it refuses a missing
+    one); this registry wants a login, so the pull itself is refused — by the registry, before setup."""
+    home, env, podman = podman_home
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    workdir = tmp_path / "project"
+    workdir.mkdir()
+    spec = parse_spec(f"name: public\nrun: \"true\"\nworkdir: {workdir}\nimage: '{world.registry}/wb/job:1'\n",
+                      base_dir=tmp_path)
+    provider = local.provider()
+    (inst,) = provider.launch(local.request(provider, spec))
+    state = local.state_dir(inst.launch_id)
+    wait_for(lambda: (state / "exit_code").exists(), "the job to end", seconds=60)
+    log = local.log(inst.launch_id)
+    assert (state / "exit_code").read_text().split() == ["125", "setup"], log
+    assert "logging in" not in log and "auth.json" not in log, log  # no login, and no complaint about the file
+    assert "could not pull" in log and "the registry refused the login" in log, log
