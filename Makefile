@@ -30,7 +30,7 @@ DEBS_TEST += libgl1-mesa-dri
 # Containers (issue 34): the tests start their own Docker daemon and a private registry with a password
 # (htpasswd), and build the job image from Debian packages (debootstrap; cached in ~/.cache/workbench-tests).
 DEBS_TEST += docker.io debootstrap docker-registry apache2-utils
-# podman: a Local job's image run with podman instead of Docker (WORKBENCH_CONTAINER_ENGINE=podman; rootful, vfs storage in tests).
+# podman: a Local job's image run with podman instead of Docker (WORKBENCH_CONTAINER_ENGINE=podman; rootful, storage in a scratch folder).
 DEBS_TEST += podman
 # A real Slurm cluster (issue 35): the tests start munged, slurmctld and three slurmd under a scratch dir (tests/support/slurm.py).
 DEBS_TEST += slurm-wlm munge
