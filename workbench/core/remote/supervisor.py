@@ -128,6 +128,7 @@ case "@SUPERVISOR@" in
   systemd-sudo) sudo -n systemd-run --quiet --collect --uid="$(id -u)" --gid="$(id -g)" --unit="$UNIT" \
       --setenv=HOME="$HOME" /bin/sh "$J/supervise.sh" ;;
   systemd-user) systemd-run --user --quiet --collect --unit="$UNIT" /bin/sh "$J/supervise.sh" ;;
+  batch) sh "$J/submit.sh" ;;  # a scheduler's batch job runs supervise.sh (SupportsBatchJobs: Slurm)
   *) setsid nohup /bin/sh "$J/supervise.sh" < /dev/null > /dev/null 2>&1 & ;;
 esac
 rc=$?
