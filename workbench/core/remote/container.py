@@ -201,8 +201,7 @@ pull)
   fi
   echo "[workbench] pulled $IMAGE"
   ;;
-start)
-  rmc
+start)  # (a container of the same name left by an earlier start is removed only when the run meets it)
   if [ -n "$P" ]; then sed -n 's/=.*//p' "$J/@ENVFILE@" > "$J/container.names" || exit 125; fi  # names only
   if @GPU_CHECK@ && [ -n "$P" ] && ! @CDI_CHECK@; then
     echo "[workbench] podman finds no CDI spec for the GPUs (sudo nvidia-ctk cdi generate" \
@@ -216,8 +215,11 @@ start)
     set -- @RUN@
   fi
   if ! out=$("$E" "$@" 2>&1); then
-    echo "$out"; echo "[workbench] could not start the container from $IMAGE; setup was not started"
-    exit 125
+    case "$out" in *"already in use"*) rmc; out=$("$E" "$@" 2>&1) && out= ;; esac
+    if [ -n "$out" ]; then
+      echo "$out"; echo "[workbench] could not start the container from $IMAGE; setup was not started"
+      exit 125
+    fi
   fi
   ;;
 exec)

@@ -168,3 +168,30 @@ def test_start_gives_every_gpu_only_with_the_toolkit_and_a_working_driver(tmp_pa
     args = (tmp_path / "run-args").read_text()
     assert ("--gpus all" in args) is gpus and "--network host" in args
     assert ("with every GPU of this machine" in done.stdout) is gpus
+
+
+@pytest.mark.parametrize("leftover", [False, True])
+def test_start_removes_a_container_of_the_same_name_only_when_the_run_meets_one(tmp_path, leftover):
+    """One engine call fewer on every start (the cloud start bench): `rm -f` only after the name conflict that a
+    container left by an earlier start gives, then the run again."""
+    engine = tmp_path / "engine"
+    stale = tmp_path / "stale"
+    if leftover:
+        stale.touch()
+    engine.write_text(f"""#!/bin/sh
+echo "$1" >> {tmp_path}/calls
+case "$1" in
+  run) if [ -f {stale} ]; then
+         echo 'docker: Error response from daemon: Conflict. The container name "/wb-L1" is already in use' >&2
+         exit 125
+       fi; echo c0ffee ;;
+  rm) rm -f {stale} ;;
+esac
+""")
+    engine.chmod(0o755)
+    (tmp_path / "container.sh").write_text(container.script(IMAGE, "L1", str(tmp_path), str(tmp_path / "w"), {}))
+    done = subprocess.run(["sh", str(tmp_path / "container.sh"), "start"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "WORKBENCH_CONTAINER_ENGINE": str(engine)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = (tmp_path / "calls").read_text().split()
+    assert calls == (["run", "rm", "run"] if leftover else ["run"])

@@ -60,7 +60,7 @@ def test_podman_gets_every_gpu_through_cdi_only_when_a_cdi_spec_names_them(tmp_p
     else:
         assert "nvidia.com/gpu" not in run and "no CDI spec for the GPUs" in done.stdout
         assert "nvidia-ctk cdi generate" in done.stdout
-    assert "rm -f -t 0 wb-L1" in calls.read_text()  # a leftover of the same name goes first, without waiting
+    assert not [c for c in calls.read_text().splitlines() if c.startswith("rm ")]  # no leftover: no rm (a call fewer)
     assert (job / "container.names").read_text() == "A\n"  # names only: exec takes the values from its caller
 
 
