@@ -14,7 +14,6 @@ import time
 import pytest
 
 from cluster_nodes import MotoCluster
-from containers import start as start_containers, stop as stop_containers
 
 from workbench.core import paths
 from workbench.core.domain.jobspec import parse_spec
@@ -23,16 +22,6 @@ from workbench.core.remote.cluster import ClusterJob
 from workbench.core.remote.job import JobOptions
 
 pytestmark = pytest.mark.timeout(600)  # the first run builds the MPI image (debootstrap, about a minute)
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 def test_mpirun_in_a_container_across_two_sshd_nodes(tmp_path, monkeypatch, world):

@@ -13,7 +13,6 @@ import time
 import pytest
 
 from cluster_nodes import MotoCluster
-from containers import start as start_containers, stop as stop_containers
 from workbench_testing import ROOT
 
 from workbench.core import paths
@@ -26,16 +25,6 @@ from workbench.core.remote.job import JobOptions
 pytestmark = pytest.mark.timeout(900)  # the first run builds the torch image (debootstrap, minutes)
 
 EXAMPLE = ROOT / "resources" / "examples" / "ddp-local-2nodes.yaml"
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 def _free_port() -> int:

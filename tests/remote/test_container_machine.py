@@ -14,7 +14,6 @@ import pytest
 
 import aws_moto
 import sshd as sshd_support
-from containers import start as start_containers, stop as stop_containers
 from workbench_testing import fake_cloud_accounts
 
 from .helpers import Events, quick_options
@@ -38,16 +37,6 @@ echo "workdir $(pwd) holds: $(cat data.txt)"
 test -f /.dockerenv && echo run-in-container
 exit 3
 """
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import pytest
 
 import aws_moto
 import sshd as sshd_support
-from containers import start as start_containers, stop as stop_containers
 from secret_service import needs_secret_service
 from workbench_testing import fake_cloud_accounts
 
@@ -30,16 +29,6 @@ from workbench.core.remote.job import RemoteJob
 pytestmark = [needs_secret_service]
 SETTINGS = {"ssh_cidr": "198.51.100.23/32", "poll_s": "0.01", "terminate_wait_s": "10", "connect_timeout": "2",
             "read_timeout": "20", "retry_backoff_cap_s": "0.02", "pricing": "snapshot"}
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 def test_a_cloud_job_pulls_with_the_password_saved_in_the_keyring(tmp_path, monkeypatch, world):

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+
 from agent_run import wait_until
-from containers import start as start_containers, stop as stop_containers
 from workbench_testing import ROOT
 
 from workbench.core import paths
@@ -24,16 +24,6 @@ from workbench.core.lifecycle.launcher import choose_offer as plan, execute
 from workbench.core.lifecycle.reconcile import reconcile
 from workbench.core.lifecycle.recovery import RecoveryEngine
 from workbench.core.lifecycle.teardown import teardown
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 def _spec(world, store):

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-from containers import start as start_containers, stop as stop_containers
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.jobspec import parse_spec
@@ -38,18 +37,6 @@ pwd > run.pwd
 echo run-output-line
 exit 3
 """
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    started = time.monotonic()
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    print(f"container world ready in {time.monotonic() - started:.1f}s: {w.timings}")
-    yield w
-    stop_containers()
 
 
 def _spec(tmp_path: Path, image: str, password_secret: str = "REGISTRY_PW", user: str = "1000:1000"):

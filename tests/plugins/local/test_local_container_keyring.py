@@ -17,7 +17,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-from containers import start as start_containers, stop as stop_containers
 from secret_service import needs_secret_service
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,16 +27,6 @@ test -f /.dockerenv && echo yes > run.incontainer
 python3 -c 'import sys; print(sys.version.split()[0])' > run.python
 echo keyring-job-output
 """
-
-
-@pytest.fixture(scope="session")  # one daemon and registry per test process (each module asks for it)
-def world():
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    yield w
-    stop_containers()
 
 
 class Cli:

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import pytest
-from containers import _unmount_under, start as start_containers, stop as stop_containers
+from containers import _unmount_under
 
 from workbench.core.domain.errors import ConfigError
 from workbench.core.domain.jobspec import parse_spec
@@ -61,18 +61,6 @@ MULTI = "line one\nline 'two'\n"  # a multi-line value (an env file cannot carry
 # podman's own places for a login when none is named: a per-job login must never write there
 DEFAULT_AUTH = [Path("/run/containers/0/auth.json"), Path(os.path.expanduser("~/.config/containers/auth.json")),
                 Path(os.path.expanduser("~/.docker/config.json"))]
-
-
-@pytest.fixture(scope="session")
-def world():
-    started = time.monotonic()
-    try:
-        w = start_containers()
-    except RuntimeError as exc:  # fail, never skip: `make test` installs what this needs
-        pytest.fail(f"the container test world could not start: {exc}")
-    print(f"container world ready in {time.monotonic() - started:.1f}s: {w.timings}")
-    yield w
-    stop_containers()
 
 
 @pytest.fixture(scope="module")
