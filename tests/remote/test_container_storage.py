@@ -21,7 +21,7 @@ import aws_moto
 from workbench_testing import ROOT, fake_cloud_accounts
 
 from .helpers import Events, quick_options, wait_until
-from .test_container_machine import SETTINGS, machine, world  # noqa: F401  (the module's fixtures)
+from .test_container_machine import SETTINGS, machine  # noqa: F401  (the module's fixture; world: tests/conftest.py)
 
 from workbench.core import paths
 from workbench.core.domain.jobspec import parse_spec, spec_from_dict

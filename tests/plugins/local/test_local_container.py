@@ -59,7 +59,9 @@ def _run(local: LocalSetup, world, spec, password: str, monkeypatch, secret: str
     req = dataclasses.replace(req, secret_env={secret: password})
     started = time.monotonic()
     (inst,) = provider.launch(req)
-    done = wait_for(lambda: local.current(provider, inst.launch_id) if
+    # ended: the exit code written AND the wrapper gone (it still removes the container after writing the code)
+    done = wait_for(lambda: (lambda i: i if i is not None and not i.state.active else None)(
+                        local.current(provider, inst.launch_id)) if
                     (local.state_dir(inst.launch_id) / "exit_code").exists() else None,
                     f"job {inst.launch_id} to finish", seconds=90)
     return inst.launch_id, done, time.monotonic() - started
