@@ -51,7 +51,7 @@ POLL_S = "0.2"
 
 CLUSTER_WRAPPER = r"""
 node="$1"; shell="$2"; scripts="$3"; c="$4"; rank="$5"; n="$6"; grace="$7"; poll="$8"
-echo $$ > "$c/pid.$rank"
+echo $$ > "$c/pid.$rank.tmp" && mv -f "$c/pid.$rank.tmp" "$c/pid.$rank"  # whole or absent, never empty to a peer
 finish() {
   printf '%s %s\n' "$1" "$2" > "$node/exit_code.tmp" && mv -f "$node/exit_code.tmp" "$node/exit_code"
   printf '%s %s\n' "$1" "$2" > "$c/exit.$rank.tmp" && mv -f "$c/exit.$rank.tmp" "$c/exit.$rank"
@@ -59,6 +59,7 @@ finish() {
 gone() {  # node $1's wrapper ended without an exit record (killed: the node is lost)
   [ -f "$c/exit.$1" ] && return 1
   p=$(cat "$c/pid.$1" 2>/dev/null) || return 1
+  [ -n "$p" ] || return 1  # (an empty pid made `ps -p ""` answer nothing: a node that had just started read as lost)
   st=$(ps -o stat= -p "$p" 2>/dev/null)
   [ -f "$c/exit.$1" ] && return 1
   case "$st" in ""|Z*) return 0 ;; esac
