@@ -62,7 +62,10 @@ gone() {  # node $1's wrapper ended without an exit record (killed: the node is 
   [ -n "$p" ] || return 1  # (an empty pid made `ps -p ""` answer nothing: a node that had just started read as lost)
   st=$(ps -o stat= -p "$p" 2>/dev/null)
   [ -f "$c/exit.$1" ] && return 1
-  case "$st" in ""|Z*) return 0 ;; esac
+  case "$st" in
+    Z*) return 0 ;;
+    "") kill -0 "$p" 2>/dev/null && return 1; return 0 ;;  # ps said nothing: the builtin (no fork) asks again
+  esac
   return 1
 }
 trouble() {  # why this node must stop now; nothing when it need not
