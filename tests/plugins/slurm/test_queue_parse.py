@@ -122,7 +122,7 @@ def test_job_record_fields():
     assert (job.job_id, job.name, job.partition, job.node_list, job.num_nodes) == ("1", "wb-timeout", "a100", ("node3",), 1)
     assert (job.time_limit_s, job.reason, job.account) == (60, "TimeLimit", None)
     assert job.start_time == utc("2026-12-05T03:22:00") and job.end_time == utc("2026-12-05T03:23:26")
-    assert job.std_out == "/tmp/slurmrec/out/1.out" and job.comment == "workbench:L-timeout"
+    assert job.std_out == "/scratch/rec/out/1.out" and job.comment == "workbench:L-timeout"
     pending = queue.parse_job(text("job_pending.txt"))
     assert (pending.state, pending.reason, pending.exit_code, pending.signal) == ("PENDING", "Resources", None, None)
     assert not pending.ended and pending.node_list == ()

@@ -108,7 +108,7 @@ def load_private_key(text: str, what: str) -> Any:
         except (paramiko.SSHException, ValueError, IndexError, TypeError):
             continue
     raise ConfigError(f"{what} is not a private key paramiko can read",
-                      hint="paste the whole key file: -----BEGIN OPENSSH PRIVATE KEY----- … (ed25519, ECDSA or RSA)")
+                      hint="paste the whole key file, from its BEGIN line to its END line (ed25519, ECDSA or RSA)")
 
 
 class Login:
