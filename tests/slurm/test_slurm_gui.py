@@ -11,8 +11,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from test_slurm_jobs import _instance, _ours, _spec, hpc, slurm_login_for  # noqa: F401 - fixtures
-from wbcli import wait_for
+from test_slurm_jobs import _instance, _ours, hpc, queue_behind_other_user, slurm_login_for  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -20,15 +19,7 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture
 def queued(hpc):
     """A free cluster job PENDING on Resources: another user holds every V100 of the gpu partition."""
-    cluster = hpc.cluster
-    other = cluster.submit("#!/bin/sh\nsleep 300\n", "-p", "gpu", "-N", "2", "--gres=gpu:v100:2", "--time=10",
-                           user=cluster.other_user)
-    cluster.wait_job(other, {"RUNNING"})
-    spec = _spec(hpc, "waits", "resources:\n  gpu: V100:1\nguards:\n  max_runtime: 10m\nrun: echo never\n")
-    r = hpc("launch", str(spec), "--profile", "hpc", "--yes", "--json", timeout=120)
-    assert r.rc == 0, r.err
-    lid = r.json["launch"]["launch_id"]
-    wait_for(lambda: _instance(hpc, lid)["extra"].get("queue_reason") == "Resources", timeout=60, interval=0.5)
+    lid, _, other = queue_behind_other_user(hpc)
     return hpc, lid, other
 
 

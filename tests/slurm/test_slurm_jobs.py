@@ -151,9 +151,10 @@ run: |
     assert "node 0 rank 0/2 sum 3" in r.out and "node 1 rank 1/2 sum 3" in r.out, r.out
 
 
-def test_a_job_waits_for_busy_gpus_with_its_reason_and_cancel_leaves_nothing_of_ours(hpc):
+def queue_behind_other_user(hpc) -> tuple[str, dict, str]:
+    """A free job of ours PENDING on Resources while another user holds every V100 of the gpu partition:
+    (our launch id, its instance as status shows it, the other user's Slurm job id)."""
     cluster = hpc.cluster
-    # another user holds every V100 of the gpu partition
     other = cluster.submit("#!/bin/sh\nsleep 300\n", "-p", "gpu", "-N", "2", "--gres=gpu:v100:2", "--time=10",
                            user=cluster.other_user)
     cluster.wait_job(other, {"RUNNING"})
@@ -163,6 +164,12 @@ def test_a_job_waits_for_busy_gpus_with_its_reason_and_cancel_leaves_nothing_of_
     lid = r.json["launch"]["launch_id"]
     inst = wait_for(lambda: (lambda i: i if i["extra"].get("queue_reason") == "Resources" else None)(
         _instance(hpc, lid)), timeout=60, interval=0.5)
+    return lid, inst, other
+
+
+def test_a_job_waits_for_busy_gpus_with_its_reason_and_cancel_leaves_nothing_of_ours(hpc):
+    cluster = hpc.cluster
+    lid, inst, other = queue_behind_other_user(hpc)
     assert inst["state"] == "pending" and inst["extra"]["slurm_state"] == "PENDING"
     assert "queued (Resources)" in hpc("status").out  # the table says why it waits
     down = hpc("down", lid, "--yes", "--json", timeout=120)
