@@ -389,8 +389,7 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
     def _orphan(self, launch_id: str, job: Any) -> Instance:
         state = queue.state_of(job.state)
         return Instance(provider=self.id, profile=self.profile.name, instance_id=batch.job_name(launch_id),
-                        launch_id=launch_id, region=self.cluster_name, instance_type=str(job.partition or "slurm")
-                        if hasattr(job, "partition") else "slurm", state=state, name=batch.job_name(launch_id),
+                        launch_id=launch_id, region=self.cluster_name, instance_type="slurm", state=state, name=batch.job_name(launch_id),
                         host=self.host,
                         extra=self._extra(slurm_job_id=job.job_id, slurm_state=job.state, node_list=",".join(job.node_list),
                                           queue_reason=job.reason if state == InstanceState.PENDING else None))

@@ -32,10 +32,10 @@ def _louder(server: Sshd, level: str) -> None:
     server.restart()
 
 
-def _run_job(wb: Workbench, name: str, env: dict | None = None) -> str:
+def _run_job(wb: Workbench, name: str, env: dict | None = None, profile: str = "hpc") -> str:
     spec = wb.home.parent / f"{name}.yaml"
     spec.write_text(f"name: {name}\n{JOB}")
-    r = wb("run", str(spec), "--profile", "hpc", "--yes", "--interval", "0.3", env=env, timeout=100)
+    r = wb("run", str(spec), "--profile", profile, "--yes", "--interval", "0.3", env=env, timeout=100)
     assert "exit code: 0" in r.err, r.out + r.err
     assert re.search(r"hello from \w+", r.out), r.out
     return r.out
@@ -146,21 +146,22 @@ def _files_under(root: Path):
 
 def test_a_private_key_kept_only_in_the_keyring_opens_the_login_node_and_runs_a_job(cli, slurm_cluster, tmp_path):
     private, public, fp = _user_key()
+    hpc = f"hpc-key-{os.getpid()}"  # the keyring is one for the whole test run: a name no other process uses
     login = slurm_cluster.login_node(tmp_path / "login", public)  # the app's own key is NOT let in
     cli.servers.append(login)
     _louder(login, "VERBOSE")
-    r = cli("profiles", "add", "slurm", "hpc", "--set", "host=127.0.0.1", "--set", f"port={login.port}",
+    r = cli("profiles", "add", "slurm", hpc, "--set", "host=127.0.0.1", "--set", f"port={login.port}",
             "--set", f"user={login.user}")
     assert r.rc == 0, r.err
     # without the key the app's own is offered, and refused: the error says so
-    r = cli("credentials", "check", "slurm", "hpc", "--json")
+    r = cli("credentials", "check", "slurm", hpc, "--json")
     assert r.rc != 0 and r.json["error"]["kind"] == "auth" and "refused" in r.json["error"]["message"], r.out
 
-    r = cli("credentials", "set", "slurm", "hpc", "--stdin", "--json", stdin=json.dumps({"private_key": private}))
+    r = cli("credentials", "set", "slurm", hpc, "--stdin", "--json", stdin=json.dumps({"private_key": private}))
     assert r.rc == 0 and r.json["stored"] == ["private_key"], r.out + r.err
-    r = cli("credentials", "check", "slurm", "hpc", "--json")
+    r = cli("credentials", "check", "slurm", hpc, "--json")
     assert r.rc == 0 and r.json["principal"] == login.user, r.out + r.err
-    _run_job(cli, "keyring")
+    _run_job(cli, "keyring", profile=hpc)
     assert _accepted(login) == {fp}  # the provider's logins and the runner's: all with the keyring's key
     # the key never reached a file of the app (logs, records, known_hosts, the job's files on the login node)
     body = "".join(private.strip().splitlines()[1:-1])[-80:-8]  # the secret part (the start is a common header)
@@ -170,9 +171,9 @@ def test_a_private_key_kept_only_in_the_keyring_opens_the_login_node_and_runs_a_
             assert body not in text, f
 
     # auth=keyring without a stored key is refused before any connection, saying what to do
-    cli("credentials", "delete", "slurm", "hpc")
-    assert cli("profiles", "add", "slurm", "hpc", "--set", "auth=keyring").rc == 0
-    r = cli("credentials", "check", "slurm", "hpc", "--json")
+    cli("credentials", "delete", "slurm", hpc)
+    assert cli("profiles", "add", "slurm", hpc, "--set", "auth=keyring").rc == 0
+    r = cli("credentials", "check", "slurm", hpc, "--json")
     assert r.rc != 0 and "none is stored" in r.json["error"]["message"], r.out
 
 
