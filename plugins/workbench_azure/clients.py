@@ -19,6 +19,7 @@ from typing import Any
 
 from workbench.core.domain.errors import AuthError, ConfigError
 
+from . import sdk_models
 from .errors import map_error
 from .settings import AzureSettings
 
@@ -117,6 +118,7 @@ class AzureClients:
             else:
                 from azure.mgmt.resource.resources import ResourceManagementClient as cls
             client = cls(cred, sub, **self._kwargs())
+        sdk_models.guard(type(client).__module__.rsplit("._", 1)[0])  # its package, e.g. azure.mgmt.compute
         with self._lock:
             return self._clients.setdefault(kind, client)
 
