@@ -15,9 +15,10 @@ so the image is built here from Debian packages:
 * ``docker-registry serve CONFIG`` on 127.0.0.1 with an htpasswd (bcrypt) user: loopback registries
   need no TLS.
 * The base image: ``debootstrap --variant=minbase --include=python3 bookworm`` (about 45 s), tarred
-  once into ``~/.cache/workbench-tests/`` (``WORKBENCH_TEST_CACHE`` overrides) and ``docker import``-ed
-  from there on every later run (a few seconds).  A file lock keeps two xdist workers from building it
-  twice.  It is pushed as ``wb/job:1`` and removed from the daemon, so a job's pull downloads it.
+  once into ``~/.cache/workbench-tests/`` (``WORKBENCH_TEST_CACHE`` overrides), its gzipped layer made
+  once beside it, and pushed from there on every later run as ``wb/job:1`` over the registry's HTTP API
+  (``oci_push.py``: a second; ``docker push`` gzipped it again each time).  A file lock keeps two
+  xdist workers from building it twice.  The daemon never holds it, so a job's pull downloads it.
 
 :func:`available` says why this cannot run (missing Debian packages); the tests *fail* with that text
 (``make test`` installs docker.io debootstrap docker-registry apache2-utils).
@@ -36,6 +37,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from oci_push import push_rootfs
 
 USER = "wbtest"
 PASSWORD = "s3cret-registry-pw"
@@ -185,19 +188,9 @@ class ContainerWorld:
         tar = base_tarball()
         self.timings["base_tarball_s"] = time.monotonic() - t0
         t0 = time.monotonic()
-        self.base = "local/debian:bookworm"
-        with open(tar, "rb") as f:
-            done = subprocess.run(["docker", "import", "-c", 'CMD ["/bin/bash"]', "-", self.base], stdin=f,
-                                  capture_output=True, text=True, env={**os.environ, **self.env}, timeout=300)
-        if done.returncode != 0:
-            raise RuntimeError(f"docker import failed: {done.stderr[-1500:]}")
-        self.timings["import_s"] = time.monotonic() - t0
-        self.image = f"{self.registry}/wb/job:1"
-        t0 = time.monotonic()
-        self.push(self.base, self.image)
+        self.image = push_rootfs(tar, self.registry, "wb/job:1", USER, PASSWORD)
         self.timings["push_s"] = time.monotonic() - t0
-        # nothing of the image stays in the daemon: a job's pull downloads every layer from the registry
-        self.docker("rmi", self.base)
+        # nothing of the image is in the daemon: a job's pull downloads every layer from the registry
 
     def image_with(self, include: str, name: str) -> str:
         """Another image from Debian packages (``include``: debootstrap's list, e.g. "python3,python3-torch"),
@@ -208,31 +201,11 @@ class ContainerWorld:
         t0 = time.monotonic()
         tar = base_tarball(include)
         self.timings[f"{name}_tarball_s"] = time.monotonic() - t0
-        local = f"local/{name}:1"
-        with open(tar, "rb") as f:
-            done = subprocess.run(["docker", "import", "-c", 'CMD ["/bin/bash"]', "-", local], stdin=f,
-                                  capture_output=True, text=True, env={**os.environ, **self.env}, timeout=600)
-        if done.returncode != 0:
-            raise RuntimeError(f"docker import failed: {done.stderr[-1500:]}")
         t0 = time.monotonic()
-        self.push(local, remote)
+        push_rootfs(tar, self.registry, f"wb/{name}:1", USER, PASSWORD)
         self.timings[f"{name}_push_s"] = time.monotonic() - t0
-        self.docker("rmi", local)
         self._pushed.add(remote)
         return remote
-
-    def push(self, local: str, remote: str) -> None:
-        """Tag ``local`` as ``remote`` and push it with the registry's login (a throwaway DOCKER_CONFIG)."""
-        self.docker("tag", local, remote)
-        conf = Path(tempfile.mkdtemp(prefix="push-", dir=self.dir))
-        env = {"DOCKER_CONFIG": str(conf)}
-        try:
-            self.docker("login", "-u", USER, "--password-stdin", self.registry, input=PASSWORD, env=env)
-            self.docker("push", remote, env=env)
-        finally:
-            shutil.rmtree(conf, ignore_errors=True)
-        # the tests pull it: nothing of it may stay in this daemon's cache
-        self.docker("rmi", remote, check=False)
 
     def forget(self, reference: str) -> None:
         """Remove a pulled image from the daemon, so the next job pulls it again."""
