@@ -20,6 +20,10 @@ A :class:`Login` carries:
   process's prompter (:func:`set_prompter`: the CLI on a terminal), once.  The authenticated transport is then kept
   in a process-wide pool (:func:`pooled`, :func:`keep`) and reused for every later connection to that login (the
   runner's, the provider's, telemetry) for as long as it lives, so the user is not asked again per command.
+* sharing: every login node's transport is pooled the same way, so the runner's connection right after the provider's
+  (a launch: offers, checks, then the job folder and ``sbatch``) costs no second handshake.  Such a transport is
+  shared by at most :data:`SHARE_LIMIT` connections at once (more would open their own: OpenSSH's ``MaxSessions``)
+  and closed with its last user (:func:`acquire`, :func:`release`); one that took a code, by all, for the process.
 
 Failure rules: :class:`CodeNeeded` (an AuthError of kind ``"mfa_required"``) while a code is needed and none was
 given, and when the server refused the one given; ConfigError for a jump or a key that cannot be read.
@@ -170,7 +174,10 @@ class Login:
 
 _lock = threading.Lock()
 _logins: dict[tuple[str, str], Login] = {}
-_pool: dict[tuple[Any, ...], Any] = {}
+_pool: dict[tuple[Any, ...], "_Shared"] = {}
+#: connections of this process sharing one login node's transport at most (each holds one or two SSH sessions:
+#: a command or a log stream, and SFTP; OpenSSH allows 10 per connection by default, MaxSessions)
+SHARE_LIMIT = 4
 _prompter: Callable[[str], str | None] | None = None
 _codes_come_later = False
 
@@ -200,9 +207,9 @@ def forget(provider: str, profile: str) -> None:
     with _lock:
         login = _logins.pop((provider, profile), None)
         gone = [k for k in _pool if login is not None and k[0] is login]
-        transports = [_pool.pop(k) for k in gone]
+        transports = [_pool.pop(k).transport for k in gone]
     for t in transports:
-        t.close()
+        close_transport(t)
 
 
 def set_prompter(prompter: Callable[[str], str | None] | None) -> None:
@@ -222,20 +229,68 @@ def codes_come_later() -> bool:
     return _codes_come_later
 
 
+@dataclass
+class _Shared:
+    transport: Any
+    users: int
+    precious: bool  # it took a one-time code: every connection of its login shares it, however many
+
+
 def pooled(key: tuple[Any, ...]) -> Any | None:
     """The live authenticated transport kept for ``key`` (dropped ones are forgotten)."""
     with _lock:
-        transport = _pool.get(key)
-        if transport is not None and not transport.is_active():
-            del _pool[key]
-            transport = None
-    return transport
+        return _live(key)
 
 
-def keep(key: tuple[Any, ...], transport: Any) -> None:
-    """Keep ``transport`` (authenticated with a code) for later connections of ``key``."""
+def _live(key: tuple[Any, ...]) -> Any | None:
+    entry = _pool.get(key)
+    if entry is not None and not entry.transport.is_active():
+        del _pool[key]
+        entry = None
+    return entry.transport if entry is not None else None
+
+
+def acquire(key: tuple[Any, ...]) -> Any | None:
+    """The transport kept for ``key`` for one more connection (counted until :func:`release`), or None when there is
+    none or it has :data:`SHARE_LIMIT` users already (a code-taking one is shared whatever the count)."""
+    with _lock:
+        transport = _live(key)
+        entry = _pool.get(key)
+        if transport is None or (not entry.precious and entry.users >= SHARE_LIMIT):
+            return None
+        entry.users += 1
+        return transport
+
+
+def keep(key: tuple[Any, ...], transport: Any, precious: bool = True) -> bool:
+    """Keep ``transport`` (authenticated, with one user: its opener) for later connections of ``key``; False when a
+    live one is kept already (``transport`` then stays its opener's alone).  A code-taking transport replaces any."""
     with _lock:
         old = _pool.get(key)
-        _pool[key] = transport
-    if old is not None and old is not transport:
-        old.close()
+        if old is not None and old.transport.is_active() and not precious:
+            return False
+        _pool[key] = _Shared(transport, 1, precious)
+    if old is not None and old.transport is not transport and old.users <= 0:
+        old.transport.close()
+    return True
+
+
+def release(key: tuple[Any, ...], transport: Any) -> None:
+    """One user of a kept transport is done; the last one closes it, unless it took a code (kept for the process).
+    A transport no longer kept (forgotten, replaced) is closed by whoever releases it."""
+    with _lock:
+        entry = _pool.get(key)
+        if entry is not None and entry.transport is transport:
+            entry.users -= 1
+            if entry.users > 0 or entry.precious:
+                return
+            del _pool[key]
+    close_transport(transport)
+
+
+def close_transport(transport: Any) -> None:
+    """Close ``transport`` and the jump host's connection it goes through, if any."""
+    transport.close()
+    via = getattr(transport, "_workbench_via", None)
+    if via is not None:
+        via.close()

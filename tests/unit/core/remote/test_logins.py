@@ -80,3 +80,46 @@ def test_the_pool_forgets_transports_that_are_gone_and_forget_closes_a_profiles(
     finally:
         a.close()
         b.close()
+
+
+class _Transport:
+    """What the pool asks of a paramiko Transport."""
+
+    def __init__(self) -> None:
+        self.active, self.closed = True, 0
+
+    def is_active(self) -> bool:
+        return self.active
+
+    def close(self) -> None:
+        self.closed += 1
+        self.active = False
+
+
+def test_a_login_nodes_transport_is_shared_up_to_the_limit_and_closed_with_its_last_user():
+    key = (logins.Login("slurm/share"), "u", "h", 22)
+    first = _Transport()
+    assert logins.keep(key, first, precious=False)  # its opener is its first user
+    assert not logins.keep(key, _Transport(), precious=False)  # a second live one stays its opener's own
+    shared = [logins.acquire(key) for _ in range(logins.SHARE_LIMIT - 1)]
+    assert shared == [first] * (logins.SHARE_LIMIT - 1)
+    assert logins.acquire(key) is None  # full: the next connection opens its own (OpenSSH's MaxSessions)
+    for _ in range(logins.SHARE_LIMIT - 1):
+        logins.release(key, first)
+    assert first.closed == 0 and logins.pooled(key) is first  # the opener still uses it
+    logins.release(key, first)
+    assert first.closed == 1 and logins.pooled(key) is None  # the last user closed it
+    logins.release(key, first)  # released again (a forgotten transport): closing twice is harmless
+    assert logins.acquire(key) is None
+
+
+def test_a_transport_that_took_a_code_is_shared_by_all_and_kept_for_the_process():
+    key = (logins.Login("slurm/code"), "u", "h", 22)
+    coded = _Transport()
+    assert logins.keep(key, coded, precious=True)
+    assert all(logins.acquire(key) is coded for _ in range(logins.SHARE_LIMIT * 2))
+    for _ in range(logins.SHARE_LIMIT * 2 + 1):
+        logins.release(key, coded)
+    assert coded.closed == 0 and logins.pooled(key) is coded  # no second code is asked for while it lives
+    coded.active = False
+    assert logins.pooled(key) is None and logins.acquire(key) is None  # dropped: forgotten
