@@ -62,3 +62,26 @@ def test_systemd_run_is_used_when_the_machine_has_it(remote, tmp_path):
     finally:
         fake.unlink()
     assert paths.job_dir(inst.launch_id).exists()
+
+
+def test_the_scripts_arrive_whole_in_one_stream_with_private_modes_and_are_replaced(remote, tmp_path):
+    """On a real sshd: the job folder 0700, env.sh and container.env 0600, scripts 0755, every byte as rendered
+    (also a file without a final newline), and writing again replaces them (a reconnect rewrites the folder)."""
+    spec = make_spec(tmp_path, "echo hi")
+    inst = launch(remote.accounts, spec)
+    files = {"env.sh": "TOKEN='s3cret'\n", "container.env": "PW=x", "run.sh": "#!/bin/sh\necho ü\n",
+             "supervise.sh": "#!/bin/sh\n"}
+    with connect(Target.for_instance(inst, remote.data_dir)) as conn:
+        info = supervisor.parse_probe(conn.check(supervisor.probe_command(inst.launch_id), "probe"))
+        jdir = f"{info['base']}/jobs/{inst.launch_id}"
+        supervisor.install(conn, jdir, supervisor.Scripts(files))
+        modes = dict(line.split(" ", 1)[::-1] for line in conn.check(
+            f"cd {shlex.quote(jdir)} && stat -c '%a %n' . work env.sh container.env run.sh supervise.sh", "stat")
+            .splitlines())
+        assert modes == {".": "700", "work": "755", "env.sh": "600", "container.env": "600", "run.sh": "755",
+                         "supervise.sh": "755"}, modes
+        for name, text in files.items():
+            assert conn.run(f"cat {shlex.quote(jdir + '/' + name)}").out == text
+        supervisor.install(conn, jdir, supervisor.Scripts({**files, "run.sh": "#!/bin/sh\necho again\n"}))
+        assert conn.run(f"cat {shlex.quote(jdir)}/run.sh").out == "#!/bin/sh\necho again\n"
+        assert conn.check(f"stat -c %a {shlex.quote(jdir)}/env.sh", "stat").strip() == "600"

@@ -205,7 +205,8 @@ class RemoteJob(JobFlow):
 
     # -- steps ----------------------------------------------------------------
     def _probe(self, conn: Connection) -> dict[str, str]:
-        info = supervisor.parse_probe(conn.check(supervisor.probe_command(self.launch_id), "checking the machine"))
+        info = supervisor.parse_probe(conn.check(supervisor.probe_command(self.launch_id, not is_queued(self.instance)),
+                                                 "checking the machine"))
         self.remote_dir = posixpath.join(info["base"], "jobs", self.launch_id)
         return info
 
@@ -242,8 +243,7 @@ class RemoteJob(JobFlow):
 
             transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped,
                             resume=self._resume_upload)
-        else:
-            conn.sftp()  # make sure the job folder exists even without a workdir
+        elif remote_storage.needs_agent(self.spec):  # the agent's files go into the job folder before the scripts
             transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
         if self.stopped:
             return

@@ -40,12 +40,15 @@ from __future__ import annotations
 import io
 import re
 import shlex
+import tarfile
+import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.remote import container
-from workbench.core.remote.connection import Connection, sftp_error
+from workbench.core.domain.errors import WorkbenchError
+from workbench.core.remote.connection import Connection
 
 DEFAULT_GRACE_S = 600
 BASE_EXPR = '"${WORKBENCH_REMOTE_DIR:-$HOME/.workbench}"'
@@ -137,26 +140,33 @@ echo "started @SUPERVISOR@"
 """
 
 
-def probe_command(launch_id: str | None = None) -> str:
-    """One round trip that tells the base folder, the supervisor to use, cloud-init and driver state, and the job's."""
-    lines = [
-        f"B={BASE_EXPR}; mkdir -p \"$B/jobs\"; echo \"base=$B\"",
-        "if command -v cloud-init >/dev/null 2>&1; then",
-        "  echo \"cloud_init=$(cloud-init status 2>/dev/null | sed -n 's/^status: //p')\"",
-        "  echo \"cloud_init_log=$(tail -n 1 \"${WORKBENCH_CLOUD_INIT_LOG:-/var/log/cloud-init-output.log}\" "
-        "2>/dev/null | cut -c1-160)\"; fi",
-        "if [ -n \"$WORKBENCH_SUPERVISOR\" ]; then echo \"supervisor=$WORKBENCH_SUPERVISOR\"",
-        "elif [ -d /run/systemd/system ] && command -v systemd-run >/dev/null 2>&1; then",
-        "  if [ \"$(id -u)\" = 0 ]; then echo supervisor=systemd-system",
-        "  elif sudo -n true 2>/dev/null; then echo supervisor=systemd-sudo",
-        "  elif [ \"$(loginctl show-user \"$(id -un)\" -p Linger --value 2>/dev/null)\" = yes ]; then "
-        "echo supervisor=systemd-user",
-        "  else echo supervisor=setsid; fi",
-        "else echo supervisor=setsid; fi",
-        "if command -v nvidia-smi >/dev/null 2>&1; then",
-        "  m=$(nvidia-smi -L 2>&1); echo \"nvidia=$?\"; echo \"nvidia_msg=$(echo \"$m\" | head -n 1 | cut -c1-200)\"",
-        "else echo nvidia=missing; fi",
-    ]
+def probe_command(launch_id: str | None = None, machine: bool = True) -> str:
+    """One round trip that tells the base folder, the supervisor to use, cloud-init and driver state, and the job's.
+
+    ``machine=False``: a scheduler's login node (the job runs elsewhere, as a batch job): only the base folder and
+    the job's state — no ``nvidia-smi`` (a login node's may be slow or absent), no ``sudo -n`` probing (which a
+    cluster's security logs may flag), no cloud-init."""
+    lines = [f"B={BASE_EXPR}; mkdir -p \"$B/jobs\"; echo \"base=$B\""]
+    if machine:
+        lines += [
+            "if command -v cloud-init >/dev/null 2>&1; then",
+            "  echo \"cloud_init=$(cloud-init status 2>/dev/null | sed -n 's/^status: //p')\"",
+            "  echo \"cloud_init_log=$(tail -n 1 \"${WORKBENCH_CLOUD_INIT_LOG:-/var/log/cloud-init-output.log}\" "
+            "2>/dev/null | cut -c1-160)\"; fi",
+            "if [ -n \"$WORKBENCH_SUPERVISOR\" ]; then echo \"supervisor=$WORKBENCH_SUPERVISOR\"",
+            "elif [ -d /run/systemd/system ] && command -v systemd-run >/dev/null 2>&1; then",
+            "  if [ \"$(id -u)\" = 0 ]; then echo supervisor=systemd-system",
+            "  elif sudo -n true 2>/dev/null; then echo supervisor=systemd-sudo",
+            "  elif [ \"$(loginctl show-user \"$(id -un)\" -p Linger --value 2>/dev/null)\" = yes ]; then "
+            "echo supervisor=systemd-user",
+            "  else echo supervisor=setsid; fi",
+            "else echo supervisor=setsid; fi",
+            "if command -v nvidia-smi >/dev/null 2>&1; then",
+            "  m=$(nvidia-smi -L 2>&1); echo \"nvidia=$?\"; echo \"nvidia_msg=$(echo \"$m\" | head -n 1 | cut -c1-200)\"",
+            "else echo nvidia=missing; fi",
+        ]
+    else:
+        lines.append("echo supervisor=batch")
     if launch_id:
         j = f"$B/jobs/{launch_id}"
         lines += [
@@ -246,27 +256,40 @@ def render(spec: JobSpec, launch_id: str, env: Mapping[str, str], supervisor: st
 
 
 def install(conn: Connection, job_dir: str, scripts: Scripts) -> None:
-    """Write the scripts into ``job_dir`` (created) over SFTP.
+    """Write the scripts into ``job_dir`` (created, with an empty ``work/`` for a job without a workdir): one
+    ``tar`` on the machine reading them from the SSH channel's stdin, one round trip (SFTP took one per file and
+    mode, plus its own session).
 
-    The folder is the job's user's only (0700), and ``env.sh`` (and a container's ``container.env``), which may
-    hold the values of the spec's secrets, is 0600 before a byte of it is written (it was written at the server's default 0644 and
-    closed down afterwards)."""
-    sftp = conn.sftp()
-    try:
-        sftp.chmod(job_dir, 0o700)
-        for name, text in scripts.files.items():
-            path = f"{job_dir}/{name}"
-            data = text.encode("utf-8")
-            if name in ("env.sh", container.ENV_FILE):
-                with sftp.open(path, "w") as handle:  # truncated empty first, then closed down, then written
-                    handle.chmod(0o600)
-                    handle.write(data)
-                continue
-            sftp.putfo(io.BytesIO(data), path, confirm=False)
-            if name.endswith(".sh"):
-                sftp.chmod(path, 0o755)
-    except Exception as exc:  # noqa: BLE001 - paramiko's errors as ours (a dropped connection: ConnectionLost)
-        raise sftp_error(exc, "writing the job's scripts", conn.target.where) from exc
+    The folder is the job's user's only (0700), and every file is made under ``umask 077``, so ``env.sh`` (and a
+    container's ``container.env``), which may hold the values of the spec's secrets, is never readable by others,
+    not even while it is written; scripts are made executable afterwards.  Nothing secret is on the command line
+    (only the file names) or on the machine's disk outside the job folder (a pipe, not a here-document)."""
+    names = sorted(scripts.files)
+    for name in names:
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"a job script's name must be a plain file name, not {name!r}")
+    executable = [n for n in names if n.endswith(".sh") and n not in ("env.sh", container.ENV_FILE)]
+    d = shlex.quote(job_dir)
+    command = (f"mkdir -p {d}/work && chmod 700 {d} && umask 077 && tar -x -f - -C {d}"
+               + (f" && cd {d} && chmod 755 {' '.join(shlex.quote(n) for n in executable)}" if executable else ""))
+    res = conn.run(command, timeout=120, stdin=_tar(scripts.files))
+    if res.rc != 0:
+        detail = (res.err or res.out).strip().splitlines()
+        raise WorkbenchError(f"writing the job's scripts failed on {conn.target.where} (exit {res.rc})"
+                             + (f": {detail[-1]}" if detail else ""),
+                             hint="the machine needs tar (every Linux has it) and room in its home folder")
+
+
+def _tar(files: Mapping[str, str]) -> bytes:
+    """An uncompressed tar of ``files`` (name → text), each 0600 (the machine's chmod makes scripts 0755)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name in sorted(files):
+            data = files[name].encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o600, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
 
 
 def start(conn: Connection, job_dir: str) -> str:

@@ -10,6 +10,8 @@ import stat
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from workbench.core.remote.transfer import download, safe_name
 
 
@@ -54,45 +56,38 @@ def test_safe_names():
     assert not any(safe_name(n) for n in ("", ".", "..", "a/b", "/x", "a\\b", "a\0b"))
 
 
-class RecordingSftp:
-    """Records what reaches the server, in order (chmods and the bytes written)."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple] = []
-
-    def chmod(self, path, mode):
-        self.calls.append(("chmod", path, mode))
-
-    def putfo(self, fileobj, path, confirm=True):
-        self.calls.append(("write", path, fileobj.read()))
-
-    def open(self, path, mode="r"):
-        calls = self.calls
-
-        class Handle:
-            def __enter__(self):
-                calls.append(("open", path, mode))
-                return self
-
-            def __exit__(self, *exc):
-                return False
-
-            def chmod(self, m):
-                calls.append(("chmod", path, m))
-
-            def write(self, data):
-                calls.append(("write", path, data))
-
-        return Handle()
-
-
 def test_env_sh_is_private_before_its_secrets_are_written():
-    # Issue 30: env.sh was written at the server's default 0644, closed, and only then chmod 0600
+    # Issue 30: env.sh was written at the server's default 0644, closed, and only then chmod 0600.  Now the scripts
+    # travel as one tar on the command's stdin, unpacked under umask 077: no file is ever readable by others
+    import io
+    import tarfile
+
+    from workbench.core.remote.connection import Result
     from workbench.core.remote.supervisor import Scripts, install
 
-    sftp = RecordingSftp()
-    install(SimpleNamespace(sftp=lambda: sftp), "/j", Scripts({"env.sh": "TOKEN=s3cret\n", "run.sh": "echo\n"}))
-    env = [c for c in sftp.calls if c[1] == "/j/env.sh"]
-    assert env == [("open", "/j/env.sh", "w"), ("chmod", "/j/env.sh", 0o600), ("write", "/j/env.sh", b"TOKEN=s3cret\n")]
-    assert sftp.calls[0] == ("chmod", "/j", 0o700)  # the job folder first: the job's user only
-    assert ("chmod", "/j/run.sh", 0o755) in sftp.calls
+    runs = []
+
+    def run(command, timeout=60.0, stdin=None):
+        runs.append((command, stdin))
+        return Result(0, "", "")
+
+    install(SimpleNamespace(run=run, target=SimpleNamespace(where="m")), "/j",
+            Scripts({"env.sh": "TOKEN=s3cret\n", "run.sh": "echo\n", "container.env": "PW=x\n"}))
+    ((command, stdin),) = runs
+    assert "s3cret" not in command  # a secret never on a command line
+    before_tar = command.split("tar -x")[0]
+    assert "chmod 700 /j" in before_tar and "umask 077" in before_tar  # the folder closed, files born private
+    assert command.endswith("chmod 755 run.sh")  # only the scripts become executable, never env.sh
+    with tarfile.open(fileobj=io.BytesIO(stdin)) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+        assert set(members) == {"env.sh", "run.sh", "container.env"}
+        assert all(m.mode == 0o600 and m.isreg() for m in members.values())
+        assert tar.extractfile("env.sh").read() == b"TOKEN=s3cret\n"
+
+
+def test_a_script_name_that_would_leave_the_job_folder_is_refused():
+    from workbench.core.remote.supervisor import Scripts, install
+
+    for bad in ("../x.sh", "a/b.sh", ".."):
+        with pytest.raises(ValueError):
+            install(SimpleNamespace(run=None), "/j", Scripts({bad: "x"}))
