@@ -61,6 +61,9 @@ SUBMIT_WINDOW_S = 6 * 3600
 CANCEL_WAIT_S = 60.0
 ENDED = frozenset({"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
                    "BOOT_FAIL", "DEADLINE", "REVOKED", "SPECIAL_EXIT"})
+#: states of a job that has not ended (squeue's long names): the listing needs no ``scontrol show job`` for them
+LIVE = frozenset({"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD",
+                  "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD"})
 
 
 class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa):
@@ -294,16 +297,23 @@ class SlurmProvider(Provider, SupportsBatchJobs, SupportsTelemetry, SupportsMfa)
 
     # -- state ------------------------------------------------------------------------------------
     def _listing_command(self, recs: Sequence[LaunchRecord]) -> str:
-        lines = [queue.squeue_command(batch.comment(self.context.install_id, "")), "echo @@WB-RECORDS",
-                 f"B={BASE_EXPR}"]
+        """One round trip: our jobs in the queue, then per launch not yet ended the ``batch_id`` and ``exit_code``
+        of its job folder and ``scontrol show job`` (how it ended: Slurm keeps an ended job a while, ``MinJobAge``)
+        — only when the queue does not list its job as waiting or running: a live job costs no extra process."""
+        live = "|".join(f'*"$NL$id{queue.SEP}{state}{queue.SEP}"*' for state in sorted(LIVE))
+        lines = ["NL='\n'", f"Q=$({queue.squeue_command(batch.comment(self.context.install_id, ''))})",
+                 'printf "%s\\n" "$Q"', "echo @@WB-RECORDS", f"B={BASE_EXPR}"]
         for rec in recs:
             if rec.ended:
                 continue
             j = f'"$B/jobs/{rec.launch_id}"'
-            lines.append(f'echo "@@WB-REC {rec.launch_id} $(cat {j}/batch_id 2>/dev/null) '
-                         f'$(cat {j}/exit_code 2>/dev/null)"')
             jid = rec.batch_id or f"$(cat {j}/batch_id 2>/dev/null)"
-            lines.append(f'id={jid}; [ -n "$id" ] && {SLURM_ENV} scontrol show job -o "$id" 2>/dev/null | grep "^JobId="')
+            lines += [f"id={jid}",
+                      f'case "$NL$Q" in {live}) echo "@@WB-REC {rec.launch_id} $id" ;;',
+                      f'  *) echo "@@WB-REC {rec.launch_id} $(cat {j}/batch_id 2>/dev/null) '
+                      f'$(cat {j}/exit_code 2>/dev/null)"',
+                      f'     [ -n "$id" ] && {SLURM_ENV} scontrol show job -o "$id" 2>/dev/null | grep "^JobId=" ;;',
+                      "esac"]
         return "\n".join(lines) + "\ntrue\n"
 
     def instances(self) -> list[Instance]:
