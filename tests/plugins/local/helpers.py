@@ -8,6 +8,7 @@ deadlines: these tests must hold up on a loaded two-core machine.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -94,6 +95,24 @@ class LocalSetup:
             return inst if inst is not None and inst.state is InstanceState.TERMINATED else None
 
         return wait_for(done, f"job {launch_id} to finish")
+
+    def run_to_the_end(self, provider: LocalProvider, spec: JobSpec, secret_env: dict[str, str],
+                       seconds: float = 90) -> tuple[str, Instance, float]:
+        """Launch ``spec`` with ``secret_env`` and wait until it has ended: its exit code written AND its wrapper gone
+        (a container job's wrapper still removes the container after writing the code).  (launch id, the ended
+        instance, seconds taken)."""
+        req = dataclasses.replace(self.request(provider, spec), secret_env=secret_env)
+        started = time.monotonic()
+        (inst,) = provider.launch(req)
+
+        def ended() -> Instance | None:
+            if not (self.state_dir(inst.launch_id) / "exit_code").exists():
+                return None
+            now = self.current(provider, inst.launch_id)
+            return now if now is not None and not now.state.active else None
+
+        done = wait_for(ended, f"job {inst.launch_id} to finish", seconds=seconds)
+        return inst.launch_id, done, time.monotonic() - started
 
     def log(self, launch_id: str) -> str:
         path = self.data_dir / "jobs" / launch_id / "output.log"

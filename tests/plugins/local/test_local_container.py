@@ -54,17 +54,7 @@ def _spec(tmp_path: Path, image: str, password_secret: str = "REGISTRY_PW", user
 
 def _run(local: LocalSetup, world, spec, password: str, monkeypatch, secret: str = "REGISTRY_PW"):
     monkeypatch.setenv("DOCKER_HOST", world.env["DOCKER_HOST"])
-    provider = local.provider()
-    req = local.request(provider, spec)
-    req = dataclasses.replace(req, secret_env={secret: password})
-    started = time.monotonic()
-    (inst,) = provider.launch(req)
-    # ended: the exit code written AND the wrapper gone (it still removes the container after writing the code)
-    done = wait_for(lambda: (lambda i: i if i is not None and not i.state.active else None)(
-                        local.current(provider, inst.launch_id)) if
-                    (local.state_dir(inst.launch_id) / "exit_code").exists() else None,
-                    f"job {inst.launch_id} to finish", seconds=90)
-    return inst.launch_id, done, time.monotonic() - started
+    return local.run_to_the_end(local.provider(), spec, {secret: password})
 
 
 def test_a_local_job_runs_in_the_pulled_image_as_its_user_with_workdir_and_env(local, world, tmp_path,

@@ -111,16 +111,7 @@ def _run(local: LocalSetup, spec, password: str, monkeypatch, env: dict[str, str
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("DOCKER_HOST", raising=False)  # nothing of this job goes through the test's dockerd
-    provider = local.provider()
-    req = dataclasses.replace(local.request(provider, spec), secret_env={"REGISTRY_PW": password})
-    started = time.monotonic()
-    (inst,) = provider.launch(req)
-    # ended: the exit code written AND the wrapper gone (it still removes the container after writing the code)
-    done = wait_for(lambda: (lambda i: i if i is not None and not i.state.active else None)(
-                        local.current(provider, inst.launch_id)) if
-                    (local.state_dir(inst.launch_id) / "exit_code").exists() else None,
-                    f"job {inst.launch_id} to finish", seconds=90)
-    return inst.launch_id, done, time.monotonic() - started
+    return local.run_to_the_end(local.provider(), spec, {"REGISTRY_PW": password})
 
 
 def _files_holding(root: Path, secret: bytes) -> list[Path]:
