@@ -34,7 +34,7 @@ ENGINES = ("docker", "podman")
 WRAPPER = r"""
 state="$1"; C="$state/container.sh"; S="$3"; code=0; phase=setup
 trap 'sh "$C" stop; exit 143' TERM INT HUP
-sh "$C" pull && sh "$C" start; code=$?
+sh "$C" prepare; code=$?; rm -f "$state/container.ready"  # pull and start (a cached image during the pull's check)
 rm -f "$state/container.env"  # read by the pull's login and by docker run: no secret stays on this computer's disk
 if [ "$code" -eq 0 ] && [ -n "$S" ]; then  # the storage agent here: mounts in before the container's setup
   sh "$S" prepare; code=$?

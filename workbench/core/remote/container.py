@@ -5,8 +5,9 @@ One script serves both places a job runs — a cloud machine (``supervise.sh`` c
 
     container.sh pull          log in (a per-job Docker config), pull with progress, log out
     container.sh start         docker run -d … the job's container (sleeps until told otherwise)
+    container.sh prepare       pull, then start, its result in ``container.ready`` (see :func:`prepare_command`)
     container.sh exec [-e] F   setup or run inside it (bash, else sh), the exit code passed through
-    container.sh stop          docker rm -f (also from the wrappers' TERM trap)
+    container.sh stop          docker rm -f (also from the wrappers' TERM trap), a prepare still running ended first
     container.sh signal SIG    SIG to every process of the job inside it (the storage agent's TERM, then KILL)
 
 Why one long-lived container and ``docker exec``: what setup installs inside it (``pip install``) is
@@ -231,16 +232,53 @@ exec)
   if [ "$1" = -e ]; then set -- @EXEC_E@ "@AT@/$2"; else set -- @EXEC@ "@AT@/$1"; fi
   exec "$E" "$@"
   ;;
-stop)
+prepare)  # pull and start in the background while the app uploads the workdir; supervise.sh waits for the result
+  cd "$J/work" 2>/dev/null || cd "$J"
+  set -a; [ -f "$J/env.sh" ] && . "$J/env.sh"; set +a  # what docker run -e NAME takes, as supervise.sh exports it
+  had=$("$E" image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null)
+  if [ -n "$had" ]; then  # cached here: started while the registry says whether the tag moved (then started again)
+    sh "$J/@SCRIPT@" start > "$J/container.start" 2>&1 & s=$!
+    sh "$J/@SCRIPT@" pull; rc=$?
+    wait "$s"; src=$?; cat "$J/container.start"; rm -f "$J/container.start"
+    if [ "$rc" -ne 0 ]; then rmc  # the pull's failure (its reason above) is the job's: no container stays
+    elif [ "$("$E" image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null)" != "$had" ]; then
+      echo "[workbench] $IMAGE changed in the registry: starting the container again from the new image"
+      rmc; sh "$J/@SCRIPT@" start; rc=$?
+    else rc=$src; fi
+  else
+    sh "$J/@SCRIPT@" pull && sh "$J/@SCRIPT@" start; rc=$?
+  fi
+  echo "$rc" > "$J/container.ready.tmp" && mv -f "$J/container.ready.tmp" "$J/container.ready"
+  rm -f "$J/container.prepare"
+  exit "$rc"
+  ;;
+stop)  # a prepare still running is ended first: it would start the container after this rm
+  p=$(cat "$J/container.prepare" 2>/dev/null)
+  if [ -n "$p" ] && grep -q prepare "/proc/$p/cmdline" 2>/dev/null; then
+    kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; n=0  # its group (setsid): the docker client too
+    while kill -0 "$p" 2>/dev/null && [ "$n" -lt 100 ]; do sleep 0.1 2>/dev/null || sleep 1; n=$((n + 1)); done
+    rm -f "$J/container.prepare"
+  fi
   rmc
   exit 0
   ;;
 signal)  # kill -1 inside: every process of the container but its pid 1 (sleep) — docker exec forwards no signal
   exec "$E" exec "$NAME" sh -c 'kill -s "$1" -- -1' workbench-signal "$2"
   ;;
-*) echo "usage: container.sh pull|start|exec [-e] SCRIPT|stop|signal SIG" >&2; exit 2 ;;
+*) echo "usage: container.sh pull|start|prepare|exec [-e] SCRIPT|stop|signal SIG" >&2; exit 2 ;;
 esac
 """
+
+
+def prepare_command(job_dir: str) -> str:
+    """The shell line that begins ``container.sh prepare`` on the machine, detached, unless one is running or its
+    result waits (idempotent: a launch that reconnects sends it again).  ``echo $!`` writes the prepare's pid before
+    the line returns, so the ``supervise.sh`` started after it always knows to wait for ``container.ready``."""
+    j = shlex.quote(job_dir)
+    return (f"J={j}; p=$(cat \"$J/container.prepare\" 2>/dev/null); "
+            f"if [ -f \"$J/container.ready\" ] || {{ [ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null; }}; then echo already; "
+            f"else echo pull > \"$J/phase\"; nohup setsid sh \"$J/{SCRIPT}\" prepare < /dev/null >> \"$J/output.log\" 2>&1 & "
+            f"echo $! > \"$J/container.prepare\"; echo begun; fi")
 
 
 def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, scripts: Mapping[str, str],
@@ -281,5 +319,6 @@ def script(image: ContainerImage, launch_id: str, job_dir: str, workdir: str, sc
             .replace("@EXEC_P@", _q(exec_args(launch_id, "X", False, rank, stdin_env=True)[:-1]))
             .replace("@EXEC_E@", _q(exec_e))
             .replace("@EXEC@", _q(exec_base))
-            .replace("@AT@", SCRIPTS_AT))
+            .replace("@AT@", SCRIPTS_AT)
+            .replace("@SCRIPT@", SCRIPT))
     return text

@@ -41,84 +41,16 @@ from workbench.core.lifecycle import launch_secrets
 from workbench.core.domain.errors import NotFoundError, TransientError, WorkbenchError
 from workbench.core.domain.models import Instance, JobSpec, OnFinish
 from workbench.core.providers.contract import SupportsBatchJobs, SupportsStop
-from workbench.core.remote import logins, logs, sshconfig, supervisor, transfer
+from workbench.core.remote import container, logins, logs, sshconfig, supervisor, transfer
 from workbench.core.remote import storage as remote_storage
 from workbench.core.remote.connection import (Backoff, Connection, ConnectionLost, NotReadyError, Target,
                                              connect_with_backoff)
-from workbench.core.remote.hostkeys import KnownHosts, host_alias, known_hosts_path
 from workbench.core.remote.kinds import is_queued
+from workbench.core.remote.job_flow import JobFlow
 from workbench.core.remote.job_state import (EXIT_FILE, STATE_FILE, JobEvent, JobOptions,  # noqa: F401 - also
                                              read_state, recorded_exit_code)  # imported from here
 
 log = logging.getLogger("workbench.remote.job")
-
-class JobFlow:
-    """The end of a job's life that one machine and a cluster share: follow it, then its on_finish.
-
-    A subclass provides ``launch()``, ``follow()``, ``apply_on_finish()``, ``exit_code``, ``stopped``,
-    ``launch_id``, ``opts``, ``accounts``, ``data_dir`` and ``_emit``.
-    """
-
-    launch_id: str
-    opts: JobOptions
-    accounts: Any
-    data_dir: Path
-    stopped: bool
-
-    def follow_and_finish(self) -> int | None:
-        code = self.exit_code if read_state(self.launch_id).get("phase") == "finished" else None
-        if code is None:
-            code = self.follow()
-        if code is not None and self.opts.apply_on_finish and not self.stopped:
-            self.apply_on_finish()
-        return code
-
-    def run(self) -> int | None:
-        """launch (unless already done), follow, on_finish.  Errors end in phase "error" and are raised."""
-        try:
-            if read_state(self.launch_id).get("phase") in ("done", "kept"):
-                return self.exit_code
-            if not self.launch():
-                return None
-            return self.follow_and_finish()
-        except WorkbenchError as exc:
-            if self.stopped:
-                return None  # we closed the connection ourselves: not the job's problem
-            self._emit("error", exc.message, kind="error")
-            raise
-
-    def _terminate_and_verify(self, machines: list[Instance]) -> None:
-        """End the launch's bill (teardown, verified); on success forget its SSH entries and host keys."""
-        from workbench.core.lifecycle.teardown import teardown
-
-        report = teardown(self.accounts, [self.launch_id], timeout=self.opts.teardown_timeout_s)
-        if report.clean:
-            sshconfig.update(self.data_dir, remove_launches=[self.launch_id])
-            known = KnownHosts(known_hosts_path(self.data_dir))
-            for inst in machines:
-                known.forget(host_alias(inst.provider, inst.instance_id))
-            self._emit("done", "terminated and verified")
-        else:
-            left = ", ".join(getattr(x, "instance_id", None) or getattr(x, "resource_id", "?")
-                             for x in report.remaining)
-            errs = "; ".join(e.message for _, e in report.errors)
-            self._emit("error", f"teardown did not finish: still billing: {left or '-'} {errs}".strip(),
-                       kind="error")
-
-    # provided by the subclass
-    exit_code: int | None
-
-    def launch(self) -> bool:
-        raise NotImplementedError
-
-    def follow(self) -> int | None:
-        raise NotImplementedError
-
-    def apply_on_finish(self) -> None:
-        raise NotImplementedError
-
-    def _emit(self, phase: str, message: str, kind: str = "info") -> None:
-        raise NotImplementedError
 
 
 class RemoteJob(JobFlow):
@@ -231,8 +163,16 @@ class RemoteJob(JobFlow):
             self._sleep(backoff.next())
 
     def _upload_and_start(self, conn: Connection, info: dict[str, str]) -> None:
+        """Upload, install, start.  A job in a container image has its scripts installed first and the image pulled
+        and its container started on the machine while the workdir uploads (``container.sh prepare``)."""
         if info.get("started"):
             return
+        early = self.spec.image is not None and self._batch_provider() is None
+        if early:
+            transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
+            self._install(conn, info)
+            conn.check(container.prepare_command(self.remote_dir), "pulling the job's image")
+            self._emit("pulling", f"{self.spec.image.name} (while the workdir uploads)" if self.spec.workdir else "")
         if self.spec.workdir:
             plan = transfer.plan_upload(self.spec.workdir)
             self._emit("uploading", f"{len(plan.files)} files, {plan.total_bytes} bytes", kind="phase",
@@ -243,11 +183,23 @@ class RemoteJob(JobFlow):
 
             transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped,
                             resume=self._resume_upload)
-        elif remote_storage.needs_agent(self.spec):  # the agent's files go into the job folder before the scripts
+        elif remote_storage.needs_agent(self.spec) and not early:  # the agent's files go in before the scripts
             transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
         if self.stopped:
+            if early:  # the prepare and its container end here: no supervise.sh will
+                conn.run(f"sh {shlex.quote(self.remote_dir + '/' + container.SCRIPT)} stop", timeout=60)
             return
+        if not early:
+            self._install(conn, info)
         self._emit("starting", f"supervised by {info.get('supervisor', 'setsid')}")
+        batch = self._batch_provider()
+        if batch is not None:
+            batch.submit(conn, self.instance, self.remote_dir)
+        else:
+            supervisor.start(conn, self.remote_dir)
+
+    def _install(self, conn: Connection, info: dict[str, str]) -> None:
+        """The job folder's scripts (and a storage agent's, a cluster's files) on the machine."""
         env = self._job_env()
         env.update(self._secret_env)
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
@@ -259,10 +211,6 @@ class RemoteJob(JobFlow):
             scripts = supervisor.Scripts(batch.batch_files(self.instance, run_spec, self.remote_dir, scripts.files))
         supervisor.install(conn, self.remote_dir, scripts)
         self._before_start(conn, info)
-        if batch is not None:
-            batch.submit(conn, self.instance, self.remote_dir)
-        else:
-            supervisor.start(conn, self.remote_dir)
 
     def _batch_provider(self) -> SupportsBatchJobs | None:
         """The instance's provider when its jobs run through a scheduler (Slurm), else None."""

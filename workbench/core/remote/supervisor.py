@@ -6,6 +6,7 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      env.sh         the spec's env + launcher variables (exported)
                      setup.sh run.sh  the spec's commands
                      container.sh container.env  a spec with image: (see :mod:`.container`)
+                     container.prepare container.ready  its pull and start begun during the upload: pid, exit code
                      storage.sh     image: with storage or recovery: the storage agent here around the container
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
@@ -70,7 +71,12 @@ in_job() {  # in_job [-e] SCRIPT: here, or inside the job's container when it ha
 if [ -f "$J/container.sh" ]; then  # pulled (with its per-job login) and started before setup
   trap 'sh "$J/container.sh" stop; exit 143' TERM INT HUP
   echo pull > "$J/phase"
-  { sh "$J/container.sh" pull && sh "$J/container.sh" start; } >> "$J/output.log" 2>&1 < /dev/null; code=$?
+  p=$(cat "$J/container.prepare" 2>/dev/null)  # the app began pull and start while the workdir uploaded
+  while [ -n "$p" ] && [ ! -f "$J/container.ready" ] && kill -0 "$p" 2>/dev/null; do sleep 0.02 2>/dev/null || sleep 1; done
+  code=$(cat "$J/container.ready" 2>/dev/null); rm -f "$J/container.ready"  # once: a rerun starts its own
+  if [ -z "$code" ]; then
+    { sh "$J/container.sh" pull && sh "$J/container.sh" start; } >> "$J/output.log" 2>&1 < /dev/null; code=$?
+  fi
 fi
 if [ "$code" -eq 0 ] && [ -f "$J/storage.sh" ] && [ ! -f "$J/setup.done" ]; then  # mounts in, before the container's setup
   echo setup > "$J/phase"
