@@ -10,6 +10,10 @@
   use the test daemon, as tests/remote/test_container_machine.py: from the launch (``execute``) to the job's
   first log line in the app's copy of its log, with the image already cached on the machine (the login and
   ``docker pull`` still ask the registry: "Image is up to date"), vs the same job without ``image:``.
+* far registry (:func:`far_registry_figures`): a cached image's ``container.sh prepare`` (the container started
+  while the login and the pull ask the registry whether the tag moved) vs the same script's ``pull`` then
+  ``start`` one after the other (what prepare did before), with the registry 50 ms round trip away
+  (:mod:`benchmarks.slow_link`), as a cloud's registry is from its machines.
 
     python -m benchmarks.containers          (prints all three as JSON)
 """
@@ -131,9 +135,10 @@ FIRST_LINE = "first-line-of-the-job"
 CLOUD_SAMPLES = 7  # a sample is about a second: more of them than of the pulls
 
 
-def cloud_start_figures(samples: int = CLOUD_SAMPLES) -> dict[str, Stats]:
+def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = None) -> dict[str, Stats]:
     """{"ours": launch to first log line of a job in a cached image on an sshd "machine" (AWS via moto),
-    "baseline": the same job without a container}, in seconds."""
+    "baseline": the same job without a container}, in seconds.  The workdir is one small file, or a copy of the
+    folder ``project``."""
     import dataclasses
     import importlib
     import threading
@@ -171,7 +176,10 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES) -> dict[str, Stats]:
         creds.set("aws", "moto", {"access_key_id": "AKIAWORKBENCHTEST01", "secret_access_key": "not-a-real-secret"})
         machine.authorize(ensure_keypair(acc.store.path.parent).public_openssh)
         work = tmp / "work"
-        work.mkdir()
+        if project is not None:
+            shutil.copytree(project, work, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            work.mkdir()
         (work / "data.txt").write_text("uploaded-data\n")
         boxed = parse_spec(f"name: cstart\nrun: 'echo {FIRST_LINE}'\nsecrets: [REG_PW]\nworkdir: {work}\n"
                            "resources: {gpu: 'V100:1'}\n"
@@ -224,6 +232,59 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES) -> dict[str, Stats]:
         machine.stop()
         acc.store.close()
         stack.reset()
+        shutil.rmtree(tmp, ignore_errors=True)
+        support.stop()
+
+
+FAR_RTT_S = 0.05
+
+
+def tree_facts(folder: Path) -> str:
+    """"N files, M MB" of a workdir as the upload sees it (without __pycache__)."""
+    files = [f for f in folder.rglob("*") if f.is_file() and "__pycache__" not in f.parts]
+    return f"{len(files)} files, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB"
+
+
+def far_registry_figures(samples: int = CLOUD_SAMPLES, rtt_s: float = FAR_RTT_S) -> dict[str, Stats]:
+    """{"ours": container.sh prepare of a cached image, "baseline": pull, then start}, to a started container, in
+    seconds, the registry ``rtt_s`` away."""
+    from benchmarks.slow_link import SlowLink
+    from workbench.core.domain.models import ContainerImage, RegistryAuth
+    from workbench.core.remote import container
+
+    support = _world()
+    world = support.start()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-far-"))
+    host, port = world.registry.rsplit(":", 1)
+    link = SlowLink((host, int(port)), rtt_s)
+    try:
+        far = f"127.0.0.1:{link.port}" + world.image[len(world.registry):]
+        job = tmp / "job"
+        (job / "work").mkdir(parents=True, mode=0o700)
+        image = ContainerImage(far, RegistryAuth(world.user, "REG_PW"))
+        (job / "container.env").write_text(container.env_file({"REG_PW": world.password}))
+        (job / "container.sh").write_text(container.script(image, "far", str(job), str(job / "work"), {}))
+        env = {**os.environ, **world.env}
+
+        def sh(*args: str) -> str:
+            done = subprocess.run(["sh", str(job / "container.sh"), *args], env=env, capture_output=True, text=True)
+            check(done.returncode == 0, f"container.sh {' '.join(args)} failed: {done.stdout} {done.stderr}")
+            return done.stdout
+
+        def timed(*steps: str) -> float:
+            t0 = time.perf_counter()
+            out = "".join(sh(step) for step in steps)
+            took = time.perf_counter() - t0
+            check("Image is up to date" in out, f"the image was not cached: {out}")
+            sh("stop")
+            (job / "container.ready").unlink(missing_ok=True)
+            return took
+
+        sh("pull")  # cached (untimed)
+        a, b = interleave(lambda: timed("prepare"), lambda: timed("pull", "start"), samples)
+        return {"ours": a, "baseline": b}
+    finally:
+        link.close()
         shutil.rmtree(tmp, ignore_errors=True)
         support.stop()
 

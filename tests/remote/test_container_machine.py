@@ -118,3 +118,46 @@ def test_a_wrong_password_on_the_machine_fails_before_setup_with_the_reason(tmp_
         launch_secrets.forget(inst.launch_id)
         acc.store.close()
         stack.reset()
+
+
+def test_a_launch_stopped_while_its_workdir_uploads_goes_on_later_with_the_container_it_prepared(
+        tmp_path, monkeypatch, machine, world):
+    """The image is pulled and its container started while the workdir uploads; the app stops (closed) mid-upload
+    and a later app goes on: the upload resumes, and supervise.sh uses the prepared container (one pull)."""
+    import threading
+
+    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, world.password)
+    for i in range(400):  # an upload long enough to stop in
+        (tmp_path / "work" / f"part-{i:03d}.txt").write_text(f"{i}\n" * 200)
+    try:
+        uploading = threading.Event()
+        seen: list[str] = []
+
+        def watch(ev) -> None:
+            seen.append(ev.phase)
+            if ev.kind == "upload" and not uploading.is_set():
+                uploading.set()
+                first.stop()  # what closing the app does to its jobs
+
+        first = RemoteJob(acc, inst, spec, quick_options(), on_event=watch)
+        try:
+            first.launch()
+        except Exception:  # the closed connection, as when the app closes mid-upload
+            pass
+        assert uploading.is_set() and seen.index("pulling") < seen.index("uploading"), seen
+        job_dir = machine.remote_dir / "jobs" / inst.launch_id
+        assert not (job_dir / "started").exists()  # supervise.sh never began
+        events = Events()
+        code = RemoteJob(acc, inst, spec, quick_options(), on_event=events).run()
+        log = paths.job_log(inst.launch_id).read_text()
+        assert code == 3, log
+        assert log.count("[workbench] pulling") == 1 and "run-in-container" in log, log  # the prepared one
+        assert "workdir" in log and "holds: uploaded-data" in log
+        assert (job_dir / "work" / "part-399.txt").read_text() == "399\n" * 200  # the upload went on to the end
+        left = world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip()
+        assert left == ""
+    finally:
+        machine.end_jobs()
+        launch_secrets.forget(inst.launch_id)
+        acc.store.close()
+        stack.reset()

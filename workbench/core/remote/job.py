@@ -164,12 +164,15 @@ class RemoteJob(JobFlow):
 
     def _upload_and_start(self, conn: Connection, info: dict[str, str]) -> None:
         """Upload, install, start.  A job in a container image has its scripts installed first and the image pulled
-        and its container started on the machine while the workdir uploads (``container.sh prepare``)."""
+        and its container started on the machine while the workdir uploads (``container.sh prepare``); a launch that
+        goes on later (reconnected, or the app started again) finds that container, and a machine whose launch never
+        goes on ends with its container."""
         if info.get("started"):
             return
         early = self.spec.image is not None and self._batch_provider() is None
         if early:
-            transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
+            if remote_storage.needs_agent(self.spec):  # its files go in before the scripts' tar makes the folder
+                transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
             self._install(conn, info)
             conn.check(container.prepare_command(self.remote_dir), "pulling the job's image")
             self._emit("pulling", f"{self.spec.image.name} (while the workdir uploads)" if self.spec.workdir else "")
@@ -185,9 +188,7 @@ class RemoteJob(JobFlow):
                             resume=self._resume_upload)
         elif remote_storage.needs_agent(self.spec) and not early:  # the agent's files go in before the scripts
             transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
-        if self.stopped:
-            if early:  # the prepare and its container end here: no supervise.sh will
-                conn.run(f"sh {shlex.quote(self.remote_dir + '/' + container.SCRIPT)} stop", timeout=60)
+        if self.stopped:  # (stop() closed the connection: a prepared container waits for the launch to go on)
             return
         if not early:
             self._install(conn, info)
