@@ -152,6 +152,7 @@ P=; case "${E##*/}" in *podman) P=podman ;; esac  # podman: its auth file flag, 
 if [ -z "$E" ]; then
   echo "[workbench] this job runs in the container image $IMAGE, but neither Docker nor podman is installed here" \
        "(install the docker.io or podman package)"
+  if [ "$1" = prepare ]; then echo 127 > "$J/container.ready"; rm -f "$J/container.prepare"; fi  # said once
   exit 127
 fi
 envs() {  # podman: the job's env as export lines from this shell's (the Local wrapper and supervise.sh export it)

@@ -146,6 +146,9 @@ def test_without_an_engine_the_script_names_what_to_install(tmp_path):
     done = subprocess.run(["/bin/sh", str(tmp_path / "container.sh"), "pull"], capture_output=True, text=True,
                           env={"PATH": str(tmp_path)})
     assert done.returncode == 127 and "neither Docker nor podman is installed" in done.stdout
+    prepared = subprocess.run(["/bin/sh", str(tmp_path / "container.sh"), "prepare"], capture_output=True, text=True,
+                              env={"PATH": str(tmp_path)})  # a prepare says so once: supervise.sh takes its 127
+    assert prepared.returncode == 127 and (tmp_path / "container.ready").read_text().strip() == "127"
 
 
 @pytest.mark.parametrize("toolkit, driver, gpus", [(True, True, True), (False, True, False), (True, False, False)])
