@@ -6,6 +6,7 @@ code 3 comes back as 3; a wrong password ends before setup with its reason."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import time
@@ -50,6 +51,23 @@ def machine(world, tmp_path_factory):
     server.stop()
 
 
+@contextlib.contextmanager
+def _launched(tmp_path, monkeypatch, machine, world, password: str):
+    """(accounts, spec, instance) of a launch on the machine; its jobs, secrets, store and moto end after."""
+    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, password)
+    try:
+        yield acc, spec, inst
+    finally:
+        machine.end_jobs()
+        launch_secrets.forget(inst.launch_id)
+        acc.store.close()
+        stack.reset()
+
+
+def _containers_left(world, inst) -> str:
+    return world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip()
+
+
 def _launch(tmp_path, monkeypatch, machine, world, password: str):
     stack = aws_moto.start()
     stack.reset()
@@ -76,8 +94,7 @@ def _launch(tmp_path, monkeypatch, machine, world, password: str):
 def test_a_cloud_job_runs_in_its_pulled_image_with_user_env_workdir_and_its_exit_code(tmp_path, monkeypatch,
                                                                                       machine, world):
     world.forget(world.image)
-    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, world.password)
-    try:
+    with _launched(tmp_path, monkeypatch, machine, world, world.password) as (acc, spec, inst):
         started = time.monotonic()
         events = Events()
         code = RemoteJob(acc, inst, spec, quick_options(), on_event=events).run()
@@ -96,28 +113,16 @@ def test_a_cloud_job_runs_in_its_pulled_image_with_user_env_workdir_and_its_exit
         assert world.password not in log
         assert not (job_dir / "docker").exists()  # the per-job login is gone after the pull
         assert oct((job_dir / "container.env").stat().st_mode & 0o777) == "0o600"
-        left = world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip()
-        assert left == ""
-    finally:
-        machine.end_jobs()
-        launch_secrets.forget(inst.launch_id)
-        acc.store.close()
-        stack.reset()
+        assert _containers_left(world, inst) == ""
 
 
 def test_a_wrong_password_on_the_machine_fails_before_setup_with_the_reason(tmp_path, monkeypatch, machine, world):
-    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, "wrong-password")
-    try:
+    with _launched(tmp_path, monkeypatch, machine, world, "wrong-password") as (acc, spec, inst):
         code = RemoteJob(acc, inst, spec, quick_options(), on_event=Events()).run()
         log = paths.job_log(inst.launch_id).read_text()
         assert code == 125, log
         assert "the registry refused the login" in log and "setup was not started" in log
         assert "setup-in-container" not in log and "wrong-password" not in log
-    finally:
-        machine.end_jobs()
-        launch_secrets.forget(inst.launch_id)
-        acc.store.close()
-        stack.reset()
 
 
 def test_a_launch_stopped_while_its_workdir_uploads_goes_on_later_with_the_container_it_prepared(
@@ -126,10 +131,9 @@ def test_a_launch_stopped_while_its_workdir_uploads_goes_on_later_with_the_conta
     and a later app goes on: the upload resumes, and supervise.sh uses the prepared container (one pull)."""
     import threading
 
-    acc, stack, spec, inst = _launch(tmp_path, monkeypatch, machine, world, world.password)
-    for i in range(400):  # an upload long enough to stop in
-        (tmp_path / "work" / f"part-{i:03d}.txt").write_text(f"{i}\n" * 200)
-    try:
+    with _launched(tmp_path, monkeypatch, machine, world, world.password) as (acc, spec, inst):
+        for i in range(400):  # an upload long enough to stop in
+            (tmp_path / "work" / f"part-{i:03d}.txt").write_text(f"{i}\n" * 200)
         uploading = threading.Event()
         seen: list[str] = []
 
@@ -154,10 +158,4 @@ def test_a_launch_stopped_while_its_workdir_uploads_goes_on_later_with_the_conta
         assert log.count("[workbench] pulling") == 1 and "run-in-container" in log, log  # the prepared one
         assert "workdir" in log and "holds: uploaded-data" in log
         assert (job_dir / "work" / "part-399.txt").read_text() == "399\n" * 200  # the upload went on to the end
-        left = world.docker("ps", "-aq", "--filter", f"label=workbench.launch={inst.launch_id}").stdout.strip()
-        assert left == ""
-    finally:
-        machine.end_jobs()
-        launch_secrets.forget(inst.launch_id)
-        acc.store.close()
-        stack.reset()
+        assert _containers_left(world, inst) == ""
