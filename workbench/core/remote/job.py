@@ -171,8 +171,6 @@ class RemoteJob(JobFlow):
             return
         early = self.spec.image is not None and self._batch_provider() is None
         if early:
-            if remote_storage.needs_agent(self.spec):  # its files go in before the scripts' tar makes the folder
-                transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
             self._install(conn, info)
             conn.check(container.prepare_command(self.remote_dir), "pulling the job's image")
             self._emit("pulling", f"{self.spec.image.name} (while the workdir uploads)" if self.spec.workdir else "")
@@ -186,8 +184,6 @@ class RemoteJob(JobFlow):
 
             transfer.upload(conn, plan, self.remote_dir + "/work", progress, lambda: self.stopped,
                             resume=self._resume_upload)
-        elif remote_storage.needs_agent(self.spec) and not early:  # the agent's files go in before the scripts
-            transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
         if self.stopped:  # (stop() closed the connection: a prepared container waits for the launch to go on)
             return
         if not early:
@@ -203,6 +199,8 @@ class RemoteJob(JobFlow):
         """The job folder's scripts (and a storage agent's, a cluster's files) on the machine."""
         env = self._job_env()
         env.update(self._secret_env)
+        if remote_storage.needs_agent(self.spec):  # its files go in before the scripts' tar (which makes the folder)
+            transfer._mkdirs(conn.sftp(), self.remote_dir + "/work")
         run_spec = remote_storage.install(conn, self.accounts, self.spec, self.instance, self.remote_dir)
         batch = self._batch_provider()
         scripts = supervisor.render(run_spec, self.launch_id, env,
