@@ -295,6 +295,8 @@ class RemoteJob(JobFlow):
                 if code is not None or self.stopped or self.interrupted:
                     return code
             except TransientError as exc:
+                if self.stopped:  # stop() closed the connection under the look: not a drop
+                    return None
                 self._emit("reconnecting", exc.message)
             finally:
                 conn.close()
@@ -307,15 +309,17 @@ class RemoteJob(JobFlow):
             raise WorkbenchError(f"the job was never started on {conn.target.where}",
                                  hint="launch it again, or see the app's log")
         remote_log = self.remote_dir + "/output.log"
-        shown = ""
+        shown, said = "", None  # said: the phase file's word at the last look (None: look at once)
         while not self.stopped:
             got = logs.pull(conn, remote_log, self.local_log)
             if got:
                 self._emit(self.phase, kind="log", bytes=got)
                 continue  # drain a backlog before looking at the state
-            q = shlex.quote(self.remote_dir)
-            res = conn.run(f"cat {q}/phase {q}/{EXIT_FILE} 2>/dev/null", timeout=30)
+            # the look waits on the machine (up to poll_s) for a new line or phase: no sleep here
+            res = conn.run(supervisor.wait_command(self.remote_dir, logs.local_size(self.local_log), said,
+                                                   self.opts.poll_s), timeout=30 + self.opts.poll_s)
             parts = res.out.split()
+            said = parts[0] if parts else ""
             phase = parts[0] if parts else "starting"
             if phase == "finished" and len(parts) > 1 and (self.spec.storage or self.spec.recovery):
                 # a job stopped by an interruption notice also finishes (SIGTERM, 143): when the agent's record
@@ -341,7 +345,6 @@ class RemoteJob(JobFlow):
             if phase != shown:
                 self._emit({"pull": "pulling", "setup": "setup", "run": "running", "queued": "queued"}.get(phase, "running"))
                 shown = phase
-            self._sleep(self.opts.poll_s)
         return None
 
     def collect(self, deadline_s: float = 30.0) -> int | None:

@@ -10,7 +10,8 @@ Layout on the machine (``$WORKBENCH_REMOTE_DIR``, default ``~/.workbench``)::
                      storage.sh     image: with storage or recovery: the storage agent here around the container
                      supervise.sh   setup once (setup.done), run, exit_code, then on_finish.sh
                      on_finish.sh   the machine's own on_finish, after a grace period
-                     output.log     stdout+stderr of setup and run (streamed by byte offset)
+                     output.log     stdout+stderr of setup and run (streamed by byte offset; the app's
+                                    look waits here for it to grow: :func:`wait_command`)
                      phase          pull (a container image) | setup | barrier (multi-node) | run | finished
                      cluster/       a multi-node launch's files (see :mod:`.cluster_files`)
                      exit_code      written atomically when run (or a failed setup) ends
@@ -182,6 +183,25 @@ def probe_command(launch_id: str | None = None, machine: bool = True) -> str:
             "[ -f \"$J/handled\" ] && echo handled=1",
         ]
     return "\n".join(lines) + "\ntrue\n"
+
+
+NAP_S = 0.05  # how often the follow's wait looks at the job folder on the machine
+
+
+def wait_command(job_dir: str, offset: int, phase: str | None, seconds: float) -> str:
+    """The follow's look at the job: waits on the machine, up to ``seconds``, until ``output.log`` holds more than
+    ``offset`` bytes or the phase is no longer ``phase`` (None: answers at once), then prints the phase and the exit
+    code (when there is one).  So a line or a phase shows in the app one nap (:data:`NAP_S`) after the machine wrote
+    it, in as many round trips as a look every ``seconds`` took (issue 34: the first line of a job in a container
+    came up to a whole poll late)."""
+    q = shlex.quote(job_dir)
+    naps = max(0, int(seconds / NAP_S))
+    wait = ""
+    if phase is not None and naps:
+        wait = (f"i=0; while [ \"$(cat {q}/phase 2>/dev/null)\" = {shlex.quote(phase)} ] && [ $i -lt {naps} ] && "
+                f"[ \"$(wc -c < {q}/output.log 2>/dev/null || echo 0)\" -le {int(offset)} ]; do "
+                f"sleep {NAP_S} 2>/dev/null || {{ sleep 1; i=$((i + {max(1, int(1 / NAP_S)) - 1})); }}; i=$((i + 1)); done; ")
+    return wait + f"cat {q}/phase {q}/exit_code 2>/dev/null"
 
 
 def parse_probe(text: str) -> dict[str, str]:
