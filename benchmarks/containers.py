@@ -187,7 +187,7 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = Non
                            "password: REG_PW}}\n")
         plain = dataclasses.replace(boxed, image=None, secrets=())
         opts = JobOptions(connect_deadline_s=20, key_grace_s=5, reconnect_deadline_s=20, driver_deadline_s=5,
-                          poll_s=0.05, grace_s=600, teardown_timeout_s=10)
+                          grace_s=600, teardown_timeout_s=10)  # poll_s: the app's own (JobOptions' default)
 
         def one(spec, cached: bool = True) -> float:
             secret_env = {"REG_PW": world.password} if spec.image is not None else {}
