@@ -160,11 +160,26 @@ def _mkdir(sftp: Any, path: str) -> None:
 
 
 def _mkdirs(sftp: Any, path: str) -> None:
-    parts = path.split("/")
-    for i in range(1, len(parts) + 1):
-        sub = "/".join(parts[:i])
-        if sub and sub != "~":
-            _mkdir(sftp, sub)
+    """``mkdir -p`` over SFTP, from the deepest folder that is missing: one request when the folder's parent is
+    there (a job folder under the probe's ``jobs/``), instead of a failed mkdir and a stat for every level of the
+    path — ~16 round trips, 0.8 s on a machine 50 ms away, before a one-file workdir's first byte."""
+    path = path.rstrip("/") or path
+    if path in ("", "/", "~", "."):
+        return
+    try:
+        sftp.mkdir(path)
+        return
+    except OSError:
+        pass
+    try:
+        if stat.S_ISDIR(sftp.stat(path).st_mode or 0):
+            return
+    except FileNotFoundError:
+        pass
+    parent = posixpath.dirname(path)
+    if parent != path:
+        _mkdirs(sftp, parent)
+    _mkdir(sftp, path)
 
 
 @dataclass

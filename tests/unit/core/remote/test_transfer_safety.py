@@ -91,3 +91,38 @@ def test_a_script_name_that_would_leave_the_job_folder_is_refused():
     for bad in ("../x.sh", "a/b.sh", ".."):
         with pytest.raises(ValueError):
             install(SimpleNamespace(run=None), "/j", Scripts({bad: "x"}))
+
+
+class FolderSftp:
+    """SFTP's mkdir and stat on a folder of this computer, counting the requests (each a round trip)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.requests = root, []
+
+    def _local(self, path: str) -> Path:
+        return self.root / path.lstrip("/")
+
+    def mkdir(self, path, mode=0o777):
+        self.requests.append(("mkdir", path))
+        self._local(path).mkdir()  # OSError (FileExistsError, FileNotFoundError) as SFTP's failure
+
+    def stat(self, path):
+        self.requests.append(("stat", path))
+        st = self._local(path).stat()
+        return SimpleNamespace(st_mode=st.st_mode, st_size=st.st_size)
+
+
+def test_mkdirs_starts_from_the_deepest_missing_folder(tmp_path):
+    from workbench.core.remote.transfer import _mkdirs
+
+    (tmp_path / "home/u/.workbench/jobs").mkdir(parents=True)
+    sftp = FolderSftp(tmp_path)
+    _mkdirs(sftp, "/home/u/.workbench/jobs/L1/work")  # the job folder is new, its parent is there
+    assert (tmp_path / "home/u/.workbench/jobs/L1/work").is_dir()
+    assert [r[0] for r in sftp.requests] == ["mkdir", "stat", "mkdir", "mkdir"]  # not two a level (12 here)
+    sftp.requests.clear()
+    _mkdirs(sftp, "/home/u/.workbench/jobs/L1/work/")  # there already: a failed mkdir and a stat
+    assert [r[0] for r in sftp.requests] == ["mkdir", "stat"]
+    (tmp_path / "home/u/file").write_text("x")
+    with pytest.raises(OSError):  # a file in the way is an error, as mkdir -p says
+        _mkdirs(sftp, "/home/u/file/sub")
