@@ -9,7 +9,9 @@
 * cloud start (:func:`cloud_start_figures`): an AWS launch (moto) whose "machine" is a real sshd whose sessions
   use the test daemon, as tests/remote/test_container_machine.py: from the launch (``execute``) to the job's
   first log line in the app's copy of its log, with the image already cached on the machine (the login and
-  ``docker pull`` still ask the registry: "Image is up to date"), vs the same job without ``image:``.
+  ``docker pull`` still ask the registry: "Image is up to date"), vs the same job without ``image:``; the workdir
+  one file or a project, the machine next to the app or 50 ms round trip away (its SSH through
+  :mod:`benchmarks.slow_link`).
 * far registry (:func:`far_registry_figures`): a cached image's ``container.sh prepare`` (the container started
   while the login and the pull ask the registry whether the tag moved) vs the same script's ``pull`` then
   ``start`` one after the other (what prepare did before), with the registry 50 ms round trip away
@@ -135,10 +137,14 @@ FIRST_LINE = "first-line-of-the-job"
 CLOUD_SAMPLES = 7  # a sample is about a second: more of them than of the pulls
 
 
-def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = None) -> dict[str, Stats]:
+def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = None,
+                        rtt_s: float = 0.0) -> dict[str, Stats]:
     """{"ours": launch to first log line of a job in a cached image on an sshd "machine" (AWS via moto),
     "baseline": the same job without a container}, in seconds.  The workdir is one small file, or a copy of the
-    folder ``project``."""
+    folder ``project``; ``rtt_s``: the machine that far from the app (its SSH through :mod:`benchmarks.slow_link`;
+    the registry stays next to the machine, as a cloud region's is)."""
+    from benchmarks.slow_link import SlowLink
+
     import dataclasses
     import importlib
     import threading
@@ -167,12 +173,14 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = Non
     stack = aws_moto.start()
     stack.reset()
     machine = sshd_support.Sshd.start(tmp / "machine", env=world.env)
+    link = SlowLink(("127.0.0.1", machine.port), rtt_s) if rtt_s else None
     creds = MemoryCredentials()
     importlib.invalidate_caches()
     acc = Accounts(Store.open(), entries=discover(), credentials=creds)  # type: ignore[arg-type]
     try:
         acc.save_profile(Profile("moto", "aws", "us-east-1", endpoint_url=stack.url,
-                                 settings={**CLOUD, "ssh_address": f"{machine.user}@127.0.0.1:{machine.port}"}))
+                                 settings={**CLOUD, "ssh_address": f"{machine.user}@127.0.0.1:"
+                                                                   f"{link.port if link else machine.port}"}))
         creds.set("aws", "moto", {"access_key_id": "AKIAWORKBENCHTEST01", "secret_access_key": "not-a-real-secret"})
         machine.authorize(ensure_keypair(acc.store.path.parent).public_openssh)
         work = tmp / "work"
@@ -228,6 +236,8 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = Non
         a, b = interleave(lambda: one(boxed), lambda: one(plain), samples)
         return {"ours": a, "baseline": b}
     finally:
+        if link is not None:
+            link.close()
         machine.end_jobs()
         machine.stop()
         acc.store.close()
