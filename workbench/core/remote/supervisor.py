@@ -195,12 +195,14 @@ def wait_command(job_dir: str, offset: int, phase: str | None, seconds: float) -
     it, in as many round trips as a look every ``seconds`` took (issue 34: the first line of a job in a container
     came up to a whole poll late)."""
     q = shlex.quote(job_dir)
-    naps = max(0, int(seconds / NAP_S))
     wait = ""
-    if phase is not None and naps:
+    if phase is not None and seconds > 0:
+        nap = min(NAP_S, seconds)
+        naps = max(1, round(seconds / nap))
         wait = (f"i=0; while [ \"$(cat {q}/phase 2>/dev/null)\" = {shlex.quote(phase)} ] && [ $i -lt {naps} ] && "
-                f"[ \"$(wc -c < {q}/output.log 2>/dev/null || echo 0)\" -le {int(offset)} ]; do "
-                f"sleep {NAP_S} 2>/dev/null || {{ sleep 1; i=$((i + {max(1, int(1 / NAP_S)) - 1})); }}; i=$((i + 1)); done; ")
+                f"[ \"$(wc -c 2>/dev/null < {q}/output.log || echo 0)\" -le {int(offset)} ]; do "
+                f"sleep {nap:g} 2>/dev/null || {{ sleep 1; i=$((i + {max(1, round(1 / nap)) - 1})); }}; "
+                f"i=$((i + 1)); done; ")
     return wait + f"cat {q}/phase {q}/exit_code 2>/dev/null"
 
 
