@@ -185,7 +185,7 @@ def probe_command(launch_id: str | None = None, machine: bool = True) -> str:
     return "\n".join(lines) + "\ntrue\n"
 
 
-NAP_S = 0.05  # how often the follow's wait looks at the job folder on the machine
+NAP_S = 0.1  # how often the follow's wait looks at the job folder on the machine (two forks a look: wc, sleep)
 
 
 def wait_command(job_dir: str, offset: int, phase: str | None, seconds: float) -> str:
@@ -199,7 +199,8 @@ def wait_command(job_dir: str, offset: int, phase: str | None, seconds: float) -
     if phase is not None and seconds > 0:
         nap = min(NAP_S, seconds)
         naps = max(1, round(seconds / nap))
-        wait = (f"i=0; while [ \"$(cat {q}/phase 2>/dev/null)\" = {shlex.quote(phase)} ] && [ $i -lt {naps} ] && "
+        wait = (f"i=0; while {{ p=; read -r p < {q}/phase; }} 2>/dev/null; [ \"$p\" = {shlex.quote(phase)} ] && "
+                f"[ $i -lt {naps} ] && "
                 f"[ \"$(wc -c 2>/dev/null < {q}/output.log || echo 0)\" -le {int(offset)} ]; do "
                 f"sleep {nap:g} 2>/dev/null || {{ sleep 1; i=$((i + {max(1, round(1 / nap)) - 1})); }}; "
                 f"i=$((i + 1)); done; ")

@@ -42,3 +42,16 @@ def test_the_look_ends_when_the_log_grows_or_the_phase_changes(tmp_path):
     threading.Thread(target=later, args=("phase", "finished\n")).start()
     words, _, took = _look(tmp_path, 4, "run", 30)
     assert words == ["finished", "3"] and 0.3 <= took < 20
+
+
+def test_a_phase_file_that_goes_away_ends_the_wait(tmp_path):
+    (tmp_path / "phase").write_text("run\n")
+    (tmp_path / "output.log").write_text("")
+
+    def gone():
+        time.sleep(0.3)
+        (tmp_path / "phase").unlink()
+
+    threading.Thread(target=gone).start()
+    words, err, took = _look(tmp_path, 0, "run", 30)  # the phase read as "" then: no longer "run"
+    assert words == [] and err == "" and 0.3 <= took < 20
