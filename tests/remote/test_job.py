@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -187,25 +188,33 @@ def test_in_the_app_the_finish_guard_decides_and_keep_running_reaches_the_machin
     assert not (_remote_job_dir(remote, inst.launch_id) / "self_stopped").exists()
 
 
+@contextmanager
+def _following(remote, spec, poll_s: float):
+    """The job launched, then followed on a thread with ``poll_s``: (job, events, result, the app's copy of its log
+    as text); the follow stopped at the end."""
+    inst = launch(remote.accounts, spec)
+    events = Events()
+    j = job(remote.accounts, inst, spec, events, poll_s=poll_s)
+    assert j.launch()
+    result: dict = {}
+    t = threading.Thread(target=lambda: result.setdefault("code", j.follow()))
+    t.start()
+    log_file = paths.job_log(inst.launch_id)
+    try:
+        yield j, events, result, t, lambda: log_file.read_text() if log_file.exists() else ""
+    finally:
+        j.stop()
+        t.join(10)
+        remote.server.end_jobs(inst.launch_id)
+
+
 def test_a_new_line_shows_while_the_follow_waits_not_a_poll_later(remote, tmp_path):
     # a poll of 60 s: a follow that slept between looks would show "second" a minute after it was written; the look
     # waits on the machine for the log to grow, so it shows within the 20 s this test allows (far less in practice)
     spec = make_spec(tmp_path, "echo first; while [ ! -f go ]; do sleep 0.05; done; echo second; "
                                "while [ ! -f go2 ]; do sleep 0.05; done; echo third", on_finish="keep")
-    inst = launch(remote.accounts, spec)
-    events = Events()
-    j = job(remote.accounts, inst, spec, events, poll_s=60)
-    assert j.launch()
-    result: dict = {}
-    t = threading.Thread(target=lambda: result.setdefault("code", j.follow()))
-    t.start()
-    try:
-        log_file = paths.job_log(inst.launch_id)
-        work = _remote_job_dir(remote, inst.launch_id) / "work"
-
-        def shown() -> str:
-            return log_file.read_text() if log_file.exists() else ""
-
+    with _following(remote, spec, poll_s=60) as (j, events, result, t, shown):
+        work = _remote_job_dir(remote, j.launch_id) / "work"
         wait_until(lambda: "first" in shown(), 20, "the first line")
         (work / "go").touch()
         wait_until(lambda: "second" in shown(), 20, "the line written after the follow began to wait")
@@ -214,29 +223,14 @@ def test_a_new_line_shows_while_the_follow_waits_not_a_poll_later(remote, tmp_pa
         t.join(20)
         assert not t.is_alive() and result["code"] == 0
         assert shown() == "first\nsecond\nthird\n"
-    finally:
-        j.stop()
-        t.join(10)
 
 
 def test_stop_during_the_follows_wait_ends_it_at_once_and_is_no_drop(remote, tmp_path):
     spec = make_spec(tmp_path, "echo started; sleep 30", on_finish="keep")
-    inst = launch(remote.accounts, spec)
-    events = Events()
-    j = job(remote.accounts, inst, spec, events, poll_s=60)
-    assert j.launch()
-    result: dict = {}
-    t = threading.Thread(target=lambda: result.setdefault("code", j.follow()))
-    t.start()
-    try:
-        wait_until(lambda: "started" in (paths.job_log(inst.launch_id).read_text()
-                                         if paths.job_log(inst.launch_id).exists() else ""), 20, "the job's line")
+    with _following(remote, spec, poll_s=60) as (j, events, result, t, shown):
+        wait_until(lambda: "started" in shown(), 20, "the job's line")
         j.stop()  # the follow is inside its look on the machine (up to 60 s)
         t.join(10)
         assert not t.is_alive() and result["code"] is None
         assert "reconnecting" not in events.phases()
-        assert read_state(inst.launch_id)["phase"] != "reconnecting"
-    finally:
-        j.stop()
-        t.join(10)
-        remote.server.end_jobs(inst.launch_id)  # its sleep 30
+        assert read_state(j.launch_id)["phase"] != "reconnecting"
