@@ -29,7 +29,7 @@ class JobOptions:
     key_grace_s: float = 10 * 60  # a refused key counts as "booting" this long
     reconnect_deadline_s: float = 30 * 60  # a lost machine is given up after this
     driver_deadline_s: float = 15 * 60  # then the job starts anyway, with a warning
-    poll_s: float = 1.0  # log pull period
+    poll_s: float = 1.0  # how long one look at the job waits on the machine for a new line or phase
     grace_s: int = supervisor.DEFAULT_GRACE_S  # the machine's own on_finish waits this long
     teardown_timeout_s: float = 600.0
     apply_on_finish: bool = True
