@@ -33,6 +33,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks.harness import Stats, check, interleave
+from benchmarks.slow_link import SlowLink
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = 3
@@ -145,8 +146,6 @@ def cloud_start_figures(samples: int = CLOUD_SAMPLES, project: Path | None = Non
     "baseline": the same job without a container}, in seconds.  The workdir is one small file, or a copy of the
     folder ``project``; ``rtt_s``: the machine that far from the app (its SSH through :mod:`benchmarks.slow_link`;
     the registry stays next to the machine, as a cloud region's is)."""
-    from benchmarks.slow_link import SlowLink
-
     import dataclasses
     import importlib
     import threading
@@ -260,7 +259,6 @@ def tree_facts(folder: Path) -> str:
 def far_registry_figures(samples: int = CLOUD_SAMPLES, rtt_s: float = FAR_RTT_S) -> dict[str, Stats]:
     """{"ours": container.sh prepare of a cached image, "baseline": pull, then start}, to a started container, in
     seconds, the registry ``rtt_s`` away."""
-    from benchmarks.slow_link import SlowLink
     from workbench.core.domain.models import ContainerImage, RegistryAuth
     from workbench.core.remote import container
 
