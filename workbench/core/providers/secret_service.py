@@ -35,7 +35,14 @@ collection: entries written by either backend are read by the other) and changes
    the alias path that the daemon rewrites on its worker thread;
 4. **a retry on a new connection** (at most :data:`ATTEMPTS` tries) when the service answers as if
    an object vanished or went away, so one odd answer is never reported as "not there".  A read
-   returns None only after a search that succeeded on an unlocked collection found nothing.
+   returns None only after a search that succeeded on an unlocked collection found nothing;
+5. **no call waits for ever**: the session bus never times a call out (its ``reply_timeout`` is
+   unlimited: measured here, a call to a name that reads it and never answers was still waiting
+   after 90 s), and jeepney waits as long as it is told.  So a daemon that lost a call, or hangs,
+   held the app, the CLI or a launch for good.  Each call now gives up after
+   :data:`CALL_TIMEOUT_S` (libdbus's and GDBus's own default, which the desktop's own keyring clients
+   live with); the first time it is tried again on a new connection, the second time it is an error
+   saying the Secret Service did not answer.
 
 Thread safety: every public method may be called from any thread; calls are serialised.  Errors
 leave as ``keyring``/``secretstorage`` exceptions, mapped by :mod:`.keyring_safety` like the stock
@@ -76,6 +83,10 @@ _HANDSHAKE_QUERY = {"xdg:schema": "org.cloud-gpu-workbench.handshake"}
 #: how long an unlock prompt may wait for the user (a desktop asks for the keyring's password; a
 #: headless daemon whose prompter cannot start never answers, and the call must not hang for ever)
 UNLOCK_PROMPT_S = 120.0
+#: how long one D-Bus call may wait for the service's answer (libdbus's and GDBus's default)
+CALL_TIMEOUT_S = 25.0
+#: calls that may time out in one operation before it fails (each then tried on a new connection)
+TIMEOUTS = 2
 #: how a stored entry is labelled (keyring's own wording, so both backends label alike)
 _LABEL = "Password for '{username}' on '{service}'"
 
@@ -99,6 +110,24 @@ class _Link:
             self.connection.close()
         except Exception:  # noqa: BLE001 - a dead socket is what we are dropping
             pass
+
+
+class _TimedConnection:
+    """A jeepney blocking connection whose calls give up after ``timeout`` s (TimeoutError, an OSError).
+
+    secretstorage calls ``send_and_get_reply(message)`` with no timeout; everything else (signals,
+    prompts with their own timeout, close) goes to the connection as it is.
+    """
+
+    def __init__(self, connection: Any, timeout: float) -> None:
+        self._connection = connection
+        self._timeout = timeout
+
+    def send_and_get_reply(self, message: Any, *, timeout: float | None = None) -> Any:
+        return self._connection.send_and_get_reply(message, timeout=self._timeout if timeout is None else timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
 
 
 class SecretServiceBackend(SecretService.Keyring):
@@ -126,7 +155,7 @@ class SecretServiceBackend(SecretService.Keyring):
     # -- connection ----------------------------------------------------------------------
 
     def _open(self) -> _Link:
-        connection = secretstorage.dbus_init()
+        connection = _TimedConnection(secretstorage.dbus_init(), CALL_TIMEOUT_S)
         try:
             self._handshake(connection)
             path = getattr(self, "preferred_collection", None) or self._default_path(connection)
@@ -171,11 +200,17 @@ class SecretServiceBackend(SecretService.Keyring):
     def _run(self, what: str, op: Callable[[_Link], _T]) -> _T:
         """``op`` on the current connection; on a vanished object or service, again on a new one."""
         with self._link_lock:
+            timeouts = 0
             for attempt in range(1, ATTEMPTS + 1):
                 try:
                     return op(self._current())
                 except _RETRYABLE as exc:
                     self._drop()
+                    timeouts += isinstance(exc, TimeoutError)
+                    if timeouts >= TIMEOUTS:
+                        raise SecretServiceNotAvailableException(
+                            f"the Secret Service did not answer ({timeouts} calls waited {CALL_TIMEOUT_S:g} s each)"
+                        ) from None
                     if attempt == ATTEMPTS:
                         raise
                     self.retries += 1
