@@ -12,6 +12,7 @@ a fresh `workbench status` shows every machine that exists under its launch, and
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,9 @@ def sigkill_launches(wbhome: Any, spec: Path, crashes: Iterable[Crash], wait_s: 
     procs = []
     try:
         for c in crashes:
-            proc = wbhome.popen("launch", str(spec), *c.args, "--yes", "--json", env=c.env)
+            # faulthandler: a launch that never reaches its point is asked (SIGABRT) where it is stuck
+            env = dict(c.env, PYTHONFAULTHANDLER="1")
+            proc = wbhome.popen("launch", str(spec), *c.args, "--yes", "--json", env=env)
             if c.killer is not None:
                 c.killer.pid = proc.pid
             procs.append((c, proc))
@@ -55,10 +58,15 @@ def sigkill_launches(wbhome: Any, spec: Path, crashes: Iterable[Crash], wait_s: 
         for c, proc in procs:
             try:
                 rc = proc.wait(wait_s)
-            except Exception:  # noqa: BLE001
-                proc.kill()
-                proc.wait(10)
-                raise AssertionError(f"{c.point}: the launch never reached its crash point") from None
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack on stderr
+                try:
+                    _out, err = proc.communicate(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    _out, err = proc.communicate(timeout=10)
+                raise AssertionError(f"{c.point}: the launch never reached its crash point in {wait_s:g} s; "
+                                     f"where it was:\n{err[-6000:]}") from None
             out, err = proc.communicate()
             assert rc == -signal.SIGKILL, f"{c.point}: rc {rc}\n{out}\n{err[-2000:]}"
             assert c.killer is None or c.killer.fired.wait(10), c.point  # set just after its kill: wait, not peek
